@@ -1,0 +1,303 @@
+/*
+ * clxcorr.h - the public C API of libclxcorr.
+ *
+ * libclxcorr measures how subregions ("windows") of images move relative to a
+ * reference image. For every image and window it cross-correlates the window
+ * of the image with the same window of the reference on an OpenCL device,
+ * finds the correlation peak, refines it to sub-pixel accuracy and reports
+ * the offset (dx, dy): the position of a feature in the image minus its
+ * position in the reference.
+ *
+ * A typical program:
+ *
+ *     clx_context *ctx;
+ *     clx_message msg;
+ *     clx_context_options copt;
+ *     clx_context_options_init(&copt);            // default device
+ *     if (clx_context_open(&copt, &ctx, &msg) != CLX_OK) { puts(msg.text); ... }
+ *
+ *     clx_plan_options popt;
+ *     clx_plan_options_init(&popt);
+ *     clx_plan *plan;
+ *     if (clx_plan_create(ctx, &reference, regions, nregions, &popt, &plan) != CLX_OK)
+ *         puts(clx_context_message(ctx));
+ *
+ *     for each group of at most clx_plan_batch_size(plan) images:
+ *         clx_plan_push(plan, images, n);         // upload and enqueue
+ *         clx_plan_read(plan, results, n * nregions);  // wait, fit, fill
+ *
+ *     clx_plan_release(plan);
+ *     clx_context_release(ctx);
+ *
+ * Errors: every function that can fail returns an int status, CLX_OK (0) on
+ * success and a negative clx_status otherwise. Functions that work on a
+ * context keep a one-line description of the last error in it
+ * (clx_context_message); functions without a context fill a clx_message the
+ * caller passes (NULL is allowed). The library never prints.
+ *
+ * Threads: a context and its plans may be used by one thread at a time.
+ * Different contexts may be used from different threads at once.
+ */
+#ifndef CLXCORR_H
+#define CLXCORR_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Status codes and messages                                                 */
+/* ------------------------------------------------------------------------ */
+
+typedef enum clx_status {
+    CLX_OK = 0,
+    CLX_ERR_ARGUMENT = -1,       /* an argument is out of range or NULL */
+    CLX_ERR_HOST_MEMORY = -2,    /* malloc failed */
+    CLX_ERR_IO = -3,             /* a file is missing or cannot be read/written */
+    CLX_ERR_FORMAT = -4,         /* an image or text file is corrupt or unsupported */
+    CLX_ERR_NO_DEVICE = -5,      /* no OpenCL device matches or can run the job */
+    CLX_ERR_UNSUPPORTED = -6,    /* the device lacks a needed feature (e.g. fp64) */
+    CLX_ERR_OPENCL = -7,         /* an OpenCL call failed */
+    CLX_ERR_DEVICE_MEMORY = -8,  /* out of device memory or resources */
+    CLX_ERR_BUILD = -9,          /* a kernel failed to compile */
+    CLX_ERR_FFT = -10,           /* the FFT library failed */
+    CLX_ERR_SIZE = -11,          /* an image does not have the reference's size */
+    CLX_ERR_REGION = -12,        /* a window is invalid or outside the image */
+    CLX_ERR_STATE = -13          /* a call out of order (read before push, ...) */
+} clx_status;
+
+/* The name of a status ("CLX_ERR_IO"), never NULL. */
+const char *clx_status_name(int status);
+
+/* A one-line error description, filled by functions that have no context. */
+typedef struct clx_message {
+    char text[1024];
+} clx_message;
+
+/* The library version ("0.1.0") and its build features ("clfft"). */
+const char *clx_version(void);
+const char *clx_build_features(void);
+
+/* ------------------------------------------------------------------------ */
+/* Images                                                                    */
+/* ------------------------------------------------------------------------ */
+
+typedef enum clx_pixel_type {
+    CLX_PIXEL_U8 = 1,   /* unsigned 8-bit */
+    CLX_PIXEL_U16 = 2,  /* unsigned 16-bit */
+    CLX_PIXEL_F32 = 3   /* 32-bit float (finite values only) */
+} clx_pixel_type;
+
+/* A grayscale image, row-major, rows tightly packed (no padding). */
+typedef struct clx_image {
+    int width;
+    int height;
+    clx_pixel_type type;
+    void *pixels;       /* width * height * clx_pixel_size(type) bytes */
+} clx_image;
+
+size_t clx_pixel_size(clx_pixel_type type);
+
+/* Allocates pixels for an image of the given size and type (uninitialised). */
+int clx_image_alloc(clx_image *image, int width, int height, clx_pixel_type type,
+                    clx_message *msg);
+/* Frees the pixels and clears the struct; safe on a zeroed struct. */
+void clx_image_free(clx_image *image);
+
+/*
+ * An image file: TIFF (8/16-bit unsigned, 32-bit float; strips or tiles; any
+ * compression libtiff reads; every page of a multi-page file is one image),
+ * PNG (8/16-bit), JPEG, BMP and PGM/PPM. Colour images are converted to
+ * luminance (0.299 R + 0.587 G + 0.114 B, rounded for integer types).
+ * The format is recognised from the file's first bytes, not its name.
+ */
+typedef struct clx_image_file clx_image_file;
+
+int clx_image_file_open(const char *path, clx_image_file **file, clx_message *msg);
+/* Number of images (pages) in the file: 1 except for multi-page TIFF. */
+int clx_image_file_pages(const clx_image_file *file);
+/* Decodes page `page` (0-based) into `image` (which the caller frees). */
+int clx_image_file_read(clx_image_file *file, int page, clx_image *image,
+                        clx_message *msg);
+void clx_image_file_close(clx_image_file *file);
+
+/* Opens, reads one page and closes. */
+int clx_image_load(const char *path, int page, clx_image *image, clx_message *msg);
+
+/* ------------------------------------------------------------------------ */
+/* Windows (regions)                                                         */
+/* ------------------------------------------------------------------------ */
+
+/* A window: top-left corner (x, y) and size (w, h) in pixels. */
+typedef struct clx_region {
+    int x, y, w, h;
+} clx_region;
+
+/*
+ * Reads a windows file: one "x y w h" per line, '#' starts a comment, blank
+ * lines are ignored. *regions is malloc'd (free() it).
+ */
+int clx_regions_read(const char *path, clx_region **regions, size_t *count,
+                     clx_message *msg);
+
+/*
+ * A regular grid of nx * ny windows of w x h, row by row, spread evenly over
+ * the image with `margin` pixels kept free on every side.
+ */
+int clx_regions_grid(int nx, int ny, int w, int h, int margin, int image_width,
+                     int image_height, clx_region **regions, size_t *count,
+                     clx_message *msg);
+
+/* Checks that all windows have one size, at least 2 x 2, and lie inside the image. */
+int clx_regions_check(const clx_region *regions, size_t count, int image_width,
+                      int image_height, clx_message *msg);
+
+/* ------------------------------------------------------------------------ */
+/* Devices                                                                   */
+/* ------------------------------------------------------------------------ */
+
+typedef enum clx_device_type {
+    CLX_DEVICE_OTHER = 0,
+    CLX_DEVICE_GPU = 1,
+    CLX_DEVICE_CPU = 2,
+    CLX_DEVICE_ACCELERATOR = 3
+} clx_device_type;
+
+typedef struct clx_device_info {
+    int platform_index;          /* P of "P:D" */
+    int device_index;            /* D of "P:D" */
+    char platform_name[128];
+    char name[128];
+    char vendor[128];
+    char driver_version[128];
+    char opencl_c_version[64];   /* e.g. "OpenCL C 1.2 PoCL" */
+    clx_device_type type;
+    unsigned compute_units;
+    unsigned long long global_memory;   /* bytes */
+    unsigned long long local_memory;    /* bytes */
+    unsigned long long max_allocation;  /* bytes, largest single buffer */
+    int has_fp64;                /* cl_khr_fp64 or OpenCL 3.0 __opencl_c_fp64 */
+    int compiler_available;
+    int available;
+} clx_device_info;
+
+/* Lists every device of every platform. *devices is malloc'd (free() it). */
+int clx_devices_list(clx_device_info **devices, size_t *count, clx_message *msg);
+
+/* "GPU", "CPU", "accelerator" or "other". */
+const char *clx_device_type_name(clx_device_type type);
+
+/* ------------------------------------------------------------------------ */
+/* Context: one OpenCL device and its queue, kernel cache and last error     */
+/* ------------------------------------------------------------------------ */
+
+typedef struct clx_context clx_context;
+
+typedef enum clx_log_level {
+    CLX_LOG_WARNING = 0,
+    CLX_LOG_INFO = 1,
+    CLX_LOG_DEBUG = 2
+} clx_log_level;
+
+typedef void (*clx_log_fn)(void *user, clx_log_level level, const char *line);
+
+typedef struct clx_context_options {
+    /*
+     * Which device: "P:D" (platform and device index as `clxcorr devices`
+     * lists them), a case-insensitive substring of the device name, or
+     * "gpu", "cpu", "accelerator". NULL or "" means the environment variable
+     * CLXCORR_DEVICE if set, else the first GPU, else the first device.
+     * Devices that cannot run the job are skipped, with the reason logged.
+     */
+    const char *device;
+    int need_fp64;           /* skip devices without double precision */
+    int no_cache;            /* do not read or write compiled kernel binaries */
+    const char *cache_dir;   /* NULL: $XDG_CACHE_HOME/clxcorr (or ~/.cache/clxcorr) */
+    const char *kernel_dir;  /* NULL: CLXCORR_KERNEL_DIR, the source tree, or the install dir */
+    clx_log_fn log;          /* NULL: no log */
+    void *log_user;
+    clx_log_level log_level; /* lines above this level are not produced */
+} clx_context_options;
+
+void clx_context_options_init(clx_context_options *options);
+
+int clx_context_open(const clx_context_options *options, clx_context **context,
+                     clx_message *msg);
+void clx_context_release(clx_context *context);
+
+/* The device the context runs on. */
+const clx_device_info *clx_context_device(const clx_context *context);
+
+/* The last error of this context or of a plan made on it ("" if none). */
+const char *clx_context_message(const clx_context *context);
+
+/* ------------------------------------------------------------------------ */
+/* Plan: one reference, one window list, one set of options                  */
+/* ------------------------------------------------------------------------ */
+
+typedef enum clx_mode {
+    /* ALGORITHM.md's seed method, step for step. */
+    CLX_MODE_SEED = 0
+} clx_mode;
+
+typedef struct clx_plan_options {
+    clx_mode mode;      /* CLX_MODE_SEED */
+    int fit_size;       /* F of the F x F least-squares peak fit: odd, >= 3 (default 5) */
+    int batch;          /* images per push; 0: sized from device memory */
+    int use_double;     /* every device stage in double (needs fp64) */
+    size_t expected_images; /* images the caller will push in all, if known (0: unknown);
+                               an automatic batch is not made larger than this */
+} clx_plan_options;
+
+void clx_plan_options_init(clx_plan_options *options);
+
+typedef struct clx_plan clx_plan;
+
+/*
+ * Prepares everything that does not depend on the images: kernels, FFT
+ * plans, device buffers and the reference's spectra. All windows must have
+ * one size and lie inside the reference; every image pushed later must have
+ * the reference's width and height. The regions are copied.
+ */
+int clx_plan_create(clx_context *context, const clx_image *reference,
+                    const clx_region *regions, size_t region_count,
+                    const clx_plan_options *options, clx_plan **plan);
+void clx_plan_release(clx_plan *plan);
+
+/* The most images one clx_plan_push accepts. */
+int clx_plan_batch_size(const clx_plan *plan);
+size_t clx_plan_region_count(const clx_plan *plan);
+
+/*
+ * Uploads `count` images (1 <= count <= batch size) and enqueues their
+ * correlation. Images may have any pixel type. Returns before the device
+ * has finished; call clx_plan_read next.
+ */
+int clx_plan_push(clx_plan *plan, const clx_image *images, size_t count);
+
+/* Result flags (bit set; 0 means the estimate is trusted). */
+#define CLX_FLAG_FIT_FAILED   1u  /* the F x F fit has no maximum near the peak: sub-pixel part set to 0 */
+#define CLX_FLAG_EDGE         2u  /* the integer peak lies on the border of the searched shifts */
+#define CLX_FLAG_NO_PEAK      4u  /* the correlation maximum is not positive (flat or unrelated windows) */
+
+typedef struct clx_result {
+    double dx, dy;      /* offset: position in the image minus position in the reference */
+    double peak;        /* correlation value at the integer peak */
+    int ix, iy;         /* the integer peak u0 */
+    unsigned flags;     /* CLX_FLAG_* */
+} clx_result;
+
+/*
+ * Waits for the images of the last push and writes count * region_count
+ * results, image by image, windows in plan order. `capacity` is the number
+ * of clx_result elements `results` holds.
+ */
+int clx_plan_read(clx_plan *plan, clx_result *results, size_t capacity);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLXCORR_H */
