@@ -1,0 +1,241 @@
+/*
+ * image.c - images in memory, and image files: the format-neutral part.
+ *
+ * A file's format is recognised from its first bytes, never its name, and
+ * handed to the backend that claims it (image_tiff.c, image_pnm.c,
+ * image_stb.c). This file
+ * owns the checks every format shares, so that a backend only decodes: the
+ * file exists and is not empty, the page index is in range, and a failed
+ * read leaves the caller's image empty rather than half-filled.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "image_format.h"
+#include "message.h"
+
+/* Enough for every magic number the backends test (BMP needs 16). */
+#define IMAGE_HEAD_BYTES 16
+
+/* Tried in order; the first whose probe accepts the file's head wins. */
+static const struct image_format *const image_formats[] = {
+    &image_format_tiff,
+    &image_format_pnm,
+    &image_format_stb,
+};
+
+size_t clx_pixel_size(clx_pixel_type type)
+{
+    switch (type) {
+    case CLX_PIXEL_U8: return 1;
+    case CLX_PIXEL_U16: return 2;
+    case CLX_PIXEL_F32: return 4;
+    }
+    return 0;
+}
+
+int clx_image_alloc(clx_image *image, int width, int height, clx_pixel_type type,
+                    clx_message *msg)
+{
+    msg_clear(msg);
+    if (!image)
+        return msg_fail(msg, CLX_ERR_ARGUMENT, "clx_image_alloc: image is NULL");
+    memset(image, 0, sizeof *image);
+    size_t pixel = clx_pixel_size(type);
+    if (pixel == 0)
+        return msg_fail(msg, CLX_ERR_ARGUMENT, "clx_image_alloc: unknown pixel type %d",
+                        (int)type);
+    if (width < 1 || height < 1 || width > CLX_IMAGE_MAX_SIDE || height > CLX_IMAGE_MAX_SIDE
+        || (uint64_t)width * (uint64_t)height > CLX_IMAGE_MAX_PIXELS)
+        return msg_fail(msg, CLX_ERR_ARGUMENT,
+                        "image size %dx%d is out of range (1 to %d per side, at most %llu pixels)",
+                        width, height, CLX_IMAGE_MAX_SIDE, (unsigned long long)CLX_IMAGE_MAX_PIXELS);
+    /* Cannot overflow: at most 2^30 pixels of at most 4 bytes. */
+    size_t bytes = (size_t)width * (size_t)height * pixel;
+    image->pixels = malloc(bytes);
+    if (!image->pixels)
+        return msg_fail(msg, CLX_ERR_HOST_MEMORY, "out of memory for a %dx%d image (%zu bytes)",
+                        width, height, bytes);
+    image->width = width;
+    image->height = height;
+    image->type = type;
+    return CLX_OK;
+}
+
+void clx_image_free(clx_image *image)
+{
+    if (!image)
+        return;
+    free(image->pixels);
+    memset(image, 0, sizeof *image);
+}
+
+/*
+ * Reads the first bytes. Done here rather than in the backends so that a
+ * missing or empty file gets the same message whatever its name suggests.
+ */
+static int head_read(const char *path, unsigned char *head, size_t *length, clx_message *msg)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return msg_fail(msg, CLX_ERR_IO, "%s: %s", path, strerror(errno));
+    *length = fread(head, 1, IMAGE_HEAD_BYTES, f);
+    /* A directory opens fine on Linux and fails here with EISDIR. */
+    int failed = ferror(f);
+    int error = errno;
+    fclose(f);
+    if (failed)
+        return msg_fail(msg, CLX_ERR_IO, "%s: %s", path, strerror(error));
+    if (*length == 0)
+        return msg_fail(msg, CLX_ERR_FORMAT, "%s: empty file", path);
+    return CLX_OK;
+}
+
+static const struct image_format *format_find(const unsigned char *head, size_t length)
+{
+    for (size_t i = 0; i < sizeof image_formats / sizeof image_formats[0]; i++)
+        if (image_formats[i]->probe(head, length))
+            return image_formats[i];
+    return NULL;
+}
+
+static char *string_copy(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *copy = malloc(n);
+    if (copy)
+        memcpy(copy, s, n);
+    return copy;
+}
+
+int clx_image_file_open(const char *path, clx_image_file **file, clx_message *msg)
+{
+    msg_clear(msg);
+    if (!file)
+        return msg_fail(msg, CLX_ERR_ARGUMENT, "clx_image_file_open: file is NULL");
+    *file = NULL;
+    if (!path || !*path)
+        return msg_fail(msg, CLX_ERR_ARGUMENT, "clx_image_file_open: no path given");
+
+    unsigned char head[IMAGE_HEAD_BYTES];
+    size_t length = 0;
+    int rc = head_read(path, head, &length, msg);
+    if (rc != CLX_OK)
+        return rc;
+    const struct image_format *format = format_find(head, length);
+    if (!format)
+        return msg_fail(msg, CLX_ERR_FORMAT,
+                        "%s: unsupported image format (not TIFF, PNG, JPEG, BMP or PGM)", path);
+
+    clx_image_file *f = calloc(1, sizeof *f);
+    if (!f || !(f->path = string_copy(path))) {
+        free(f);
+        return msg_fail(msg, CLX_ERR_HOST_MEMORY, "%s: out of memory", path);
+    }
+    f->format = format;
+    rc = format->open(f, msg);
+    if (rc != CLX_OK) {
+        free(f->path);
+        free(f);
+        return rc;
+    }
+    *file = f;
+    return CLX_OK;
+}
+
+int clx_image_file_pages(const clx_image_file *file)
+{
+    return file ? file->pages : 0;
+}
+
+int clx_image_file_read(clx_image_file *file, int page, clx_image *image, clx_message *msg)
+{
+    msg_clear(msg);
+    if (!file || !image)
+        return msg_fail(msg, CLX_ERR_ARGUMENT, "clx_image_file_read: %s is NULL",
+                        file ? "image" : "file");
+    memset(image, 0, sizeof *image);
+    if (page < 0 || page >= file->pages)
+        return msg_fail(msg, CLX_ERR_ARGUMENT, "%s: page %d is out of range (the file has %d page%s)",
+                        file->path, page, file->pages, file->pages == 1 ? "" : "s");
+    /* Backends may fail after allocating; the caller must never see those pixels. */
+    int rc = file->format->read(file, page, image, msg);
+    if (rc != CLX_OK)
+        clx_image_free(image);
+    return rc;
+}
+
+void clx_image_file_close(clx_image_file *file)
+{
+    if (!file)
+        return;
+    file->format->close(file);
+    free(file->path);
+    free(file);
+}
+
+int clx_image_load(const char *path, int page, clx_image *image, clx_message *msg)
+{
+    if (!image)
+        return msg_fail(msg, CLX_ERR_ARGUMENT, "clx_image_load: image is NULL");
+    memset(image, 0, sizeof *image);
+    clx_image_file *file;
+    int rc = clx_image_file_open(path, &file, msg);
+    if (rc != CLX_OK)
+        return rc;
+    rc = clx_image_file_read(file, page, image, msg);
+    clx_image_file_close(file);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Helpers the backends share (image_format.h)                               */
+
+unsigned image_luma_uint(unsigned r, unsigned g, unsigned b)
+{
+    return (299u * r + 587u * g + 114u * b + 500u) / 1000u;
+}
+
+void image_row_from_samples(const void *samples, int channels, int y, clx_image *image)
+{
+    size_t out = (size_t)y * image->width;
+    for (int x = 0; x < image->width; x++, out++) {
+        size_t i = (size_t)x * channels;
+        if (image->type == CLX_PIXEL_U8) {
+            const uint8_t *s = samples;
+            ((uint8_t *)image->pixels)[out] =
+                (uint8_t)(channels >= 3 ? image_luma_uint(s[i], s[i + 1], s[i + 2]) : s[i]);
+        } else {
+            const uint16_t *s = samples;
+            ((uint16_t *)image->pixels)[out] =
+                (uint16_t)(channels >= 3 ? image_luma_uint(s[i], s[i + 1], s[i + 2]) : s[i]);
+        }
+    }
+}
+
+int image_size_check(const char *path, const char *kind, long long width, long long height,
+                      clx_message *msg)
+{
+    if (width < 1 || height < 1)
+        return msg_fail(msg, CLX_ERR_FORMAT, "%s: cannot decode %s (image size %lldx%lld)",
+                        path, kind, width, height);
+    if (width > CLX_IMAGE_MAX_SIDE || height > CLX_IMAGE_MAX_SIDE
+        || (unsigned long long)(width * height) > CLX_IMAGE_MAX_PIXELS)
+        return msg_fail(msg, CLX_ERR_FORMAT, "%s: image of %lldx%lld pixels is too large "
+                        "(at most %d per side and %llu pixels)", path, width, height,
+                        CLX_IMAGE_MAX_SIDE, (unsigned long long)CLX_IMAGE_MAX_PIXELS);
+    return CLX_OK;
+}
+
+int image_make(const char *path, int width, int height, clx_pixel_type type,
+                      clx_image *image, clx_message *msg)
+{
+    clx_message alloc_msg;
+    int rc = clx_image_alloc(image, width, height, type, &alloc_msg);
+    return rc == CLX_OK ? rc : msg_fail(msg, rc, "%s: %s", path, alloc_msg.text);
+}

@@ -1,0 +1,58 @@
+/*
+ * image_format.h - the interface between src/image.c and the file-format
+ * backends (internal). Each backend lives in its own file: image_tiff.c
+ * (libtiff) and image_stb.c (stb_image: PNG, JPEG, BMP, PGM/PPM).
+ */
+#ifndef CLX_IMAGE_FORMAT_H
+#define CLX_IMAGE_FORMAT_H
+
+#include <stddef.h>
+#include "clxcorr.h"
+
+/* Images larger than this in either dimension are refused before allocating. */
+#define CLX_IMAGE_MAX_SIDE 65536
+/* ... and images with more pixels than this. */
+#define CLX_IMAGE_MAX_PIXELS (1ull << 30)
+
+struct image_format;
+
+struct clx_image_file {
+    char *path;
+    int pages;
+    const struct image_format *format;
+    void *handle;               /* the backend's own state */
+};
+
+struct image_format {
+    const char *name;
+    /* Non-zero when the first bytes of a file belong to this format. */
+    int (*probe)(const unsigned char *head, size_t length);
+    /* Opens file->path, sets file->pages and file->handle. */
+    int (*open)(clx_image_file *file, clx_message *msg);
+    int (*read)(clx_image_file *file, int page, clx_image *image, clx_message *msg);
+    void (*close)(clx_image_file *file);
+};
+
+extern const struct image_format image_format_tiff;
+extern const struct image_format image_format_pnm;
+extern const struct image_format image_format_stb;
+
+/* Helpers the backends share (src/image.c). */
+
+/* 0.299 R + 0.587 G + 0.114 B rounded to nearest (halves up), in exact
+ * integer arithmetic so that every backend and platform agrees to the bit. */
+unsigned image_luma_uint(unsigned r, unsigned g, unsigned b);
+
+/* Row y of an 8- or 16-bit image from pixels of `channels` samples each
+ * (the image's sample type, native byte order); 3 or more: luminance. */
+void image_row_from_samples(const void *samples, int channels, int y, clx_image *image);
+
+/* Refuses sizes below 1 or above the limits above, naming the file. */
+int image_size_check(const char *path, const char *kind, long long width, long long height,
+                     clx_message *msg);
+
+/* clx_image_alloc with the file named in the message. */
+int image_make(const char *path, int width, int height, clx_pixel_type type, clx_image *image,
+               clx_message *msg);
+
+#endif

@@ -1,0 +1,277 @@
+/*
+ * image_stb.c - PNG, JPEG and BMP through stb_image (an image_format
+ * backend; one page per file).
+ *
+ * PNG keeps 8 or 16 bits; JPEG and BMP give 8 bits. Colour becomes
+ * luminance (image_luma_uint); alpha is ignored.
+ *
+ * stb_image is compiled here (Debian's libstb is not linked) and kept static
+ * so that it cannot clash with another copy in the application. Its failure
+ * reason is thread-local under C11, so two threads may decode at once.
+ * Files are fed to it through callbacks that notice when it reads past the
+ * end: its BMP and JPEG decoders fill a truncated file with zeros and report
+ * success, and a zero-filled image must not pass as data. JPEG Huffman
+ * tables are checked before stb_image sees them (see jpeg_tables_check).
+ * stb_image is not hardened against hostile files, whatever is done here.
+ *
+ * PGM and PPM are read by image_pnm.c, not by stb_image 2.27, whose loader
+ * neither checks for truncated pixel data nor byte-swaps 16-bit samples.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "image_format.h"
+#include "message.h"
+
+#define STB_IMAGE_STATIC
+#define STB_IMAGE_IMPLEMENTATION
+#define STBI_ONLY_PNG
+#define STBI_ONLY_JPEG
+#define STBI_ONLY_BMP
+#define STBI_NO_LINEAR
+#define STBI_FAILURE_USERMSG
+#define STBI_MAX_DIMENSIONS CLX_IMAGE_MAX_SIDE
+
+/*
+ * Third-party code: its warnings are not ours to fix. -Wunused-function
+ * stays off for the whole file: GCC checks it at the end of the file, after
+ * the pop, and with STBI_ONLY_* stb declares static functions it never
+ * defines.
+ */
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wunused-but-set-variable"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wshadow"
+#pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#include <stb_image.h>
+#pragma GCC diagnostic pop
+
+/* ------------------------------------------------------------------------ */
+/* Recognising the formats                                                   */
+
+static const unsigned char png_magic[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+
+struct image_kind {
+    const char *name;     /* for messages */
+};
+
+static const struct image_kind kind_png = { "PNG" }, kind_jpeg = { "JPEG" }, kind_bmp = { "BMP" };
+
+static const struct image_kind *kind_of(const unsigned char *head, size_t length)
+{
+    if (length >= 8 && memcmp(head, png_magic, 8) == 0)
+        return &kind_png;
+    if (length >= 3 && head[0] == 0xff && head[1] == 0xd8 && head[2] == 0xff)
+        return &kind_jpeg;
+    /* "BM" alone is too weak (a text file may start so): check the DIB header size too. */
+    if (length >= 16 && head[0] == 'B' && head[1] == 'M' && head[15] == 0
+        && (head[14] == 12 || head[14] == 40 || head[14] == 52 || head[14] == 56
+            || head[14] == 108 || head[14] == 124))
+        return &kind_bmp;
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* stb_image: PNG, JPEG, BMP                                                 */
+
+struct stb_source {
+    FILE *f;
+    int past_end;   /* stb wanted bytes after the end of the file */
+    int error;      /* errno of a failed read or seek, 0 if none */
+};
+
+static int source_read(void *user, char *data, int size)
+{
+    struct stb_source *s = user;
+    size_t n = fread(data, 1, (size_t)size, s->f);
+    if (n == 0 && size > 0) {
+        if (ferror(s->f))
+            s->error = errno ? errno : EIO;
+        else
+            s->past_end = 1;
+    }
+    return (int)n;
+}
+
+static void source_skip(void *user, int n)
+{
+    struct stb_source *s = user;
+    if (fseek(s->f, n, SEEK_CUR) != 0)
+        s->error = errno;
+}
+
+static int source_eof(void *user)
+{
+    struct stb_source *s = user;
+    int c = getc(s->f);
+    if (c == EOF)
+        return 1;
+    ungetc(c, s->f);
+    return 0;
+}
+
+static const stbi_io_callbacks source_io = { source_read, source_skip, source_eof };
+
+/* Each stb call parses the file from its start. */
+static void source_rewind(struct stb_source *s)
+{
+    s->past_end = 0;
+    if (fseek(s->f, 0, SEEK_SET) != 0)
+        s->error = errno;
+}
+
+static int stb_fail(const char *path, const char *kind, const struct stb_source *src,
+                    clx_message *msg)
+{
+    if (src->error)
+        return msg_fail(msg, CLX_ERR_IO, "%s: %s", path, strerror(src->error));
+    const char *reason = stbi_failure_reason();
+    return msg_fail(msg, CLX_ERR_FORMAT, "%s: cannot decode %s (stb_image: %s)", path, kind,
+                    reason && *reason ? reason : "unknown error");
+}
+
+/*
+ * stb_image 2.27 trusts the symbol counts of a JPEG Huffman table (DHT):
+ * counts adding up to more than 256 overrun its tables, corrupting memory
+ * (fixed upstream in 2.28), and one flipped bit in a file is enough. So the
+ * tables are checked here first, walking the markers as stb does; where the
+ * walk goes astray, stb stops there too and reports it. 0: a table is bad.
+ */
+static int jpeg_tables_check(FILE *f)
+{
+    if (fseek(f, 0, SEEK_SET) != 0)
+        return 1;
+    for (;;) {
+        /* The next marker; entropy-coded data, stuffed 0xff00 and restarts are skipped. */
+        int c;
+        do
+            c = getc(f);
+        while (c != 0xff && c != EOF);
+        while (c == 0xff)
+            c = getc(f);
+        if (c == EOF || c == 0xd9)
+            return 1;
+        if (c == 0x00 || c == 0x01 || (c >= 0xd0 && c <= 0xd8))
+            continue;   /* no segment follows */
+        int high = getc(f), low = getc(f);
+        if (low == EOF)
+            return 1;
+        long length = (long)(high << 8 | low) - 2;
+        if (c != 0xc4) {
+            if (length < 0 || fseek(f, length, SEEK_CUR) != 0)
+                return 1;
+            continue;
+        }
+        /* Like stb: a table is read whole even where it overruns the segment. */
+        while (length > 0) {
+            int n = 0;
+            getc(f);   /* class and number */
+            for (int i = 0; i < 16 && (c = getc(f)) != EOF; i++)
+                n += c;
+            if (n > 256)
+                return 0;
+            if (c == EOF || fseek(f, n, SEEK_CUR) != 0)
+                return 1;
+            length -= 17 + n;
+        }
+        if (length != 0)
+            return 1;   /* stb refuses the segment */
+    }
+}
+
+static int stb_decode(const char *path, const struct image_kind *k, struct stb_source *src,
+                      clx_image *image, clx_message *msg)
+{
+    const char *kind = k->name;
+    int width, height, channels;
+    if (k == &kind_jpeg && !jpeg_tables_check(src->f))
+        return msg_fail(msg, CLX_ERR_FORMAT, "%s: cannot decode JPEG (a Huffman table has more "
+                        "than 256 symbols)", path);
+    source_rewind(src);
+    if (!stbi_info_from_callbacks(&source_io, src, &width, &height, &channels))
+        return stb_fail(path, kind, src, msg);
+    int rc = image_size_check(path, kind, width, height, msg);
+    if (rc != CLX_OK)
+        return rc;
+    source_rewind(src);
+    int wide = stbi_is_16_bit_from_callbacks(&source_io, src);
+
+    int w, h;
+    source_rewind(src);
+    void *data = wide ? (void *)stbi_load_16_from_callbacks(&source_io, src, &w, &h, &channels, 0)
+                      : (void *)stbi_load_from_callbacks(&source_io, src, &w, &h, &channels, 0);
+    if (!data || src->error) {
+        stbi_image_free(data);
+        return stb_fail(path, kind, src, msg);
+    }
+    if (src->past_end)
+        rc = msg_fail(msg, CLX_ERR_FORMAT, "%s: truncated %s (data ends before the image does)",
+                      path, kind);
+    else if (w != width || h != height || channels < 1 || channels > 4)
+        rc = msg_fail(msg, CLX_ERR_FORMAT, "%s: cannot decode %s (stb_image: header and data "
+                      "disagree)", path, kind);
+    else
+        rc = image_make(path, w, h, wide ? CLX_PIXEL_U16 : CLX_PIXEL_U8, image, msg);
+    size_t row = (size_t)w * channels * (wide ? 2 : 1);
+    for (int y = 0; rc == CLX_OK && y < h; y++)
+        image_row_from_samples((const unsigned char *)data + (size_t)y * row, channels, y, image);
+    stbi_image_free(data);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The backend                                                               */
+
+static int stb_probe(const unsigned char *head, size_t length)
+{
+    return kind_of(head, length) != NULL;
+}
+
+static int stb_open(clx_image_file *file, clx_message *msg)
+{
+    /* Everything is decided when reading: a file is one image, and cheap to reopen. */
+    file->pages = 1;
+    file->handle = NULL;
+    return CLX_OK;
+}
+
+static int stb_read(clx_image_file *file, int page, clx_image *image, clx_message *msg)
+{
+    const char *path = file->path;
+    struct stb_source src = { fopen(path, "rb"), 0, 0 };
+    if (!src.f)
+        return msg_fail(msg, CLX_ERR_IO, "%s: %s", path, strerror(errno));
+    unsigned char head[16];
+    size_t length = fread(head, 1, sizeof head, src.f);
+    const struct image_kind *kind = kind_of(head, length);
+    int rc;
+    if (!kind)   /* it changed since it was opened */
+        rc = msg_fail(msg, CLX_ERR_FORMAT, "%s: unsupported image format (not TIFF, PNG, "
+                      "JPEG, BMP or PGM)", path);
+    else if (fseek(src.f, 0, SEEK_SET) != 0)
+        rc = msg_fail(msg, CLX_ERR_IO, "%s: %s", path, strerror(errno));
+    else
+        rc = stb_decode(path, kind, &src, image, msg);
+    fclose(src.f);
+    return rc;
+}
+
+static void stb_close(clx_image_file *file)
+{
+}
+
+const struct image_format image_format_stb = {
+    .name = "stb_image",
+    .probe = stb_probe,
+    .open = stb_open,
+    .read = stb_read,
+    .close = stb_close,
+};
