@@ -1,0 +1,162 @@
+/* context.c - opening a device: OpenCL context, queue, kernel and cache dirs. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cl_error.h"
+#include "context.h"
+#include "kernel_cache.h"
+#include "kernel_source.h"
+
+void clx_context_options_init(clx_context_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->log_level = CLX_LOG_WARNING;
+}
+
+void ctx_log(struct clx_context *ctx, clx_log_level level, const char *fmt, ...)
+{
+    char line[2048];
+    va_list ap;
+    if (!ctx->log || level > ctx->log_level)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    ctx->log(ctx->log_user, level, line);
+}
+
+int ctx_fail(struct clx_context *ctx, int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    msg_vfail(&ctx->message, status, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+int ctx_cl_fail(struct clx_context *ctx, cl_int code, const char *call, const char *file, int line)
+{
+    /* Name the function, not the whole call expression. */
+    int name_len = (int)strcspn(call, "(");
+    int status = cl_status(code);
+    if (status == CLX_ERR_DEVICE_MEMORY)
+        return ctx_fail(ctx, status,
+                        "out of device memory or resources on %s (%.*s: %s at %s:%d); try a smaller batch",
+                        ctx->dev.info.name, name_len, call, cl_errstr(code), file, line);
+    return ctx_fail(ctx, status, "%.*s failed on %s: %s (%s:%d)", name_len, call,
+                    ctx->dev.info.name, cl_errstr(code), file, line);
+}
+
+/* The device layer's skip messages go to the caller's log at info level. */
+struct skip_log {
+    clx_log_fn log;
+    void *user;
+    clx_log_level level;
+};
+
+static void log_device_skip(void *user, const char *line)
+{
+    struct skip_log *s = user;
+    if (s->log && s->level >= CLX_LOG_INFO)
+        s->log(s->user, CLX_LOG_INFO, line);
+}
+
+int clx_context_open(const clx_context_options *opt, clx_context **out, clx_message *msg)
+{
+    clx_context_options defaults;
+    struct device_entry *entries = NULL;
+    size_t count = 0, chosen = 0;
+    struct clx_context *ctx = NULL;
+    cl_int err;
+    int status;
+
+    msg_clear(msg);
+    if (!out)
+        return msg_fail(msg, CLX_ERR_ARGUMENT, "clx_context_open: NULL context pointer");
+    *out = NULL;
+    if (!opt) {
+        clx_context_options_init(&defaults);
+        opt = &defaults;
+    }
+    const char *spec = opt->device;
+    if (!spec || !*spec)
+        spec = getenv("CLXCORR_DEVICE");
+
+    status = devices_enumerate(&entries, &count, msg);
+    if (status != CLX_OK)
+        return status;
+    struct skip_log skip = { opt->log, opt->log_user, opt->log_level };
+    status = device_select(entries, count, spec, opt->need_fp64, log_device_skip, &skip, &chosen, msg);
+    if (status != CLX_OK)
+        goto fail;
+
+    ctx = calloc(1, sizeof *ctx);
+    if (!ctx) {
+        status = msg_fail(msg, CLX_ERR_HOST_MEMORY, "out of host memory");
+        goto fail;
+    }
+    ctx->dev = entries[chosen];
+    ctx->log = opt->log;
+    ctx->log_user = opt->log_user;
+    ctx->log_level = opt->log_level;
+
+    status = kernel_dir_find(opt->kernel_dir, ctx->kernel_dir, sizeof ctx->kernel_dir, msg);
+    if (status != CLX_OK)
+        goto fail;
+    if (!opt->no_cache)
+        kernel_cache_dir(opt->cache_dir, ctx->cache_dir, sizeof ctx->cache_dir);
+
+    cl_context_properties props[] = {
+        CL_CONTEXT_PLATFORM, (cl_context_properties)ctx->dev.platform, 0
+    };
+    ctx->cl = clCreateContext(props, 1, &ctx->dev.device, NULL, NULL, &err);
+    if (err != CL_SUCCESS) {
+        status = msg_fail(msg, cl_status(err), "cannot create an OpenCL context on %s: %s",
+                          ctx->dev.info.name, cl_errstr(err));
+        goto fail;
+    }
+    ctx->queue = clCreateCommandQueue(ctx->cl, ctx->dev.device, 0, &err);
+    if (err != CL_SUCCESS) {
+        status = msg_fail(msg, cl_status(err), "cannot create a command queue on %s: %s",
+                          ctx->dev.info.name, cl_errstr(err));
+        goto fail;
+    }
+    ctx_log(ctx, CLX_LOG_INFO, "device %d:%d: %s (%s, %s, driver %s)", ctx->dev.info.platform_index,
+            ctx->dev.info.device_index, ctx->dev.info.name, ctx->dev.info.platform_name,
+            clx_device_type_name(ctx->dev.info.type), ctx->dev.info.driver_version);
+    ctx_log(ctx, CLX_LOG_DEBUG, "kernels from %s; binary cache %s", ctx->kernel_dir,
+            ctx->cache_dir[0] ? ctx->cache_dir : "off");
+    free(entries);
+    *out = ctx;
+    return CLX_OK;
+
+fail:
+    free(entries);
+    clx_context_release(ctx);
+    return status;
+}
+
+void clx_context_release(clx_context *ctx)
+{
+    if (!ctx)
+        return;
+    if (ctx->queue)
+        clReleaseCommandQueue(ctx->queue);
+    if (ctx->cl)
+        clReleaseContext(ctx->cl);
+    free(ctx);
+}
+
+const clx_device_info *clx_context_device(const clx_context *ctx)
+{
+    return ctx ? &ctx->dev.info : NULL;
+}
+
+const char *clx_context_message(const clx_context *ctx)
+{
+    return ctx ? ctx->message.text : "";
+}

@@ -1,0 +1,28 @@
+/* context.h - the clx_context behind the public API (internal). */
+#ifndef CLX_CONTEXT_H
+#define CLX_CONTEXT_H
+
+#include <CL/cl.h>
+#include "clxcorr.h"
+#include "device.h"
+#include "message.h"
+
+struct clx_context {
+    struct device_entry dev;     /* the chosen device and what we know of it */
+    cl_context cl;
+    cl_command_queue queue;      /* in order */
+    char kernel_dir[4096];       /* where the .cl files are read from */
+    char cache_dir[4096];        /* "" when the binary cache is off */
+    clx_log_fn log;
+    void *log_user;
+    clx_log_level log_level;
+    clx_message message;         /* the last error */
+};
+
+/* Sends one line to the context's log callback if the level is enabled. */
+void ctx_log(struct clx_context *ctx, clx_log_level level, const char *fmt, ...) CLX_PRINTF(3, 4);
+
+/* Records a one-line error in the context and returns status. */
+int ctx_fail(struct clx_context *ctx, int status, const char *fmt, ...) CLX_PRINTF(3, 4);
+
+#endif
