@@ -1,0 +1,49 @@
+/* fft.c - the backend-neutral FFT plan: a backend and its state. */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "context.h"
+#include "fft.h"
+
+struct fft_plan {
+    struct clx_context *ctx;
+    const struct fft_backend *backend;
+    void *state;
+};
+
+const struct fft_backend *fft_default_backend(void)
+{
+    return &fft_backend_clfft;
+}
+
+int fft_plan_create(struct clx_context *ctx, const struct fft_backend *backend, enum fft_kind kind,
+                    int nx, int ny, int batch, int use_double, struct fft_plan **out)
+{
+    struct fft_plan *plan = calloc(1, sizeof *plan);
+    *out = NULL;
+    if (!plan)
+        return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+    plan->ctx = ctx;
+    plan->backend = backend;
+    int status = backend->create(ctx, kind, nx, ny, batch, use_double, &plan->state);
+    if (status != CLX_OK) {
+        free(plan);
+        return status;
+    }
+    *out = plan;
+    return CLX_OK;
+}
+
+int fft_plan_execute(struct fft_plan *plan, cl_mem in, cl_mem out)
+{
+    return plan->backend->execute(plan->ctx, plan->state, in, out);
+}
+
+void fft_plan_destroy(struct fft_plan *plan)
+{
+    if (!plan)
+        return;
+    plan->backend->destroy(plan->state);
+    free(plan);
+}

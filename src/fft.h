@@ -1,0 +1,47 @@
+/*
+ * fft.h - batched 2-D real FFTs behind one small interface (internal).
+ *
+ * The correlation code (src/correlate_fft.c) sees only these calls; each
+ * backend lives in its own file (src/fft_clfft.c). Transforms are out of
+ * place and batched:
+ *   FFT_R2C: `batch` real nx x ny arrays (row length nx, contiguous) to
+ *            `batch` complex (nx / 2 + 1) x ny half-spectra;
+ *   FFT_C2R: the reverse, scaled by 1 / (nx ny) so that C2R(R2C(x)) = x.
+ * The input of a C2R transform may be overwritten (backends differ).
+ */
+#ifndef CLX_FFT_H
+#define CLX_FFT_H
+
+#include <CL/cl.h>
+
+struct clx_context;
+
+enum fft_kind {
+    FFT_R2C,
+    FFT_C2R
+};
+
+struct fft_plan;
+
+struct fft_backend {
+    const char *name;
+    /* Smallest even length >= n that the backend transforms. */
+    int (*good_size)(int n);
+    int (*create)(struct clx_context *ctx, enum fft_kind kind, int nx, int ny, int batch,
+                  int use_double, void **state);
+    int (*execute)(struct clx_context *ctx, void *state, cl_mem in, cl_mem out);
+    void (*destroy)(void *state);
+};
+
+extern const struct fft_backend fft_backend_clfft;
+
+/* The backend used for new plans. */
+const struct fft_backend *fft_default_backend(void);
+
+int fft_plan_create(struct clx_context *ctx, const struct fft_backend *backend, enum fft_kind kind,
+                    int nx, int ny, int batch, int use_double, struct fft_plan **plan);
+/* Enqueues the transform on the context's queue. */
+int fft_plan_execute(struct fft_plan *plan, cl_mem in, cl_mem out);
+void fft_plan_destroy(struct fft_plan *plan);
+
+#endif

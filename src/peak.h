@@ -1,0 +1,35 @@
+/*
+ * peak.h - finding each correlation's integer peak and copying its F x F
+ * neighbourhood for the host fit: the argmax and neighbourhood kernels
+ * (internal).
+ */
+#ifndef CLX_PEAK_H
+#define CLX_PEAK_H
+
+#include <CL/cl.h>
+#include "kernel_build.h"
+
+struct clx_context;
+
+struct peak_finder {
+    cl_program argmax_program, neighbourhood_program;
+    cl_kernel argmax, neighbourhood;
+    struct kernel_params params;
+};
+
+int peak_finder_build(struct clx_context *ctx, const struct kernel_params *p, struct peak_finder *pf);
+
+/*
+ * For the first ntiles correlations in `corr`: writes each peak's logical
+ * index (ky * 2w + kx, or -1 if none; see cl/common.h) into `peaks` (int) and
+ * its F x F neighbourhood into `neighbourhoods` (reals).
+ */
+int peak_finder_enqueue(struct clx_context *ctx, struct peak_finder *pf, cl_mem corr, int ntiles,
+                        cl_mem peaks, cl_mem neighbourhoods);
+
+/* The shift (ux, uy) of a logical peak index for w x h windows. */
+void peak_index_to_shift(int index, int w, int h, int *ux, int *uy);
+
+void peak_finder_release(struct peak_finder *pf);
+
+#endif

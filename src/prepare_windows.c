@@ -1,0 +1,76 @@
+/* prepare_windows.c - enqueueing window_sums.cl and prepare.cl. */
+#include "config.h"
+
+#include <string.h>
+
+#include "cl_error.h"
+#include "context.h"
+#include "prepare_windows.h"
+
+int prepare_windows_build(struct clx_context *ctx, const struct kernel_params *p,
+                          struct prepare_windows *pw)
+{
+    int status;
+    memset(pw, 0, sizeof *pw);
+    pw->params = *p;
+    if ((status = program_build(ctx, "window_sums.cl", p, &pw->sums_program)) != CLX_OK ||
+        (status = kernel_create(ctx, pw->sums_program, "window_sums", &pw->sums)) != CLX_OK ||
+        (status = program_build(ctx, "prepare.cl", p, &pw->prepare_program)) != CLX_OK ||
+        (status = kernel_create(ctx, pw->prepare_program, "prepare", &pw->prepare)) != CLX_OK) {
+        prepare_windows_release(pw);
+        return status;
+    }
+    return CLX_OK;
+}
+
+static size_t round_up(size_t n, size_t m)
+{
+    return (n + m - 1) / m * m;
+}
+
+int prepare_windows_enqueue(struct clx_context *ctx, struct prepare_windows *pw, cl_mem images,
+                            int image_w, int image_h, cl_mem corners, int nwin, int nimages,
+                            cl_mem means, cl_mem padded)
+{
+    const struct kernel_params *p = &pw->params;
+    int status = CLX_OK;
+    cl_kernel k = pw->sums;
+
+    CL_CALL(ctx, clSetKernelArg(k, 0, sizeof images, &images));
+    CL_CALL(ctx, clSetKernelArg(k, 1, sizeof image_w, &image_w));
+    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof image_h, &image_h));
+    CL_CALL(ctx, clSetKernelArg(k, 3, sizeof corners, &corners));
+    CL_CALL(ctx, clSetKernelArg(k, 4, sizeof nwin, &nwin));
+    CL_CALL(ctx, clSetKernelArg(k, 5, sizeof means, &means));
+    size_t sums_global[2] = { (size_t)p->sums_wg * nwin, (size_t)nimages };
+    size_t sums_local[2] = { (size_t)p->sums_wg, 1 };
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, sums_global, sums_local, 0, NULL, NULL));
+
+    k = pw->prepare;
+    CL_CALL(ctx, clSetKernelArg(k, 0, sizeof images, &images));
+    CL_CALL(ctx, clSetKernelArg(k, 1, sizeof image_w, &image_w));
+    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof image_h, &image_h));
+    CL_CALL(ctx, clSetKernelArg(k, 3, sizeof corners, &corners));
+    CL_CALL(ctx, clSetKernelArg(k, 4, sizeof nwin, &nwin));
+    CL_CALL(ctx, clSetKernelArg(k, 5, sizeof means, &means));
+    CL_CALL(ctx, clSetKernelArg(k, 6, sizeof padded, &padded));
+    size_t prep_local[3] = { (size_t)p->prepare_tx, (size_t)p->prepare_ty, 1 };
+    size_t prep_global[3] = { round_up((size_t)p->pad_w, prep_local[0]),
+                              round_up((size_t)p->pad_h, prep_local[1]), (size_t)nimages * nwin };
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 3, NULL, prep_global, prep_local, 0, NULL, NULL));
+error:
+    return status;
+}
+
+void prepare_windows_release(struct prepare_windows *pw)
+{
+    if (pw->sums)
+        clReleaseKernel(pw->sums);
+    if (pw->prepare)
+        clReleaseKernel(pw->prepare);
+    if (pw->sums_program)
+        clReleaseProgram(pw->sums_program);
+    if (pw->prepare_program)
+        clReleaseProgram(pw->prepare_program);
+    memset(pw, 0, sizeof *pw);
+}
