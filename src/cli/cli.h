@@ -1,0 +1,59 @@
+/* cli.h - what the clxcorr command's files share. */
+#ifndef CLX_CLI_H
+#define CLX_CLI_H
+
+#include <stddef.h>
+#include "clxcorr.h"
+
+#if defined(__GNUC__)
+#define CLI_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define CLI_PRINTF(f, a)
+#endif
+
+/* Exit statuses of the command. */
+#define EXIT_OK 0
+#define EXIT_FAILURE_RUN 1     /* the job failed: bad input, device error, ... */
+#define EXIT_USAGE 2           /* the command line is wrong */
+
+/* Subcommands: each parses its own options and returns an exit status. */
+int cmd_devices(int argc, char **argv);
+int cmd_offsets(int argc, char **argv);
+
+/* ---- report.c: messages on standard error, progress ---- */
+
+/* 0: errors only (--quiet), 1: warnings (default), 2: info (-v), 3: debug (-vv). */
+void report_set_verbosity(int level);
+int report_verbosity(void);
+void report_error(const char *fmt, ...) CLI_PRINTF(1, 2);
+void report_warning(const char *fmt, ...) CLI_PRINTF(1, 2);
+void report_info(const char *fmt, ...) CLI_PRINTF(1, 2);
+/* A line that is neither an error nor verbose detail (shown unless --quiet). */
+void report_note(const char *fmt, ...) CLI_PRINTF(1, 2);
+/* Reports an option getopt_long refused: `what` is ':' (value missing) or
+ * '?' (unknown), `word` the command-line word it was in. */
+void report_bad_option(const char *command, int what, const char *word);
+/* The library's log callback (clx_log_fn). */
+void report_library_log(void *user, clx_log_level level, const char *line);
+clx_log_level report_library_level(void);
+
+/* A progress line, shown only when standard error is a terminal and not --quiet. */
+struct progress {
+    int enabled;
+    size_t total;          /* 0 when unknown */
+    double start;
+    double last_draw;
+};
+void progress_start(struct progress *p, size_t total);
+void progress_update(struct progress *p, size_t done);
+void progress_finish(struct progress *p);
+double now_seconds(void);
+
+/* ---- parse.c: option values ---- */
+
+/* Parses a whole decimal integer in [min, max]; on error reports it naming the option. */
+int parse_int(const char *text, const char *option, int min, int max, int *out);
+/* Parses "AxB" (two positive integers, 'x' or 'X'). */
+int parse_pair(const char *text, const char *option, int *a, int *b);
+
+#endif

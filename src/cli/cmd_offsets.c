@@ -1,0 +1,428 @@
+/*
+ * cmd_offsets.c - `clxcorr offsets`: the main job. Reads the reference and
+ * the windows, opens the device, then streams the images through a plan in
+ * batches and writes one CSV row per image and window, in input order.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "csv_output.h"
+#include "image_list.h"
+
+struct offsets_args {
+    const char *regions_path;
+    int grid_nx, grid_ny, win_w, win_h, margin;
+    int have_grid, have_window, have_margin;
+    const char *list_path;
+    const char *output;
+    const char *device;
+    int no_cache;
+    clx_plan_options plan;
+    const char *reference;
+    struct image_list images;
+};
+
+static void usage(FILE *f)
+{
+    fputs("Usage: clxcorr offsets [OPTIONS] REFERENCE IMAGE...\n"
+          "       clxcorr offsets [OPTIONS] --list FILE REFERENCE [IMAGE...]\n"
+          "\n"
+          "Measure how windows of each IMAGE moved relative to the same windows of\n"
+          "REFERENCE: one CSV row per image and window, in input order.\n"
+          "\n"
+          "Windows (either --regions or --grid with --window):\n"
+          "  -r, --regions FILE   windows file: \"x y w h\" per line (top-left corner and\n"
+          "                       size in pixels), '#' starts a comment; all one size\n"
+          "  -g, --grid NXxNY     a grid of NX x NY windows spread evenly over the image\n"
+          "  -w, --window WxH     the grid's window size\n"
+          "  -m, --margin M       pixels the grid keeps free at every border (default 0)\n"
+          "\n"
+          "Images:\n"
+          "  -l, --list FILE      also read image paths from FILE, one per line ('-' for\n"
+          "                       standard input; blank lines and '#' lines are skipped)\n"
+          "  Formats: TIFF (8/16-bit unsigned, 32-bit float, any compression), PNG,\n"
+          "  JPEG, BMP, PGM; colour is converted to luminance. Every image must have\n"
+          "  the reference's size. Each page of a multi-page TIFF is one image, named\n"
+          "  PATH#N (0-based); PATH#N on the command line picks one page.\n"
+          "\n"
+          "Method:\n"
+          "      --mode seed      the seed method of ALGORITHM.md: zero-mean windows,\n"
+          "                       linear FFT cross-correlation, integer peak, F x F\n"
+          "                       least-squares quadratic fit (the only mode so far)\n"
+          "  -F, --fit-size F     size of the peak fit, odd, >= 3 (default 5)\n"
+          "      --double         every device stage in double precision (needs a\n"
+          "                       device with fp64)\n"
+          "  -b, --batch B        images per device batch (default: sized from device\n"
+          "                       memory, at most 128 on GPUs and 16 on other devices)\n"
+          "\n"
+          "Output:\n"
+          "  -o, --output FILE    write the CSV to FILE (default: standard output); it is\n"
+          "                       written as FILE.part and renamed when the run completes\n"
+          "  Columns: image,region,x,y,dx,dy,peak,flags\n"
+          "    region  0-based index in the window list\n"
+          "    x, y    window centre in reference coordinates: x0 + (w-1)/2\n"
+          "    dx, dy  offset in pixels: position of a feature in the image minus its\n"
+          "            position in the reference (an image moved 3 px right and 1 px\n"
+          "            down gives dx = 3, dy = 1)\n"
+          "    peak    the correlation maximum (not normalised in seed mode)\n"
+          "    flags   0 when the estimate is trusted, else the sum of:\n"
+          "            1  the peak fit has no maximum near the peak (sub-pixel part 0)\n"
+          "            2  the integer peak lies on the border of the searched shifts\n"
+          "            4  the correlation maximum is not positive (flat or unrelated\n"
+          "               windows)\n"
+          "\n"
+          "Device:\n"
+          "  -d, --device SPEC    P:D (see `clxcorr devices`), a case-insensitive part of\n"
+          "                       the device, vendor or platform name, or gpu, cpu,\n"
+          "                       accelerator (default: $CLXCORR_DEVICE, else the first\n"
+          "                       GPU, else the first device)\n"
+          "      --no-cache       do not use compiled kernels cached in\n"
+          "                       $XDG_CACHE_HOME/clxcorr (~/.cache/clxcorr)\n"
+          "\n"
+          "  -v, --verbose        say what is happening (twice: debug detail)\n"
+          "  -q, --quiet          errors only: no progress line, no warnings\n"
+          "  -h, --help           this help\n"
+          "\n"
+          "Exit status: 0 success, 1 the run failed (rows written so far are complete;\n"
+          "an output FILE then stays FILE.part), 2 wrong command line.\n",
+          f);
+}
+
+enum {
+    OPT_MODE = 256,
+    OPT_DOUBLE,
+    OPT_NO_CACHE
+};
+
+/* Returns -1 after reporting a usage error, 1 after --help, 0 to run. */
+static int parse_args(int argc, char **argv, struct offsets_args *a)
+{
+    static const struct option longopts[] = {
+        { "regions", required_argument, NULL, 'r' },
+        { "grid", required_argument, NULL, 'g' },
+        { "window", required_argument, NULL, 'w' },
+        { "margin", required_argument, NULL, 'm' },
+        { "list", required_argument, NULL, 'l' },
+        { "mode", required_argument, NULL, OPT_MODE },
+        { "fit-size", required_argument, NULL, 'F' },
+        { "double", no_argument, NULL, OPT_DOUBLE },
+        { "batch", required_argument, NULL, 'b' },
+        { "output", required_argument, NULL, 'o' },
+        { "device", required_argument, NULL, 'd' },
+        { "no-cache", no_argument, NULL, OPT_NO_CACHE },
+        { "verbose", no_argument, NULL, 'v' },
+        { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 }
+    };
+    int c, verbosity = 1;
+
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":r:g:w:m:l:F:b:o:d:vqh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'r': a->regions_path = optarg; break;
+        case 'g':
+            if (parse_pair(optarg, "--grid", &a->grid_nx, &a->grid_ny))
+                return -1;
+            a->have_grid = 1;
+            break;
+        case 'w':
+            if (parse_pair(optarg, "--window", &a->win_w, &a->win_h))
+                return -1;
+            a->have_window = 1;
+            break;
+        case 'm':
+            if (parse_int(optarg, "--margin", 0, 1 << 20, &a->margin))
+                return -1;
+            a->have_margin = 1;
+            break;
+        case 'l': a->list_path = optarg; break;
+        case OPT_MODE:
+            if (strcmp(optarg, "seed") != 0) {
+                report_error("--mode: unknown mode '%s' (this version has: seed)", optarg);
+                return -1;
+            }
+            a->plan.mode = CLX_MODE_SEED;
+            break;
+        case 'F':
+            if (parse_int(optarg, "--fit-size", 3, 31, &a->plan.fit_size))
+                return -1;
+            if (a->plan.fit_size % 2 == 0) {
+                report_error("--fit-size: %d is even; the fit needs an odd size (3, 5, 7, ...)", a->plan.fit_size);
+                return -1;
+            }
+            break;
+        case OPT_DOUBLE: a->plan.use_double = 1; break;
+        case 'b':
+            if (parse_int(optarg, "--batch", 1, 1 << 20, &a->plan.batch))
+                return -1;
+            break;
+        case 'o': a->output = optarg; break;
+        case 'd': a->device = optarg; break;
+        case OPT_NO_CACHE: a->no_cache = 1; break;
+        case 'v': verbosity = verbosity < 1 ? 2 : verbosity + 1; break;
+        case 'q': verbosity = 0; break;
+        case 'h': usage(stdout); return 1;
+        default:
+            report_bad_option("offsets", c, argv[optind - 1]);
+            return -1;
+        }
+    }
+    report_set_verbosity(verbosity);
+
+    if (optind >= argc) {
+        report_error("no reference image given (usage: clxcorr offsets [OPTIONS] REFERENCE IMAGE...)");
+        return -1;
+    }
+    a->reference = argv[optind++];
+    if (!!a->regions_path == !!a->have_grid) {
+        report_error(a->regions_path ? "give either --regions or --grid, not both"
+                                     : "no windows given: use --regions FILE or --grid NXxNY --window WxH");
+        return -1;
+    }
+    if (a->have_grid != a->have_window) {
+        report_error(a->have_grid ? "--grid needs --window WxH" : "--window is only used with --grid");
+        return -1;
+    }
+    if (a->have_margin && !a->have_grid) {
+        report_error("--margin is only used with --grid");
+        return -1;
+    }
+    for (; optind < argc; optind++)
+        if (image_list_add(&a->images, argv[optind]) != CLX_OK) {
+            report_error("out of memory");
+            return -1;
+        }
+    if (!a->list_path && a->images.count == 0) {
+        report_error("no images given: name them after the reference or use --list FILE");
+        return -1;
+    }
+    return 0;
+}
+
+static int load_windows(const struct offsets_args *a, const clx_image *ref, clx_region **regions, size_t *n)
+{
+    clx_message msg;
+    int status = a->regions_path
+                     ? clx_regions_read(a->regions_path, regions, n, &msg)
+                     : clx_regions_grid(a->grid_nx, a->grid_ny, a->win_w, a->win_h, a->margin, ref->width,
+                                        ref->height, regions, n, &msg);
+    if (status == CLX_OK) {
+        status = clx_regions_check(*regions, *n, ref->width, ref->height, &msg);
+        if (status != CLX_OK) {
+            free(*regions);
+            *regions = NULL;
+        }
+    }
+    if (status != CLX_OK) {
+        if (a->regions_path && !strstr(msg.text, a->regions_path))
+            report_error("%s: %s", a->regions_path, msg.text);
+        else
+            report_error("%s", msg.text);
+    }
+    return status;
+}
+
+/* The images of one batch and their names. */
+struct batch {
+    clx_image *images;
+    char **names;
+    size_t count;
+};
+
+static void batch_clear(struct batch *b)
+{
+    for (size_t i = 0; i < b->count; i++) {
+        clx_image_free(&b->images[i]);
+        free(b->names[i]);
+    }
+    b->count = 0;
+}
+
+/*
+ * Fills the batch with up to `max` images. Returns 0 when the list ended,
+ * 1 when the batch is full, or a negative status when an image could not be
+ * used (msg says why); the images read before it stay in the batch.
+ */
+static int batch_fill(struct batch *b, size_t max, struct image_cursor *cur, const clx_image *ref,
+                      const char *ref_name, clx_message *msg)
+{
+    while (b->count < max) {
+        char *name;
+        clx_image *img = &b->images[b->count];
+        int r = image_cursor_next(cur, &name, img, msg);
+        if (r <= 0)
+            return r;
+        if (img->width != ref->width || img->height != ref->height) {
+            snprintf(msg->text, sizeof msg->text, "%s is %dx%d but the reference %s is %dx%d", name, img->width,
+                     img->height, ref_name, ref->width, ref->height);
+            clx_image_free(img);
+            free(name);
+            return CLX_ERR_SIZE;
+        }
+        b->names[b->count++] = name;
+    }
+    return 1;
+}
+
+struct run {
+    clx_context *ctx;
+    clx_plan *plan;
+    clx_region *regions;
+    size_t nregions;
+    clx_result *results;
+    struct batch batch;
+    struct csv_output out;
+    int out_open;
+    size_t images_done;
+};
+
+static int run_batch(struct run *r)
+{
+    clx_message msg;
+    if (clx_plan_push(r->plan, r->batch.images, r->batch.count) != CLX_OK ||
+        clx_plan_read(r->plan, r->results, r->batch.count * r->nregions) != CLX_OK) {
+        report_error("%s", clx_context_message(r->ctx));
+        return -1;
+    }
+    for (size_t i = 0; i < r->batch.count; i++) {
+        if (csv_output_image(&r->out, r->batch.names[i], r->regions, r->nregions, r->results + i * r->nregions,
+                             &msg) != CLX_OK) {
+            report_error("%s", msg.text);
+            return -1;
+        }
+    }
+    r->images_done += r->batch.count;
+    batch_clear(&r->batch);
+    return 0;
+}
+
+static int process_images(struct run *r, const struct offsets_args *a, const clx_image *ref)
+{
+    struct image_cursor cur;
+    struct progress progress;
+    clx_message msg;
+    size_t max = (size_t)clx_plan_batch_size(r->plan);
+    int ended = 0, failed = 0;
+
+    image_cursor_init(&cur, &a->images);
+    progress_start(&progress, a->images.count);
+    while (!ended && !failed) {
+        int fill = batch_fill(&r->batch, max, &cur, ref, a->reference, &msg);
+        ended = fill == 0;
+        /* Finish the images read before a bad one, so their rows are written. */
+        if (r->batch.count > 0 && run_batch(r) != 0)
+            failed = 1;
+        if (fill < 0 && !failed) {
+            report_error("%s", msg.text);
+            failed = 1;
+        }
+        progress_update(&progress, r->images_done);
+    }
+    progress_finish(&progress);
+    image_cursor_close(&cur);
+    return failed ? -1 : 0;
+}
+
+static int open_device(const struct offsets_args *a, clx_context **ctx)
+{
+    clx_context_options copt;
+    clx_message msg;
+    clx_context_options_init(&copt);
+    copt.device = a->device;
+    copt.need_fp64 = a->plan.use_double;
+    copt.no_cache = a->no_cache;
+    copt.log = report_library_log;
+    copt.log_level = report_library_level();
+    if (clx_context_open(&copt, ctx, &msg) != CLX_OK) {
+        report_error("%s", msg.text);
+        return -1;
+    }
+    return 0;
+}
+
+int cmd_offsets(int argc, char **argv)
+{
+    struct offsets_args a;
+    struct run r;
+    clx_image ref = { 0 };
+    clx_message msg;
+    int status = EXIT_FAILURE_RUN;
+
+    memset(&a, 0, sizeof a);
+    memset(&r, 0, sizeof r);
+    clx_plan_options_init(&a.plan);
+    int parsed = parse_args(argc, argv, &a);
+    if (parsed != 0) {
+        image_list_free(&a.images);
+        return parsed > 0 ? EXIT_OK : EXIT_USAGE;
+    }
+    if (a.list_path && image_list_read(&a.images, a.list_path, &msg) != CLX_OK) {
+        report_error("%s", msg.text);
+        goto done;
+    }
+    if (a.images.count == 0) {
+        report_error("no images to process: %s lists none", a.list_path);
+        goto done;
+    }
+    if (image_entry_load_single(a.reference, &ref, &msg) != CLX_OK) {
+        report_error("reference: %s", msg.text);
+        goto done;
+    }
+    if (load_windows(&a, &ref, &r.regions, &r.nregions) != CLX_OK || open_device(&a, &r.ctx) != 0)
+        goto done;
+
+    a.plan.expected_images = a.images.count;
+    if (clx_plan_create(r.ctx, &ref, r.regions, r.nregions, &a.plan, &r.plan) != CLX_OK) {
+        report_error("%s", clx_context_message(r.ctx));
+        goto done;
+    }
+    size_t batch = (size_t)clx_plan_batch_size(r.plan);
+    r.results = malloc(sizeof *r.results * batch * r.nregions);
+    r.batch.images = calloc(batch, sizeof *r.batch.images);
+    r.batch.names = calloc(batch, sizeof *r.batch.names);
+    if (!r.results || !r.batch.images || !r.batch.names) {
+        report_error("out of memory");
+        goto done;
+    }
+    if (csv_output_open(&r.out, a.output, &msg) != CLX_OK) {
+        report_error("%s", msg.text);
+        goto done;
+    }
+    r.out_open = 1;
+
+    double start = now_seconds();
+    int failed = process_images(&r, &a, &ref);
+    double elapsed = now_seconds() - start;
+    int closed = csv_output_close(&r.out, !failed, &msg);
+    r.out_open = 0;
+    if (closed != CLX_OK) {
+        report_error("%s", msg.text);
+    } else if (failed) {
+        if (a.output && strcmp(a.output, "-") != 0)
+            report_note("stopped after %zu images; their rows are in %s.part", r.images_done, a.output);
+    } else {
+        status = EXIT_OK;
+        report_info("%zu images x %zu windows in %.2f s (%.1f images/s)", r.images_done, r.nregions, elapsed,
+                    elapsed > 0 ? r.images_done / elapsed : 0.0);
+    }
+
+done:
+    if (r.out_open)
+        csv_output_close(&r.out, 0, &msg);
+    batch_clear(&r.batch);
+    free(r.batch.images);
+    free(r.batch.names);
+    free(r.results);
+    clx_plan_release(r.plan);
+    clx_context_release(r.ctx);
+    free(r.regions);
+    clx_image_free(&ref);
+    image_list_free(&a.images);
+    return status;
+}

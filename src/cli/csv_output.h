@@ -1,0 +1,30 @@
+/*
+ * csv_output.h - the offsets CSV (ALGORITHM.md's columns), to standard output
+ * or to a file that is written as FILE.part and renamed to FILE only when the
+ * run completes, so an interrupted run never leaves a file that looks complete.
+ */
+#ifndef CLX_CSV_OUTPUT_H
+#define CLX_CSV_OUTPUT_H
+
+#include <stdio.h>
+#include "clxcorr.h"
+
+struct csv_output {
+    FILE *f;
+    char *path;        /* NULL for standard output */
+    char *part_path;
+    size_t rows;
+};
+
+/* path NULL or "-": standard output. Writes the header. */
+int csv_output_open(struct csv_output *out, const char *path, clx_message *msg);
+
+/* One row per window of one image; flushed so that rows on disk are whole. */
+int csv_output_image(struct csv_output *out, const char *image_name, const clx_region *regions,
+                     size_t nregions, const clx_result *results, clx_message *msg);
+
+/* complete: flush, close and rename FILE.part to FILE. Otherwise close and
+ * leave FILE.part with the complete rows written so far. */
+int csv_output_close(struct csv_output *out, int complete, clx_message *msg);
+
+#endif

@@ -1,0 +1,199 @@
+/* image_list.c - image names from arguments and list files; page expansion. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "image_list.h"
+
+static char *dup_string(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+int image_list_add(struct image_list *list, const char *entry)
+{
+    if (list->count == list->capacity) {
+        size_t cap = list->capacity ? 2 * list->capacity : 64;
+        char **grown = realloc(list->entries, cap * sizeof *grown);
+        if (!grown)
+            return CLX_ERR_HOST_MEMORY;
+        list->entries = grown;
+        list->capacity = cap;
+    }
+    char *copy = dup_string(entry);
+    if (!copy)
+        return CLX_ERR_HOST_MEMORY;
+    list->entries[list->count++] = copy;
+    return CLX_OK;
+}
+
+int image_list_read(struct image_list *list, const char *path, clx_message *msg)
+{
+    int from_stdin = strcmp(path, "-") == 0;
+    FILE *f = from_stdin ? stdin : fopen(path, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    int status = CLX_OK;
+
+    if (!f) {
+        snprintf(msg->text, sizeof msg->text, "%s: %s", path, strerror(errno));
+        return CLX_ERR_IO;
+    }
+    while ((len = getline(&line, &cap, f)) >= 0) {
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+            line[--len] = '\0';
+        size_t lead = strspn(line, " \t");
+        if (line[lead] == '\0' || line[lead] == '#')
+            continue;
+        if (image_list_add(list, line) != CLX_OK) {
+            snprintf(msg->text, sizeof msg->text, "out of memory reading %s", path);
+            status = CLX_ERR_HOST_MEMORY;
+            break;
+        }
+    }
+    if (status == CLX_OK && ferror(f)) {
+        snprintf(msg->text, sizeof msg->text, "%s: read error", from_stdin ? "standard input" : path);
+        status = CLX_ERR_IO;
+    }
+    free(line);
+    if (!from_stdin)
+        fclose(f);
+    return status;
+}
+
+void image_list_free(struct image_list *list)
+{
+    for (size_t i = 0; i < list->count; i++)
+        free(list->entries[i]);
+    free(list->entries);
+    memset(list, 0, sizeof *list);
+}
+
+int image_entry_split(const char *entry, char **path, int *page)
+{
+    struct stat st;
+    const char *hash = strrchr(entry, '#');
+    *page = -1;
+    if (hash && hash[1] != '\0' && strspn(hash + 1, "0123456789") == strlen(hash + 1) &&
+        strlen(hash + 1) < 9 && stat(entry, &st) != 0) {
+        *page = atoi(hash + 1);
+        *path = malloc((size_t)(hash - entry) + 1);
+        if (!*path)
+            return CLX_ERR_HOST_MEMORY;
+        memcpy(*path, entry, (size_t)(hash - entry));
+        (*path)[hash - entry] = '\0';
+        return CLX_OK;
+    }
+    *path = dup_string(entry);
+    return *path ? CLX_OK : CLX_ERR_HOST_MEMORY;
+}
+
+int image_entry_load_single(const char *entry, clx_image *image, clx_message *msg)
+{
+    char *path;
+    int page, status;
+    clx_image_file *file = NULL;
+
+    if (image_entry_split(entry, &path, &page) != CLX_OK)
+        return CLX_ERR_HOST_MEMORY;
+    status = clx_image_file_open(path, &file, msg);
+    if (status == CLX_OK) {
+        int pages = clx_image_file_pages(file);
+        if (page < 0 && pages > 1) {
+            snprintf(msg->text, sizeof msg->text, "%s has %d pages; name one as %s#N (N from 0 to %d)", path,
+                     pages, path, pages - 1);
+            status = CLX_ERR_ARGUMENT;
+        } else {
+            status = clx_image_file_read(file, page < 0 ? 0 : page, image, msg);
+        }
+        clx_image_file_close(file);
+    }
+    free(path);
+    return status;
+}
+
+void image_cursor_init(struct image_cursor *c, const struct image_list *list)
+{
+    memset(c, 0, sizeof *c);
+    c->list = list;
+}
+
+static int open_next_entry(struct image_cursor *c, clx_message *msg)
+{
+    char *path;
+    int page, status;
+
+    c->entry = c->list->entries[c->next_entry++];
+    if (image_entry_split(c->entry, &path, &page) != CLX_OK)
+        return CLX_ERR_HOST_MEMORY;
+    status = clx_image_file_open(path, &c->file, msg);
+    if (status == CLX_OK) {
+        int pages = clx_image_file_pages(c->file);
+        if (page >= pages) {
+            snprintf(msg->text, sizeof msg->text, "%s has %d page%s; page %d does not exist", path, pages,
+                     pages == 1 ? "" : "s", page);
+            status = CLX_ERR_ARGUMENT;
+        } else if (page >= 0) {
+            c->page = c->last_page = page;
+            c->named_pages = 0;     /* the entry already names its page */
+        } else {
+            c->page = 0;
+            c->last_page = pages - 1;
+            c->named_pages = pages > 1;
+        }
+    }
+    free(path);
+    if (status != CLX_OK && c->file) {
+        clx_image_file_close(c->file);
+        c->file = NULL;
+    }
+    return status;
+}
+
+int image_cursor_next(struct image_cursor *c, char **name, clx_image *image, clx_message *msg)
+{
+    int status;
+    *name = NULL;
+    if (!c->file) {
+        if (c->next_entry >= c->list->count)
+            return 0;
+        status = open_next_entry(c, msg);
+        if (status != CLX_OK)
+            return status;
+    }
+    int page = c->page++;
+    status = clx_image_file_read(c->file, page, image, msg);
+    if (status == CLX_OK) {
+        size_t n = strlen(c->entry) + 16;
+        *name = malloc(n);
+        if (!*name) {
+            clx_image_free(image);
+            status = CLX_ERR_HOST_MEMORY;
+        } else if (c->named_pages) {
+            snprintf(*name, n, "%s#%d", c->entry, page);
+        } else {
+            snprintf(*name, n, "%s", c->entry);
+        }
+    }
+    if (status != CLX_OK || c->page > c->last_page) {
+        clx_image_file_close(c->file);
+        c->file = NULL;
+    }
+    return status == CLX_OK ? 1 : status;
+}
+
+void image_cursor_close(struct image_cursor *c)
+{
+    if (c->file)
+        clx_image_file_close(c->file);
+    c->file = NULL;
+}

@@ -1,0 +1,51 @@
+/*
+ * image_list.h - the images of a run, in input order: names from the
+ * command line and from --list files, expanded page by page as they are read.
+ *
+ * An entry "PATH#N" names page N (0-based) of a multi-page TIFF, unless a
+ * file with that literal name exists. An entry without "#N" that names a
+ * multi-page TIFF stands for all its pages, reported as PATH#0, PATH#1, ...
+ */
+#ifndef CLX_IMAGE_LIST_H
+#define CLX_IMAGE_LIST_H
+
+#include <stddef.h>
+#include "clxcorr.h"
+
+struct image_list {
+    char **entries;
+    size_t count, capacity;
+};
+
+int image_list_add(struct image_list *list, const char *entry);
+/* Adds every non-blank line of `path` ("-": standard input) that does not
+ * start with '#'. */
+int image_list_read(struct image_list *list, const char *path, clx_message *msg);
+void image_list_free(struct image_list *list);
+
+/* Splits an entry into a path and a page (-1: all pages). *path is malloc'd. */
+int image_entry_split(const char *entry, char **path, int *page);
+
+/* Loads one image named by an entry; a multi-page file needs "#N". */
+int image_entry_load_single(const char *entry, clx_image *image, clx_message *msg);
+
+/* Walks a list image by image. */
+struct image_cursor {
+    const struct image_list *list;
+    size_t next_entry;
+    clx_image_file *file;      /* open while its pages are being read */
+    const char *entry;
+    int page, last_page;
+    int named_pages;           /* report names as PATH#N */
+};
+
+void image_cursor_init(struct image_cursor *c, const struct image_list *list);
+/*
+ * Decodes the next image into *image and gives its display name (malloc'd).
+ * Returns 1 for an image, 0 at the end, a negative clx_status on error
+ * (msg names the file).
+ */
+int image_cursor_next(struct image_cursor *c, char **name, clx_image *image, clx_message *msg);
+void image_cursor_close(struct image_cursor *c);
+
+#endif

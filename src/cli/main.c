@@ -1,0 +1,69 @@
+/* main.c - the clxcorr command: global options and subcommand dispatch. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void usage(FILE *f)
+{
+    fputs("Usage: clxcorr COMMAND [OPTIONS] [ARGUMENTS]\n"
+          "\n"
+          "Measure how subregions (windows) of images move relative to a reference\n"
+          "image, by cross-correlation on an OpenCL device (GPU or CPU).\n"
+          "\n"
+          "Commands:\n"
+          "  offsets    one sub-pixel offset per image and window, as CSV\n"
+          "  devices    list the OpenCL platforms and devices\n"
+          "  help CMD   the options of a command (same as: clxcorr CMD --help)\n"
+          "\n"
+          "Options:\n"
+          "  -h, --help     this help\n"
+          "  -V, --version  version and build features\n"
+          "\n"
+          "Example:\n"
+          "  clxcorr offsets --grid 10x5 --window 100x100 --margin 20 ref.tif img_*.tif\n",
+          f);
+}
+
+static int dispatch(const char *command, int argc, char **argv)
+{
+    if (strcmp(command, "offsets") == 0)
+        return cmd_offsets(argc, argv);
+    if (strcmp(command, "devices") == 0)
+        return cmd_devices(argc, argv);
+    report_error("unknown command '%s' (see clxcorr --help)", command);
+    return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        report_error("no command given (see clxcorr --help)");
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {
+        printf("clxcorr %s\nfeatures: %s\n", clx_version(), clx_build_features());
+        return EXIT_OK;
+    }
+    if (strcmp(cmd, "help") == 0) {
+        if (argc < 3) {
+            usage(stdout);
+            return EXIT_OK;
+        }
+        char *help_argv[] = { argv[2], "--help", NULL };
+        return dispatch(argv[2], 2, help_argv);
+    }
+    if (cmd[0] == '-') {
+        report_error("options go after the command, e.g. clxcorr offsets %s ... (see clxcorr --help)", cmd);
+        return EXIT_USAGE;
+    }
+    /* The subcommand sees itself as argv[0]. */
+    return dispatch(cmd, argc - 1, argv + 1);
+}

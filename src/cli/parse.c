@@ -1,0 +1,41 @@
+/* parse.c - option values: integers and "AxB" pairs, with clear errors. */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+int parse_int(const char *text, const char *option, int min, int max, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (end == text || *end != '\0' || errno == ERANGE) {
+        report_error("%s: '%s' is not an integer", option, text);
+        return -1;
+    }
+    if (v < min || v > max) {
+        report_error("%s: %ld is out of range (%d to %d)", option, v, min, max);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+int parse_pair(const char *text, const char *option, int *a, int *b)
+{
+    const char *x = strpbrk(text, "xX");
+    char first[32];
+    if (!x || x == text || (size_t)(x - text) >= sizeof first) {
+        report_error("%s: expected AxB (e.g. 100x100), got '%s'", option, text);
+        return -1;
+    }
+    memcpy(first, text, (size_t)(x - text));
+    first[x - text] = '\0';
+    if (parse_int(first, option, 1, INT_MAX / 4, a) || parse_int(x + 1, option, 1, INT_MAX / 4, b))
+        return -1;
+    return 0;
+}

@@ -1,0 +1,125 @@
+/* report.c - the command's messages on standard error, and its progress line. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static int verbosity = 1;
+
+void report_set_verbosity(int level)
+{
+    verbosity = level;
+}
+
+int report_verbosity(void)
+{
+    return verbosity;
+}
+
+static void vreport(const char *kind, const char *fmt, va_list ap)
+{
+    fprintf(stderr, "clxcorr: %s", kind);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+void report_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("error: ", fmt, ap);
+    va_end(ap);
+}
+
+void report_warning(const char *fmt, ...)
+{
+    va_list ap;
+    if (verbosity < 1)
+        return;
+    va_start(ap, fmt);
+    vreport("warning: ", fmt, ap);
+    va_end(ap);
+}
+
+void report_note(const char *fmt, ...)
+{
+    va_list ap;
+    if (verbosity < 1)
+        return;
+    va_start(ap, fmt);
+    vreport("", fmt, ap);
+    va_end(ap);
+}
+
+void report_bad_option(const char *command, int what, const char *word)
+{
+    if (what == ':')
+        report_error("%s: option '%s' needs a value (see clxcorr %s --help)", command, word, command);
+    else
+        report_error("%s: unknown option '%s' (see clxcorr %s --help)", command, word, command);
+}
+
+void report_info(const char *fmt, ...)
+{
+    va_list ap;
+    if (verbosity < 2)
+        return;
+    va_start(ap, fmt);
+    vreport("", fmt, ap);
+    va_end(ap);
+}
+
+clx_log_level report_library_level(void)
+{
+    return verbosity >= 3 ? CLX_LOG_DEBUG : verbosity == 2 ? CLX_LOG_INFO : CLX_LOG_WARNING;
+}
+
+void report_library_log(void *user, clx_log_level level, const char *line)
+{
+    (void)user;
+    if (level == CLX_LOG_WARNING && verbosity < 1)
+        return;
+    fprintf(stderr, "clxcorr: %s%s\n", level == CLX_LOG_WARNING ? "warning: " : "", line);
+}
+
+double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+void progress_start(struct progress *p, size_t total)
+{
+    p->enabled = verbosity >= 1 && isatty(STDERR_FILENO);
+    p->total = total;
+    p->start = now_seconds();
+    p->last_draw = 0;
+}
+
+void progress_update(struct progress *p, size_t done)
+{
+    double t = now_seconds();
+    if (!p->enabled || (t - p->last_draw < 0.25 && done != p->total))
+        return;
+    p->last_draw = t;
+    double rate = done / (t - p->start > 1e-9 ? t - p->start : 1e-9);
+    if (p->total > 0) {
+        double eta = rate > 0 ? (p->total - done) / rate : 0;
+        fprintf(stderr, "\rclxcorr: %zu/%zu images, %.1f images/s, ETA %d:%02d   ", done, p->total, rate,
+                (int)eta / 60, (int)eta % 60);
+    } else {
+        fprintf(stderr, "\rclxcorr: %zu images, %.1f images/s   ", done, rate);
+    }
+    fflush(stderr);
+}
+
+void progress_finish(struct progress *p)
+{
+    if (p->enabled && p->last_draw > 0)
+        fprintf(stderr, "\r\033[K");
+}
