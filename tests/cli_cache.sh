@@ -1,0 +1,32 @@
+#!/bin/sh
+# The compiled-kernel cache: binaries are written under
+# $XDG_CACHE_HOME/clxcorr/kernels, reused, survive corruption (rebuilt,
+# same results), and --no-cache neither reads nor writes them.
+. "$TESTS_SRCDIR/lib.sh"
+need_device
+make_small_set "$TMP/set" 1
+S=$TMP/set
+run() {
+    XDG_CACHE_HOME=$TMP/cache "$CLXCORR" offsets --regions "$S/regions.txt" "$@" "$S/reference.tif" "$S/image_0001.tif"
+}
+K=$TMP/cache/clxcorr/kernels
+
+run >"$TMP/first.csv" || fail "first run"
+n=$(ls "$K"/*.bin 2>/dev/null | wc -l)
+[ "$n" -ge 5 ] && pass "$n kernel binaries cached" || fail "$n binaries in $K"
+run >"$TMP/second.csv" && cmp -s "$TMP/first.csv" "$TMP/second.csv" && pass "cached run, same output" || fail "cached run"
+
+for f in "$K"/*.bin; do head -c 100 "$f" >"$f.cut" && mv "$f.cut" "$f"; done
+run >"$TMP/truncated.csv" && cmp -s "$TMP/first.csv" "$TMP/truncated.csv" && pass "truncated binaries: rebuilt, same output" \
+    || fail "truncated binaries"
+small=$(find "$K" -name '*.bin' -size -1k | wc -l)
+[ "$small" -eq 0 ] && pass "truncated binaries replaced" || fail "$small binaries still truncated"
+for f in "$K"/*.bin; do printf 'garbage' | dd of="$f" bs=1 seek=200 conv=notrunc 2>/dev/null; done
+run >"$TMP/garbage.csv" && cmp -s "$TMP/first.csv" "$TMP/garbage.csv" && pass "corrupted binaries: rebuilt, same output" \
+    || fail "corrupted binaries"
+
+rm -rf "$TMP/cache"
+run --no-cache >"$TMP/nocache.csv" && cmp -s "$TMP/first.csv" "$TMP/nocache.csv" && pass "--no-cache, same output" \
+    || fail "--no-cache"
+[ ! -d "$K" ] && pass "--no-cache writes nothing" || fail "--no-cache wrote $K"
+finish

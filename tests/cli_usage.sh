@@ -1,0 +1,33 @@
+#!/bin/sh
+# The command line: help for the command and every subcommand, version,
+# and clear usage errors (exit status 2) for what cannot run.
+. "$TESTS_SRCDIR/lib.sh"
+
+"$CLXCORR" --help >"$TMP/help" 2>&1 && grep -q "offsets" "$TMP/help" && grep -q "devices" "$TMP/help" \
+    && pass "--help lists the commands" || fail "--help: $(cat "$TMP/help")"
+"$CLXCORR" --version >"$TMP/version" 2>&1 && grep -q "^clxcorr [0-9]" "$TMP/version" && grep -q "clfft" "$TMP/version" \
+    && pass "--version: $(tr '\n' ' ' <"$TMP/version")" || fail "--version: $(cat "$TMP/version")"
+for cmd in offsets devices; do
+    "$CLXCORR" "$cmd" --help >"$TMP/h1" 2>&1 && "$CLXCORR" help "$cmd" >"$TMP/h2" 2>&1 && cmp -s "$TMP/h1" "$TMP/h2" \
+        && grep -q "Usage: clxcorr $cmd" "$TMP/h1" && pass "$cmd --help" || fail "$cmd --help"
+done
+grep -q "flags" "$TMP/h1" || true
+"$CLXCORR" offsets --help | grep -q "position of a feature in the image minus" \
+    && pass "offsets --help states the sign convention" || fail "offsets --help lacks the sign convention"
+
+expect_failure "no command" 2 "no command given" "$CLXCORR"
+expect_failure "unknown command" 2 "unknown command 'frobnicate'" "$CLXCORR" frobnicate
+expect_failure "option before the command" 2 "options go after the command" "$CLXCORR" --device cpu offsets
+expect_failure "no reference" 2 "no reference image given" "$CLXCORR" offsets --grid 2x2 --window 8x8
+expect_failure "no images" 2 "no images given" "$CLXCORR" offsets --grid 2x2 --window 8x8 ref.tif
+expect_failure "no windows" 2 "no windows given" "$CLXCORR" offsets ref.tif a.tif
+expect_failure "both window kinds" 2 "either --regions or --grid" "$CLXCORR" offsets --regions r.txt --grid 2x2 --window 8x8 ref.tif a.tif
+expect_failure "grid without window" 2 "--grid needs --window" "$CLXCORR" offsets --grid 2x2 ref.tif a.tif
+expect_failure "bad grid" 2 "--grid: expected AxB" "$CLXCORR" offsets --grid 22 --window 8x8 ref.tif a.tif
+expect_failure "bad batch" 2 "--batch: 'many' is not an integer" "$CLXCORR" offsets --batch many --grid 2x2 --window 8x8 ref.tif a.tif
+expect_failure "fit size too small" 2 "--fit-size: 1 is out of range" "$CLXCORR" offsets --fit-size 1 --grid 2x2 --window 8x8 ref.tif a.tif
+expect_failure "unknown mode" 2 "unknown mode 'fancy'" "$CLXCORR" offsets --mode fancy --grid 2x2 --window 8x8 ref.tif a.tif
+expect_failure "unknown option" 2 "offsets: unknown option '--frobnicate'" "$CLXCORR" offsets --frobnicate ref.tif a.tif
+expect_failure "missing value" 2 "offsets: option '--batch' needs a value" "$CLXCORR" offsets ref.tif --batch
+expect_failure "devices with an argument" 2 "devices takes no arguments" "$CLXCORR" devices extra
+finish

@@ -1,0 +1,120 @@
+/*
+ * imgtool.c - writes test images for the shell tests from existing ones:
+ *
+ *   imgtool pages OUT.tif IN...    a multi-page 16-bit TIFF, one page per input
+ *   imgtool tiff8 OUT.tif IN       an 8-bit TIFF of IN's pixels divided by 256
+ *   imgtool png8 OUT.png IN        the same pixels as an 8-bit PNG
+ *   imgtool resize OUT.tif IN W H  the top-left W x H pixels of IN
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tiffio.h>
+
+#include "clxcorr.h"
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#endif
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+#define STBIW_WINDOWS_UTF8
+#include "stb_image_write.h"
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
+static void load(const char *path, clx_image *img)
+{
+    clx_message msg;
+    if (clx_image_load(path, 0, img, &msg) != CLX_OK || img->type != CLX_PIXEL_U16) {
+        fprintf(stderr, "imgtool: %s: %s\n", path, msg.text);
+        exit(1);
+    }
+}
+
+static uint16_t pixel(const clx_image *img, int x, int y)
+{
+    return ((const uint16_t *)img->pixels)[(size_t)y * img->width + x];
+}
+
+/* Appends one page of w x h pixels (8 or 16 bits) to an open TIFF. */
+static void write_page(TIFF *t, const clx_image *img, int w, int h, int bits)
+{
+    TIFFSetField(t, TIFFTAG_IMAGEWIDTH, w);
+    TIFFSetField(t, TIFFTAG_IMAGELENGTH, h);
+    TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, bits);
+    TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 1);
+    TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
+    TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+    TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, 8);
+    unsigned char *row = malloc((size_t)w * 2);
+    for (int y = 0; y < h; y++) {
+        for (int x = 0; x < w; x++) {
+            if (bits == 8)
+                row[x] = (unsigned char)(pixel(img, x, y) >> 8);
+            else
+                ((uint16_t *)row)[x] = pixel(img, x, y);
+        }
+        if (TIFFWriteScanline(t, row, (uint32_t)y, 0) < 0) {
+            fprintf(stderr, "imgtool: write error\n");
+            exit(1);
+        }
+    }
+    free(row);
+    TIFFWriteDirectory(t);
+}
+
+int main(int argc, char **argv)
+{
+    clx_image img;
+    if (argc >= 4 && strcmp(argv[1], "pages") == 0) {
+        TIFF *t = TIFFOpen(argv[2], "w");
+        if (!t)
+            return 1;
+        for (int i = 3; i < argc; i++) {
+            load(argv[i], &img);
+            write_page(t, &img, img.width, img.height, 16);
+            clx_image_free(&img);
+        }
+        TIFFClose(t);
+        return 0;
+    }
+    if (argc == 4 && strcmp(argv[1], "tiff8") == 0) {
+        TIFF *t = TIFFOpen(argv[2], "w");
+        load(argv[3], &img);
+        if (!t)
+            return 1;
+        write_page(t, &img, img.width, img.height, 8);
+        TIFFClose(t);
+        return 0;
+    }
+    if (argc == 4 && strcmp(argv[1], "png8") == 0) {
+        load(argv[3], &img);
+        unsigned char *p = malloc((size_t)img.width * img.height);
+        for (int y = 0; y < img.height; y++)
+            for (int x = 0; x < img.width; x++)
+                p[(size_t)y * img.width + x] = (unsigned char)(pixel(&img, x, y) >> 8);
+        return stbi_write_png(argv[2], img.width, img.height, 1, p, img.width) ? 0 : 1;
+    }
+    if (argc == 6 && strcmp(argv[1], "resize") == 0) {
+        TIFF *t = TIFFOpen(argv[2], "w");
+        load(argv[3], &img);
+        int w = atoi(argv[4]), h = atoi(argv[5]);
+        if (!t || w > img.width || h > img.height)
+            return 1;
+        write_page(t, &img, w, h, 16);
+        TIFFClose(t);
+        return 0;
+    }
+    fprintf(stderr, "usage: imgtool pages OUT IN... | tiff8 OUT IN | png8 OUT IN | resize OUT IN W H\n");
+    return 2;
+}
