@@ -25,23 +25,44 @@ static int has_kernels(const char *dir)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* The file this library's code was loaded from: the shared library, or the
+ * program it is linked into. */
+static int own_file(char *out)
+{
+    Dl_info info;
+    return dladdr((void *)own_file, &info) && info.dli_fname && realpath(info.dli_fname, out);
+}
+
 /* Non-zero when this library's code was loaded from under the build tree. */
 static int running_uninstalled(void)
 {
-    Dl_info info;
     char self[PATH_MAX], build[PATH_MAX];
-    if (!dladdr((void *)running_uninstalled, &info) || !info.dli_fname)
-        return 0;
-    if (!realpath(info.dli_fname, self) || !realpath(CLX_BUILD_DIR, build))
+    if (!own_file(self) || !realpath(CLX_BUILD_DIR, build))
         return 0;
     size_t n = strlen(build);
     return strncmp(self, build, n) == 0 && self[n] == '/';
 }
 
+/* <prefix>/share/clxcorr for code installed in <prefix>/lib or <prefix>/bin,
+ * so that an installed tree can be moved (or installed with make install
+ * prefix=... into another place than configure's). */
+static int relocated_dir(char *out, size_t len)
+{
+    char self[PATH_MAX];
+    if (!own_file(self))
+        return 0;
+    char *slash = strrchr(self, '/');
+    if (!slash)
+        return 0;
+    *slash = '\0';
+    return snprintf(out, len, "%s/../share/" PACKAGE, self) < (int)len;
+}
+
 int kernel_dir_find(const char *override, char *out, size_t len, clx_message *msg)
 {
     const char *env = getenv("CLXCORR_KERNEL_DIR");
-    const char *candidates[3];
+    const char *candidates[4];
+    char relocated[PATH_MAX];
     int n = 0;
 
     if (override && *override) {
@@ -51,6 +72,8 @@ int kernel_dir_find(const char *override, char *out, size_t len, clx_message *ms
     } else {
         if (running_uninstalled())
             candidates[n++] = CLX_SOURCE_KERNEL_DIR;
+        else if (relocated_dir(relocated, sizeof relocated))
+            candidates[n++] = relocated;
         candidates[n++] = CLX_INSTALL_KERNEL_DIR;
         candidates[n++] = CLX_SOURCE_KERNEL_DIR;
     }

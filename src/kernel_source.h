@@ -7,8 +7,9 @@
 
 /*
  * Where the .cl files are: `override` if given, else $CLXCORR_KERNEL_DIR,
- * else the source tree when this library runs from its build tree, else the
- * installed $(pkgdatadir), else the source tree if it still exists.
+ * else the source tree when this library runs from its build tree, else
+ * <prefix>/share/clxcorr beside the installed library, else the configured
+ * $(pkgdatadir), else the source tree if it still exists.
  */
 int kernel_dir_find(const char *override, char *out, size_t len, clx_message *msg);
 
