@@ -104,15 +104,6 @@ static const struct image_format *format_find(const unsigned char *head, size_t 
     return NULL;
 }
 
-static char *string_copy(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *copy = malloc(n);
-    if (copy)
-        memcpy(copy, s, n);
-    return copy;
-}
-
 int clx_image_file_open(const char *path, clx_image_file **file, clx_message *msg)
 {
     msg_clear(msg);
@@ -133,7 +124,7 @@ int clx_image_file_open(const char *path, clx_image_file **file, clx_message *ms
                         "%s: unsupported image format (not TIFF, PNG, JPEG, BMP or PGM)", path);
 
     clx_image_file *f = calloc(1, sizeof *f);
-    if (!f || !(f->path = string_copy(path))) {
+    if (!f || !(f->path = strdup(path))) {
         free(f);
         return msg_fail(msg, CLX_ERR_HOST_MEMORY, "%s: out of memory", path);
     }

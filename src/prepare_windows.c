@@ -28,36 +28,45 @@ static size_t round_up(size_t n, size_t m)
     return (n + m - 1) / m * m;
 }
 
+/* Both kernels start with the same arguments: the images, their size, the
+ * window corners and count, and the window means. */
+static int set_shared_args(struct clx_context *ctx, cl_kernel k, cl_mem images, int image_w, int image_h,
+                           cl_mem corners, int nwin, cl_mem means)
+{
+    int status = CLX_OK;
+    CL_CALL(ctx, clSetKernelArg(k, 0, sizeof images, &images));
+    CL_CALL(ctx, clSetKernelArg(k, 1, sizeof image_w, &image_w));
+    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof image_h, &image_h));
+    CL_CALL(ctx, clSetKernelArg(k, 3, sizeof corners, &corners));
+    CL_CALL(ctx, clSetKernelArg(k, 4, sizeof nwin, &nwin));
+    CL_CALL(ctx, clSetKernelArg(k, 5, sizeof means, &means));
+error:
+    return status;
+}
+
 int prepare_windows_enqueue(struct clx_context *ctx, struct prepare_windows *pw, cl_mem images,
                             int image_w, int image_h, cl_mem corners, int nwin, int nimages,
                             cl_mem means, cl_mem padded)
 {
     const struct kernel_params *p = &pw->params;
-    int status = CLX_OK;
-    cl_kernel k = pw->sums;
+    int status;
 
-    CL_CALL(ctx, clSetKernelArg(k, 0, sizeof images, &images));
-    CL_CALL(ctx, clSetKernelArg(k, 1, sizeof image_w, &image_w));
-    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof image_h, &image_h));
-    CL_CALL(ctx, clSetKernelArg(k, 3, sizeof corners, &corners));
-    CL_CALL(ctx, clSetKernelArg(k, 4, sizeof nwin, &nwin));
-    CL_CALL(ctx, clSetKernelArg(k, 5, sizeof means, &means));
+    status = set_shared_args(ctx, pw->sums, images, image_w, image_h, corners, nwin, means);
+    if (status != CLX_OK)
+        return status;
     size_t sums_global[2] = { (size_t)p->sums_wg * nwin, (size_t)nimages };
     size_t sums_local[2] = { (size_t)p->sums_wg, 1 };
-    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, sums_global, sums_local, 0, NULL, NULL));
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, pw->sums, 2, NULL, sums_global, sums_local, 0, NULL, NULL));
 
-    k = pw->prepare;
-    CL_CALL(ctx, clSetKernelArg(k, 0, sizeof images, &images));
-    CL_CALL(ctx, clSetKernelArg(k, 1, sizeof image_w, &image_w));
-    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof image_h, &image_h));
-    CL_CALL(ctx, clSetKernelArg(k, 3, sizeof corners, &corners));
-    CL_CALL(ctx, clSetKernelArg(k, 4, sizeof nwin, &nwin));
-    CL_CALL(ctx, clSetKernelArg(k, 5, sizeof means, &means));
-    CL_CALL(ctx, clSetKernelArg(k, 6, sizeof padded, &padded));
+    status = set_shared_args(ctx, pw->prepare, images, image_w, image_h, corners, nwin, means);
+    if (status != CLX_OK)
+        return status;
+    CL_CALL(ctx, clSetKernelArg(pw->prepare, 6, sizeof padded, &padded));
     size_t prep_local[3] = { (size_t)p->prepare_tx, (size_t)p->prepare_ty, 1 };
     size_t prep_global[3] = { round_up((size_t)p->pad_w, prep_local[0]),
                               round_up((size_t)p->pad_h, prep_local[1]), (size_t)nimages * nwin };
-    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 3, NULL, prep_global, prep_local, 0, NULL, NULL));
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, pw->prepare, 3, NULL, prep_global, prep_local, 0, NULL,
+                                        NULL));
 error:
     return status;
 }

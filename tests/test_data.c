@@ -9,8 +9,6 @@
 
 #include "test_data.h"
 
-int test_failures;
-
 uint64_t td_next(uint64_t *s)
 {
     uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));

@@ -1,27 +1,17 @@
 /*
  * test_data.h - what the device tests share: a small PRNG, synthetic images
- * with known shifts, opening a device (or skipping), and failure counting.
+ * with known shifts, and opening a device (or skipping).
  */
 #ifndef CLX_TEST_DATA_H
 #define CLX_TEST_DATA_H
 
 #include <stdint.h>
+#include "check.h"
 #include "clxcorr.h"
 
 /* Automake's "skipped" exit status. */
 #define TEST_SKIP 77
 
-extern int test_failures;
-
-#define CHECK(cond, ...)                                                     \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            test_failures++;                                                 \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);             \
-            fprintf(stderr, __VA_ARGS__);                                    \
-            fputc('\n', stderr);                                             \
-        }                                                                    \
-    } while (0)
 
 /* splitmix64: deterministic on every platform. */
 uint64_t td_next(uint64_t *state);

@@ -15,19 +15,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "check.h"
 #include "host_ref.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                                     \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            failures++;                                                      \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);             \
-            fprintf(stderr, __VA_ARGS__);                                    \
-            fputc('\n', stderr);                                             \
-        }                                                                    \
-    } while (0)
 
 static void *xcalloc(size_t count, size_t size)
 {
@@ -749,8 +739,8 @@ int main(void)
     test_integer_shift();
     test_subpixel_shift();
     test_flags();
-    if (failures) {
-        fprintf(stderr, "test_host_ref: %d check(s) failed\n", failures);
+    if (test_failures) {
+        fprintf(stderr, "test_host_ref: %d check(s) failed\n", test_failures);
         return 1;
     }
     printf("test_host_ref: all checks passed\n");

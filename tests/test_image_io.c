@@ -20,6 +20,7 @@
 #include <tiffio.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "clxcorr.h"
 
 #define STB_IMAGE_WRITE_STATIC
@@ -57,18 +58,7 @@
 #define W 37
 #define H 23
 
-static int failures;
 static char dir[1024];   /* short enough that every path built on it fits in 4200 */
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            failures++;                                                    \
-            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);         \
-            printf(__VA_ARGS__);                                           \
-            printf("\n");                                                  \
-        }                                                                  \
-    } while (0)
 
 static void die(const char *what, const char *path)
 {
@@ -1408,8 +1398,8 @@ int main(void)
 
     if (!getenv("KEEP"))
         dir_remove();
-    if (failures) {
-        printf("%d check(s) failed\n", failures);
+    if (test_failures) {
+        printf("%d check(s) failed\n", test_failures);
         return 1;
     }
     printf("test_image_io: all checks passed\n");

@@ -12,20 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "clxcorr.h"
 
-static int failures;
 static char dir[1024];   /* short enough that every path built on it fits in 4200 */
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            failures++;                                                    \
-            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);         \
-            printf(__VA_ARGS__);                                           \
-            printf("\n");                                                  \
-        }                                                                  \
-    } while (0)
 
 static void file_write(const char *name, const char *text, size_t length, char *path, size_t size)
 {
@@ -332,8 +322,8 @@ int main(void)
     test_grid_bad();
     test_check();
     rmdir(dir);
-    if (failures) {
-        printf("%d check(s) failed\n", failures);
+    if (test_failures) {
+        printf("%d check(s) failed\n", test_failures);
         return 1;
     }
     printf("test_regions: all checks passed\n");

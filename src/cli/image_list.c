@@ -9,15 +9,6 @@
 
 #include "image_list.h"
 
-static char *dup_string(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 int image_list_add(struct image_list *list, const char *entry)
 {
     if (list->count == list->capacity) {
@@ -28,7 +19,7 @@ int image_list_add(struct image_list *list, const char *entry)
         list->entries = grown;
         list->capacity = cap;
     }
-    char *copy = dup_string(entry);
+    char *copy = strdup(entry);
     if (!copy)
         return CLX_ERR_HOST_MEMORY;
     list->entries[list->count++] = copy;
@@ -93,7 +84,7 @@ int image_entry_split(const char *entry, char **path, int *page)
         (*path)[hash - entry] = '\0';
         return CLX_OK;
     }
-    *path = dup_string(entry);
+    *path = strdup(entry);
     return *path ? CLX_OK : CLX_ERR_HOST_MEMORY;
 }
 
