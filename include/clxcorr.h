@@ -37,6 +37,8 @@
  *
  * Threads: a context and its plans may be used by one thread at a time.
  * Different contexts may be used from different threads at once.
+ *
+ * Lifetimes: release every plan before the context it was made on.
  */
 #ifndef CLXCORR_H
 #define CLXCORR_H
@@ -209,7 +211,8 @@ typedef struct clx_context_options {
      * lists them), a case-insensitive substring of the device name, or
      * "gpu", "cpu", "accelerator". NULL or "" means the environment variable
      * CLXCORR_DEVICE if set, else the first GPU, else the first device.
-     * Devices that cannot run the job are skipped, with the reason logged.
+     * Devices that cannot run the job are skipped, with the reason logged
+     * as a warning.
      */
     const char *device;
     int need_fp64;           /* skip devices without double precision */

@@ -51,18 +51,18 @@ int ctx_cl_fail(struct clx_context *ctx, cl_int code, const char *call, const ch
                     ctx->dev.info.name, cl_errstr(code), file, line);
 }
 
-/* The device layer's skip messages go to the caller's log at info level. */
+/* The device layer's skip messages go to the caller's log as warnings: a
+ * skipped device changes where the job runs. */
 struct skip_log {
     clx_log_fn log;
     void *user;
-    clx_log_level level;
 };
 
 static void log_device_skip(void *user, const char *line)
 {
     struct skip_log *s = user;
-    if (s->log && s->level >= CLX_LOG_INFO)
-        s->log(s->user, CLX_LOG_INFO, line);
+    if (s->log)
+        s->log(s->user, CLX_LOG_WARNING, line);
 }
 
 int clx_context_open(const clx_context_options *opt, clx_context **out, clx_message *msg)
@@ -89,7 +89,7 @@ int clx_context_open(const clx_context_options *opt, clx_context **out, clx_mess
     status = devices_enumerate(&entries, &count, msg);
     if (status != CLX_OK)
         return status;
-    struct skip_log skip = { opt->log, opt->log_user, opt->log_level };
+    struct skip_log skip = { opt->log, opt->log_user };
     status = device_select(entries, count, spec, opt->need_fp64, log_device_skip, &skip, &chosen, msg);
     if (status != CLX_OK)
         goto fail;

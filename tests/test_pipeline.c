@@ -155,6 +155,33 @@ static void check_integer_shifts(clx_context *ctx, int use_double)
         clx_image_free(&images[i]);
 }
 
+/* A flat window (or one that becomes flat) has no peak: flagged, offset 0. */
+static void check_flat_window(clx_context *ctx, int use_double)
+{
+    const clx_region regions[2] = { { 8, 8, 24, 24 }, { 60, 40, 24, 24 } };
+    clx_image ref, img;
+    clx_result res[2];
+    td_textured_image(&ref, IMAGE_W, IMAGE_H, CLX_PIXEL_U16, 0, 0, 9);
+    td_textured_image(&img, IMAGE_W, IMAGE_H, CLX_PIXEL_U16, 0.5, 0, 9);
+    for (int y = 40; y < 64; y++)
+        for (int x = 60; x < 84; x++)
+            ((uint16_t *)img.pixels)[y * IMAGE_W + x] = 31337;
+    clx_plan_options opt;
+    clx_plan_options_init(&opt);
+    opt.use_double = use_double;
+    clx_plan *plan = plan_or_die(ctx, &ref, regions, 2, &opt);
+    run_all(ctx, plan, &img, 1, res);
+    CHECK(res[0].flags == 0, "textured window: flags %u", res[0].flags);
+    CHECK(res[1].flags == (CLX_FLAG_NO_PEAK | CLX_FLAG_FIT_FAILED) && res[1].dx == 0 && res[1].dy == 0 &&
+              res[1].peak == 0,
+          "flat window (%s): flags %u, offset (%g, %g), peak %g", use_double ? "double" : "float", res[1].flags,
+          res[1].dx, res[1].dy, res[1].peak);
+    clx_plan_release(plan);
+    clx_image_free(&ref);
+    clx_image_free(&img);
+    printf("flat window (%s): checked\n", use_double ? "double" : "float");
+}
+
 /* The API refuses misuse with the documented status, and recovers. */
 static void check_api_errors(clx_context *ctx)
 {
@@ -228,11 +255,13 @@ int main(void)
     check_against_reference(ctx, 17, 23, 0, 3, 3);      /* odd, non-square, F = 3 */
     check_against_reference(ctx, 24, 24, 0, 7, 0);      /* automatic batch, F = 7 */
     check_integer_shifts(ctx, 0);
+    check_flat_window(ctx, 0);
     check_api_errors(ctx);
     if (clx_context_device(ctx)->has_fp64) {
         check_against_reference(ctx, 24, 24, 1, 5, 2);
         check_against_reference(ctx, 17, 23, 1, 5, 0);
         check_integer_shifts(ctx, 1);
+        check_flat_window(ctx, 1);
     } else {
         printf("device has no fp64: double precision not checked\n");
     }
