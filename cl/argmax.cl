@@ -1,12 +1,13 @@
 /*
  * argmax.cl - the integer peak of every correlation (seed pipeline step 3).
  *
- * One work-group searches one tile over the shifts |ux| < WIN_W, |uy| < WIN_H
- * (the zero band of a padded FFT layout is skipped). Ties go to the smallest
- * logical index ky * 2 WIN_W + kx (common.h), whatever the search order, so
- * the result does not depend on the work-group size or the padding. NaN
- * values never win. The result is that logical index, or -1 when no value
- * was a number.
+ * One work-group searches one tile over the shifts |ux| <= SEARCH_RX,
+ * |uy| <= SEARCH_RY (ALGORITHM.md's full range (-w, w) by default; smaller
+ * with --max-shift). Ties go to the smallest logical index
+ * ky * 2 WIN_W + kx (common.h), whatever the search order or the layout, so
+ * the result depends neither on the work-group size nor on the path that
+ * computed the correlation. NaN values never win. The result is that
+ * logical index, or -1 when no value was a number.
  *
  * NDRange: global (ARGMAX_WG * ntiles), local (ARGMAX_WG).
  */
@@ -31,19 +32,18 @@ void argmax(__global const real *corr, __global int *peaks)
     __local int best_k[ARGMAX_WG];
     const int tile = get_group_id(0);
     const int lid = get_local_id(0);
-    __global const real *c = corr + (size_t)tile * PAD_PIXELS;
+    __global const real *c = corr + (size_t)tile * CORR_PIXELS;
 
     real bv = 0;
     int bk = -1;
-    for (int i = lid; i < PAD_PIXELS; i += ARGMAX_WG) {
-        const int y = i / PAD_W;
-        const int x = i - y * PAD_W;
-        const int kx = x < WIN_W ? x : (x > PAD_W - WIN_W ? x - PAD_W + LOGICAL_W : -1);
-        const int ky = y < WIN_H ? y : (y > PAD_H - WIN_H ? y - PAD_H + LOGICAL_H : -1);
-        if (kx < 0 || ky < 0)
+    for (int i = lid; i < CORR_PIXELS; i += ARGMAX_WG) {
+        const int y = i / CORR_W;
+        const int ux = corr_shift_x(i - y * CORR_W);
+        const int uy = corr_shift_y(y);
+        if (abs(ux) > SEARCH_RX || abs(uy) > SEARCH_RY)
             continue;
         const real v = c[i];
-        const int k = ky * LOGICAL_W + kx;
+        const int k = (uy < 0 ? uy + LOGICAL_H : uy) * LOGICAL_W + (ux < 0 ? ux + LOGICAL_W : ux);
         if (beats(v, k, bv, bk)) {
             bv = v;
             bk = k;

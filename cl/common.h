@@ -6,10 +6,13 @@
  *  - images: B images of IMAGE_W x IMAGE_H pixels (kernel arguments),
  *    row-major, one after another;
  *  - a "tile" is one (image, window) pair, tile = image * nwin + window;
- *  - padded windows and correlations: PAD_W x PAD_H reals per tile, row-major;
- *    in a correlation, element (x, y) holds the shift ux = x for x < WIN_W and
- *    ux = x - PAD_W for x > PAD_W - WIN_W (likewise uy), as an unshifted FFT
- *    leaves it;
+ *  - prepared windows: PAD_W x PAD_H reals per tile, row-major, the window's
+ *    zero-mean values at the top left and zeros elsewhere (the FFT path pads
+ *    to at least 2 WIN_W x 2 WIN_H, the direct path not at all);
+ *  - correlations: CORR_W x CORR_H reals per tile, row-major; shift (ux, uy)
+ *    with |ux| <= STORE_RX, |uy| <= STORE_RY is stored at
+ *    (ux mod CORR_W, uy mod CORR_H), as an unshifted FFT leaves it; other
+ *    elements (the FFT's zero band) belong to no shift;
  *  - spectra: (PAD_W / 2 + 1) x PAD_H complex values per tile (R2C layout).
  */
 #ifndef CLX_COMMON_H
@@ -43,7 +46,27 @@ typedef float2 real2;
 #define PAD_H (2 * WIN_H)   /* FFT layout height, >= 2 WIN_H */
 #endif
 
+#ifndef CORR_W
+#define CORR_W PAD_W        /* correlation layout width (the FFT's by default) */
+#endif
+#ifndef CORR_H
+#define CORR_H PAD_H        /* correlation layout height */
+#endif
+#ifndef STORE_RX
+#define STORE_RX (WIN_W - 1)    /* largest |ux| the correlation layout holds */
+#endif
+#ifndef STORE_RY
+#define STORE_RY (WIN_H - 1)    /* largest |uy| the correlation layout holds */
+#endif
+#ifndef SEARCH_RX
+#define SEARCH_RX STORE_RX      /* largest |ux| the peak search looks at (--max-shift) */
+#endif
+#ifndef SEARCH_RY
+#define SEARCH_RY STORE_RY      /* largest |uy| the peak search looks at */
+#endif
+
 #define WIN_PIXELS (WIN_W * WIN_H)
+#define CORR_PIXELS (CORR_W * CORR_H)
 #define PAD_PIXELS (PAD_W * PAD_H)
 #define SPEC_W (PAD_W / 2 + 1)
 #define SPEC_PIXELS (SPEC_W * PAD_H)
@@ -55,5 +78,23 @@ typedef float2 real2;
  */
 #define LOGICAL_W (2 * WIN_W)
 #define LOGICAL_H (2 * WIN_H)
+
+/* The shift stored at column x (row y) of a correlation, or a value beyond
+ * STORE_RX (STORE_RY) when the element belongs to no shift. */
+static inline int corr_shift_x(int x)
+{
+    return x <= STORE_RX ? x : (x >= CORR_W - STORE_RX ? x - CORR_W : STORE_RX + 1);
+}
+
+static inline int corr_shift_y(int y)
+{
+    return y <= STORE_RY ? y : (y >= CORR_H - STORE_RY ? y - CORR_H : STORE_RY + 1);
+}
+
+/* Where shift (ux, uy), |ux| <= STORE_RX, |uy| <= STORE_RY, is stored. */
+static inline int corr_index(int ux, int uy)
+{
+    return (uy < 0 ? uy + CORR_H : uy) * CORR_W + (ux < 0 ? ux + CORR_W : ux);
+}
 
 #endif

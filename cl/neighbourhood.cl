@@ -4,7 +4,9 @@
  *
  * Indices wrap around the logical 2 WIN_W x 2 WIN_H layout, as ALGORITHM.md
  * says (a neighbour past +WIN_W - 1 is the shift on the negative side);
- * the shifts +-WIN_W, +-WIN_H have no overlap and read as 0. A tile without a
+ * the shifts +-WIN_W, +-WIN_H have no overlap and read as 0. Every other
+ * shift reached lies within STORE_RX, STORE_RY: the correlators store the
+ * searched range plus (FIT_SIZE - 1) / 2, or everything. A tile without a
  * peak (argmax gave -1) gets NaN.
  *
  * NDRange: global (FIT_SIZE * FIT_SIZE, ntiles).
@@ -41,9 +43,9 @@ __kernel void neighbourhood(__global const real *corr, __global const int *peaks
         if (kx == WIN_W || ky == WIN_H) {
             v = 0;
         } else {
-            const int x = kx < WIN_W ? kx : kx - LOGICAL_W + PAD_W;
-            const int y = ky < WIN_H ? ky : ky - LOGICAL_H + PAD_H;
-            v = corr[(size_t)tile * PAD_PIXELS + y * PAD_W + x];
+            const int ux = kx < WIN_W ? kx : kx - LOGICAL_W;
+            const int uy = ky < WIN_H ? ky : ky - LOGICAL_H;
+            v = corr[(size_t)tile * CORR_PIXELS + corr_index(ux, uy)];
         }
     }
     out[(size_t)tile * FIT_SIZE * FIT_SIZE + j] = v;

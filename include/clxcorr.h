@@ -245,13 +245,27 @@ typedef enum clx_mode {
     CLX_MODE_SEED = 0
 } clx_mode;
 
+/* How the correlations are computed. */
+typedef enum clx_method {
+    CLX_METHOD_AUTO = 0,    /* whichever is faster on this device for this job, measured once and cached */
+    CLX_METHOD_FFT = 1,     /* C = IFFT(conj(FFT(r)) FFT(d)) over a padded layout */
+    CLX_METHOD_DIRECT = 2   /* the sum of ALGORITHM.md evaluated directly, shift by shift */
+} clx_method;
+
+/* "auto", "fft" or "direct". */
+const char *clx_method_name(clx_method method);
+
 typedef struct clx_plan_options {
     clx_mode mode;      /* CLX_MODE_SEED */
+    clx_method method;  /* CLX_METHOD_AUTO (default), _FFT or _DIRECT */
+    int max_shift;      /* search only shifts with |ux|, |uy| <= max_shift; 0: every shift of the window */
     int fit_size;       /* F of the F x F least-squares peak fit: odd, >= 3 (default 5) */
     int batch;          /* images per push; 0: sized from device memory */
     int use_double;     /* every device stage in double (needs fp64) */
     size_t expected_images; /* images the caller will push in all, if known (0: unknown);
                                an automatic batch is not made larger than this */
+    const char *params;     /* kernel tuning overrides, "KEY=VALUE,...": the kernels' -D
+                               macros in lower case (direct_split=2,argmax_wg=128); NULL: none */
 } clx_plan_options;
 
 void clx_plan_options_init(clx_plan_options *options);
@@ -272,6 +286,18 @@ void clx_plan_release(clx_plan *plan);
 /* The most images one clx_plan_push accepts. */
 int clx_plan_batch_size(const clx_plan *plan);
 size_t clx_plan_region_count(const clx_plan *plan);
+
+/* The path in use (never CLX_METHOD_AUTO), and one line on how it was chosen
+ * (for CLX_METHOD_AUTO: the per-window times measured for both). */
+clx_method clx_plan_method(const clx_plan *plan);
+const char *clx_plan_explanation(const clx_plan *plan);
+
+/*
+ * Replaces the reference image (same size; the windows stay): only the
+ * reference's windows or spectra are recomputed, kernels and plans are kept.
+ * Not while a push is unread.
+ */
+int clx_plan_set_reference(clx_plan *plan, const clx_image *reference);
 
 /*
  * Uploads `count` images (1 <= count <= batch size) and enqueues their
@@ -295,9 +321,22 @@ typedef struct clx_result {
 /*
  * Waits for the images of the last push and writes count * region_count
  * results, image by image, windows in plan order. `capacity` is the number
- * of clx_result elements `results` holds.
+ * of clx_result elements `results` holds. This ends the push.
  */
 int clx_plan_read(clx_plan *plan, clx_result *results, size_t capacity);
+
+/* The size of one correlation surface: (2 Rx + 1) x (2 Ry + 1) for the
+ * searched shifts |ux| <= Rx, |uy| <= Ry. */
+void clx_plan_surface_size(const clx_plan *plan, int *width, int *height);
+
+/*
+ * Waits for the images of the last push and copies their correlation
+ * surfaces C(u) as floats: count * region_count surfaces, image by image,
+ * windows in plan order, each row-major from u = (-Rx, -Ry), so the zero
+ * shift is the centre. `capacity` is in floats. The push stays readable with
+ * clx_plan_read.
+ */
+int clx_plan_read_surfaces(clx_plan *plan, float *surfaces, size_t capacity);
 
 #ifdef __cplusplus
 }

@@ -27,8 +27,8 @@ static void info_string(cl_device_id dev, cl_device_info what, char *out, size_t
     out[len - 1] = '\0';
 }
 
-/* Double precision: cl_khr_fp64 (OpenCL 1.x/2.x) or a non-zero fp config (3.0). */
-static int device_has_fp64(cl_device_id dev)
+/* Does the device's extension string name `name`? */
+static int has_extension(cl_device_id dev, const char *name)
 {
     size_t len = 0;
     int found = 0;
@@ -36,10 +36,18 @@ static int device_has_fp64(cl_device_id dev)
         char *ext = malloc(len + 1);
         if (ext && clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, len, ext, NULL) == CL_SUCCESS) {
             ext[len] = '\0';
-            found = strstr(ext, "cl_khr_fp64") != NULL;
+            for (char *w = strtok(ext, " "); w && !found; w = strtok(NULL, " "))
+                found = strcmp(w, name) == 0;
         }
         free(ext);
     }
+    return found;
+}
+
+/* Double precision: cl_khr_fp64 (OpenCL 1.x/2.x) or a non-zero fp config (3.0). */
+static int device_has_fp64(cl_device_id dev)
+{
+    int found = has_extension(dev, "cl_khr_fp64");
     cl_device_fp_config cfg = 0;
     if (!found && clGetDeviceInfo(dev, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof cfg, &cfg, NULL) == CL_SUCCESS)
         found = cfg != 0;
@@ -122,6 +130,17 @@ static void describe(struct device_entry *e, int p, int d, const char *platform_
     in->compiler_available = compiler == CL_TRUE;
     in->has_fp64 = device_has_fp64(e->device);
     e->vendor = vendor_of(e);
+
+    cl_bool images = CL_FALSE;
+    clGetDeviceInfo(e->device, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, NULL);
+    e->image_support = images == CL_TRUE;
+    if (e->image_support &&
+        clGetDeviceInfo(e->device, CL_DEVICE_IMAGE_MAX_BUFFER_SIZE, sizeof e->image_max_buffer,
+                        &e->image_max_buffer, NULL) != CL_SUCCESS)
+        e->image_max_buffer = 0;
+    /* "OpenCL C 1.2 ..." */
+    e->opencl_c_major = strncmp(in->opencl_c_version, "OpenCL C ", 9) == 0 ? atoi(in->opencl_c_version + 9) : 1;
+    e->has_subgroups = has_extension(e->device, "cl_khr_subgroups");
 }
 
 int devices_enumerate(struct device_entry **entries, size_t *count, clx_message *msg)

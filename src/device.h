@@ -20,6 +20,10 @@ struct device_entry {
     cl_device_id device;
     char platform_version[128];
     size_t max_work_group_size;
+    int image_support;          /* images, and 1D images over buffers (OpenCL 1.2) */
+    size_t image_max_buffer;    /* texels of the largest 1D image over a buffer */
+    int opencl_c_major;         /* the device's highest OpenCL C version */
+    int has_subgroups;          /* cl_khr_subgroups (sub_group_broadcast and friends) */
     enum device_vendor vendor;
     clx_device_info info;
 };

@@ -11,50 +11,6 @@
 #include "kernel_cache.h"
 #include "kernel_source.h"
 
-static const char *pixel_ctype(clx_pixel_type t)
-{
-    switch (t) {
-    case CLX_PIXEL_U8: return "uchar";
-    case CLX_PIXEL_U16: return "ushort";
-    case CLX_PIXEL_F32: return "float";
-    }
-    return "?";
-}
-
-static int largest_pow2_at_most(size_t n, int cap)
-{
-    int p = 1;
-    while ((size_t)p * 2 <= n && p * 2 <= cap)
-        p *= 2;
-    return p;
-}
-
-void kernel_params_defaults(struct kernel_params *p, const struct device_entry *dev)
-{
-    size_t maxwg = dev->max_work_group_size;
-    memset(p, 0, sizeof *p);
-    p->sums_wg = largest_pow2_at_most(maxwg, 256);
-    p->argmax_wg = largest_pow2_at_most(maxwg, 256);
-    /* Rows of 32 keep prepare's reads and writes coalesced. */
-    p->prepare_tx = largest_pow2_at_most(maxwg, 32);
-    p->prepare_ty = largest_pow2_at_most(maxwg / (size_t)p->prepare_tx, 8);
-    p->fit_size = 5;
-    p->pixel = CLX_PIXEL_U16;
-    p->vendor = dev->vendor;
-}
-
-int kernel_options_format(const struct kernel_params *p, char *buf, size_t len)
-{
-    int n = snprintf(buf, len,
-                     "-cl-std=CL1.2 -D CLX_VENDOR=%d -D USE_DOUBLE=%d -D PIXEL_T=%s -D PIXEL_IS_FLOAT=%d"
-                     " -D WIN_W=%d -D WIN_H=%d -D PAD_W=%d -D PAD_H=%d -D FIT_SIZE=%d"
-                     " -D SUMS_WG=%d -D ARGMAX_WG=%d -D PREP_TX=%d -D PREP_TY=%d",
-                     (int)p->vendor, p->use_double ? 1 : 0, pixel_ctype(p->pixel),
-                     p->pixel == CLX_PIXEL_F32, p->win_w, p->win_h, p->pad_w, p->pad_h,
-                     p->fit_size, p->sums_wg, p->argmax_wg, p->prepare_tx, p->prepare_ty);
-    return n > 0 && (size_t)n < len ? 0 : -1;
-}
-
 /* Sends the build log to the context's log, one line per call. */
 static void log_build_failure(struct clx_context *ctx, cl_program prog, const char *file,
                               const char *options)
@@ -115,7 +71,7 @@ static void store_in_cache(struct clx_context *ctx, cl_program prog, uint64_t ke
 int program_build(struct clx_context *ctx, const char *file, const struct kernel_params *p,
                   cl_program *program)
 {
-    char options[1024];
+    char options[2048];
     char *source = NULL;
     cl_program prog = NULL;
     cl_int err;

@@ -2,14 +2,16 @@
  * plan.c - one reference, one window list, one set of options: the pipeline
  * every pushed image goes through, in this order:
  *
- *   clx_plan_push:  copy into pinned memory -> upload -> window sums ->
- *                   prepare (zero-mean, zero-padded tiles) -> FFT correlation
- *                   with the reference's spectra -> argmax -> F x F
- *                   neighbourhood -> download (all enqueued, not waited for)
+ *   clx_plan_push:  copy into pinned memory -> upload -> window means ->
+ *                   prepare (zero-mean windows in the correlator's layout) ->
+ *                   correlate with the reference's windows (FFT or direct
+ *                   path, src/correlator.h) -> argmax -> F x F neighbourhood
+ *                   -> download (all enqueued, not waited for)
  *   clx_plan_read:  wait -> least-squares sub-pixel fit on the host -> results
  *
  * clx_plan_create does everything that does not depend on the images: checks,
- * batch size, buffers, kernels, FFT plans, and the reference's spectra.
+ * batch size, the choice of path (method_choice.c), buffers, kernels, FFT
+ * plans, and the reference's windows or spectra.
  */
 #include "config.h"
 
@@ -21,13 +23,16 @@
 
 #include "cl_error.h"
 #include "context.h"
-#include "fft.h"
+#include "method_choice.h"
 #include "plan.h"
 
 /* Largest automatic batch: enough to fill a large GPU, bounded for CPUs,
  * where bigger batches only cost memory. */
 #define AUTO_BATCH_GPU 128
 #define AUTO_BATCH_OTHER 16
+/* Most tiles (images x windows) in one batch: kernels put tiles along
+ * NDRange dimensions that some drivers limit to 65535 work-groups. */
+#define MAX_TILES 65535
 /* Largest F of the F x F fit: far beyond any useful neighbourhood, and it
  * keeps the host's scratch space small. */
 #define MAX_FIT_SIZE 31
@@ -36,6 +41,7 @@ void clx_plan_options_init(clx_plan_options *o)
 {
     memset(o, 0, sizeof *o);
     o->mode = CLX_MODE_SEED;
+    o->method = CLX_METHOD_AUTO;
     o->fit_size = 5;
 }
 
@@ -65,6 +71,10 @@ static int check_options(struct clx_context *ctx, const clx_plan_options *o, int
                         o->fit_size, w, h, limit % 2 ? limit : limit - 1);
     if (o->batch < 0)
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "batch size %d: it must be positive", o->batch);
+    if (o->method != CLX_METHOD_AUTO && o->method != CLX_METHOD_FFT && o->method != CLX_METHOD_DIRECT)
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "unknown method %d", (int)o->method);
+    if (o->max_shift < 0)
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "maximum shift %d: it must be positive (0: no limit)", o->max_shift);
     if (o->use_double && !ctx->dev.info.has_fp64)
         return ctx_fail(ctx, CLX_ERR_UNSUPPORTED,
                         "device %s has no double precision (cl_khr_fp64); run without --double",
@@ -72,37 +82,68 @@ static int check_options(struct clx_context *ctx, const clx_plan_options *o, int
     return CLX_OK;
 }
 
-/* Device bytes one pushed image costs, and the largest single buffer per image. */
-static void image_costs(const struct clx_plan *plan, size_t *per_image, size_t *largest)
+/*
+ * Device bytes one pushed image costs with correlator `ops`, and the largest
+ * single buffer per image. `p` is configured for that correlator.
+ */
+static void image_costs(const struct clx_plan *plan, const struct correlator_ops *ops, const struct kernel_params *p,
+                        size_t *per_image, size_t *largest)
 {
-    const struct kernel_params *p = &plan->params;
     size_t rs = real_size(plan);
-    size_t tile_real = (size_t)p->pad_w * p->pad_h * rs;
+    size_t prepared = (size_t)p->pad_w * p->pad_h * rs, corr = (size_t)p->corr_w * p->corr_h * rs;
     size_t pixels = (size_t)plan->image_w * plan->image_h * sizeof(float); /* widest pixel type */
-    size_t per_tile = 2 * tile_real + (size_t)p->fit_size * p->fit_size * rs + rs + sizeof(int);
-    size_t fft = correlate_fft_bytes(p, 0, 1);
-    *per_image = pixels + (size_t)plan->nwin * (per_tile + fft);
-    size_t spectra = fft / 2 * plan->nwin;
-    *largest = pixels > spectra ? pixels : spectra;
-    if ((size_t)plan->nwin * tile_real > *largest)
-        *largest = (size_t)plan->nwin * tile_real;
+    size_t per_tile = prepared + corr + (size_t)p->fit_size * p->fit_size * rs + rs + sizeof(int);
+    *per_image = pixels + (size_t)plan->nwin * per_tile + ops->bytes(p, plan->nwin, plan->nwin) -
+                 ops->bytes(p, plan->nwin, 0);
+    *largest = pixels;
+    if ((size_t)plan->nwin * prepared > *largest)
+        *largest = (size_t)plan->nwin * prepared;
+    if ((size_t)plan->nwin * corr > *largest)
+        *largest = (size_t)plan->nwin * corr;
 }
 
-static int choose_batch(struct clx_plan *plan, int requested)
+/* The costs of the path `method` asks for, or of the dearer one for auto. */
+static void job_costs(const struct clx_plan *plan, clx_method method, size_t *per_image, size_t *largest)
+{
+    const struct correlator_ops *candidates[2] = { &correlator_fft, &correlator_direct };
+    *per_image = *largest = 0;
+    for (int i = 0; i < 2; i++) {
+        if (method != CLX_METHOD_AUTO && candidates[i]->method != method)
+            continue;
+        struct kernel_params p = plan->params;
+        size_t each, big;
+        candidates[i]->configure(&plan->ctx->dev, &p, plan->nwin);
+        image_costs(plan, candidates[i], &p, &each, &big);
+        if (each > *per_image)
+            *per_image = each;
+        if (big > *largest)
+            *largest = big;
+    }
+}
+
+static int choose_batch(struct clx_plan *plan, int requested, clx_method method)
 {
     struct clx_context *ctx = plan->ctx;
     const clx_device_info *dev = &ctx->dev.info;
     size_t per_image, largest;
-    image_costs(plan, &per_image, &largest);
+    job_costs(plan, method, &per_image, &largest);
 
     /* Half the device's memory for us, a quarter on CPUs whose "device
      * memory" is the host's. */
     unsigned long long budget = dev->global_memory / (dev->type == CLX_DEVICE_GPU ? 2 : 4);
     unsigned long long by_memory = budget / per_image;
     unsigned long long by_alloc = dev->max_allocation / largest;
+    /* Kernels index tiles along one NDRange dimension, which some drivers
+     * limit to 65535 work-groups. */
+    unsigned long long by_index = MAX_TILES / (unsigned long long)plan->nwin;
     unsigned long long fits = by_memory < by_alloc ? by_memory : by_alloc;
+    if (by_index < fits)
+        fits = by_index;
 
     if (requested > 0) {
+        if ((unsigned long long)requested > by_index)
+            return ctx_fail(ctx, CLX_ERR_ARGUMENT, "a batch of %d images with %d windows is %llu tiles; at most %d",
+                            requested, plan->nwin, (unsigned long long)requested * plan->nwin, MAX_TILES);
         if ((unsigned long long)requested > by_alloc ||
             (unsigned long long)requested * per_image > dev->global_memory)
             return ctx_fail(ctx, CLX_ERR_DEVICE_MEMORY,
@@ -147,13 +188,14 @@ static int create_buffers(struct clx_plan *plan)
     struct clx_context *ctx = plan->ctx;
     const struct kernel_params *p = &plan->params;
     size_t tiles = tile_count(plan), rs = real_size(plan);
-    size_t tile_real = (size_t)p->pad_w * p->pad_h * rs;
+    size_t tile_prepared = (size_t)p->pad_w * p->pad_h * rs;
+    size_t tile_corr = (size_t)p->corr_w * p->corr_h * rs;
     int status;
 
     if ((status = create_buffer(ctx, sizeof(cl_int2) * plan->nwin, &plan->corners, "corners")) ||
         (status = create_buffer(ctx, rs * tiles, &plan->means, "means")) ||
-        (status = create_buffer(ctx, tile_real * tiles, &plan->padded, "padded windows")) ||
-        (status = create_buffer(ctx, tile_real * tiles, &plan->corr, "correlations")) ||
+        (status = create_buffer(ctx, tile_prepared * tiles, &plan->prepared, "prepared windows")) ||
+        (status = create_buffer(ctx, tile_corr * tiles, &plan->corr, "correlations")) ||
         (status = create_buffer(ctx, sizeof(cl_int) * tiles, &plan->peak_index, "peaks")) ||
         (status = create_buffer(ctx, rs * p->fit_size * p->fit_size * tiles, &plan->neighbourhoods,
                                 "neighbourhoods")))
@@ -175,10 +217,11 @@ static int create_buffers(struct clx_plan *plan)
     CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, plan->corners, CL_TRUE, 0,
                                       sizeof *corners * plan->nwin, corners, 0, NULL, NULL));
     /* Tiles that no push fills (the reference's batch, a short last batch)
-     * are still transformed: keep them zero rather than uninitialised. */
+     * are still transformed by the FFT path: keep them zero rather than
+     * uninitialised. */
     const cl_float zero = 0;
-    CL_CALL(ctx, clEnqueueFillBuffer(ctx->queue, plan->padded, &zero, sizeof zero, 0,
-                                     tile_real * tiles, 0, NULL, NULL));
+    CL_CALL(ctx, clEnqueueFillBuffer(ctx->queue, plan->prepared, &zero, sizeof zero, 0,
+                                     tile_prepared * tiles, 0, NULL, NULL));
 error:
     free(corners);
     return status;
@@ -259,7 +302,7 @@ static int ensure_prepare(struct clx_plan *plan, clx_pixel_type type)
 }
 
 /* Copies the images into pinned memory, uploads them and enqueues the
- * window sums and prepare stages: tiles 0 .. n * nwin - 1 of `padded`. */
+ * window sums and prepare stages: tiles 0 .. n * nwin - 1 of `prepared`. */
 static int upload_and_prepare(struct clx_plan *plan, const clx_image *images, size_t n)
 {
     struct clx_context *ctx = plan->ctx;
@@ -277,7 +320,7 @@ static int upload_and_prepare(struct clx_plan *plan, const clx_image *images, si
                                       plan->staging_ptr, 0, NULL, NULL));
     status = prepare_windows_enqueue(ctx, &plan->prepare[type - 1], plan->images, plan->image_w,
                                      plan->image_h, plan->corners, plan->nwin, (int)n, plan->means,
-                                     plan->padded);
+                                     plan->prepared);
 error:
     return status;
 }
@@ -298,7 +341,7 @@ static int set_reference(struct clx_plan *plan, const clx_image *reference)
 {
     int status = upload_and_prepare(plan, reference, 1);
     if (status == CLX_OK)
-        status = correlate_fft_set_reference(plan->ctx, &plan->fft, plan->padded);
+        status = plan->correlator->set_reference(plan->ctx, plan->correlator_state, plan->prepared);
     if (status == CLX_OK) {
         /* Surface any failure now, while it is clearly the reference's. */
         cl_int err = clFinish(plan->ctx->queue);
@@ -306,6 +349,19 @@ static int set_reference(struct clx_plan *plan, const clx_image *reference)
             status = ctx_cl_fail(plan->ctx, err, "clFinish(reference)", __FILE__, __LINE__);
     }
     return status;
+}
+
+int clx_plan_set_reference(clx_plan *plan, const clx_image *reference)
+{
+    if (!plan)
+        return CLX_ERR_ARGUMENT;
+    msg_clear(&plan->ctx->message);
+    if (!reference)
+        return ctx_fail(plan->ctx, CLX_ERR_ARGUMENT, "clx_plan_set_reference: NULL reference");
+    if (plan->pushed)
+        return ctx_fail(plan->ctx, CLX_ERR_STATE, "a new reference before the results of the last push were read");
+    int status = check_image(plan, reference, "reference", 0);
+    return status == CLX_OK ? set_reference(plan, reference) : status;
 }
 
 int clx_plan_create(clx_context *ctx, const clx_image *reference, const clx_region *regions,
@@ -356,25 +412,37 @@ int clx_plan_create(clx_context *ctx, const clx_image *reference, const clx_regi
     p->use_double = options->use_double;
     p->win_w = regions[0].w;
     p->win_h = regions[0].h;
-    /* 2w x 2h keeps the correlation linear; a larger size the FFT library
-     * handles keeps it linear too (ALGORITHM.md's layout is then logical). */
-    p->pad_w = fft_default_backend()->good_size(2 * p->win_w);
-    p->pad_h = fft_default_backend()->good_size(2 * p->win_h);
+    p->search_rx = options->max_shift > 0 && options->max_shift < p->win_w - 1 ? options->max_shift : p->win_w - 1;
+    p->search_ry = options->max_shift > 0 && options->max_shift < p->win_h - 1 ? options->max_shift : p->win_h - 1;
     p->fit_size = options->fit_size;
     p->pixel = reference->type;
 
-    if ((status = choose_batch(plan, options->batch)) != CLX_OK)
+    struct method_choice choice;
+    if ((status = choose_batch(plan, options->batch, options->method)) != CLX_OK ||
+        (status = method_choose(ctx, options->method, p, plan->nwin, (int)tile_count(plan), &choice)) != CLX_OK)
         goto error;
-    ctx_log(ctx, CLX_LOG_INFO, "%d windows of %dx%d, FFT layout %dx%d, batch of %d images, %s precision",
-            plan->nwin, p->win_w, p->win_h, p->pad_w, p->pad_h, plan->batch,
-            p->use_double ? "double" : "single");
+    plan->correlator = choice.correlator;
+    plan->correlator->configure(&ctx->dev, p, (int)tile_count(plan));
+    char why[1024];
+    if ((options->params && kernel_params_override(p, options->params, why, sizeof why)) ||
+        kernel_params_check(p, &ctx->dev, why, sizeof why)) {
+        status = ctx_fail(ctx, CLX_ERR_ARGUMENT, "%s", why);
+        goto error;
+    }
+    snprintf(plan->explanation, sizeof plan->explanation, "%s", choice.explanation);
+    ctx_log(ctx, CLX_LOG_INFO, "method: %s", plan->explanation);
+    ctx_log(ctx, CLX_LOG_INFO,
+            "%d windows of %dx%d, shifts up to %d x %d, %s path (correlation layout %dx%d), batch of %d images, "
+            "%s precision", plan->nwin, p->win_w, p->win_h, p->search_rx, p->search_ry, plan->correlator->name,
+            p->corr_w, p->corr_h, plan->batch, p->use_double ? "double" : "single");
     if ((status = lsq_fit_init(&plan->fit, p->fit_size)) != CLX_OK) {
         ctx_fail(ctx, status, "cannot set up the %dx%d least-squares fit", p->fit_size, p->fit_size);
         goto error;
     }
     if ((status = create_buffers(plan)) != CLX_OK ||
         (status = peak_finder_build(ctx, p, &plan->peaks)) != CLX_OK ||
-        (status = correlate_fft_create(ctx, p, plan->nwin, (int)tile_count(plan), &plan->fft)) != CLX_OK ||
+        (status = plan->correlator->create(ctx, p, plan->nwin, (int)tile_count(plan), &plan->correlator_state)) !=
+            CLX_OK ||
         (status = set_reference(plan, reference)) != CLX_OK)
         goto error;
     *out = plan;
@@ -396,7 +464,8 @@ void clx_plan_release(clx_plan *plan)
         clReleaseEvent(plan->done);
     for (int t = 0; t < 3; t++)
         prepare_windows_release(&plan->prepare[t]);
-    correlate_fft_release(&plan->fft);
+    if (plan->correlator)
+        plan->correlator->release(plan->correlator_state);
     peak_finder_release(&plan->peaks);
     lsq_fit_release(&plan->fit);
     if (plan->staging) {
@@ -404,7 +473,7 @@ void clx_plan_release(clx_plan *plan)
         clFinish(ctx->queue);
         clReleaseMemObject(plan->staging);
     }
-    cl_mem bufs[] = { plan->corners, plan->images, plan->means, plan->padded,
+    cl_mem bufs[] = { plan->corners, plan->images, plan->means, plan->prepared,
                       plan->corr, plan->peak_index, plan->neighbourhoods };
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i])
@@ -423,6 +492,22 @@ int clx_plan_batch_size(const clx_plan *plan)
 size_t clx_plan_region_count(const clx_plan *plan)
 {
     return plan ? (size_t)plan->nwin : 0;
+}
+
+clx_method clx_plan_method(const clx_plan *plan)
+{
+    return plan && plan->correlator ? plan->correlator->method : CLX_METHOD_AUTO;
+}
+
+const char *clx_plan_explanation(const clx_plan *plan)
+{
+    return plan ? plan->explanation : "";
+}
+
+void clx_plan_surface_size(const clx_plan *plan, int *width, int *height)
+{
+    *width = plan ? 2 * plan->params.search_rx + 1 : 0;
+    *height = plan ? 2 * plan->params.search_ry + 1 : 0;
 }
 
 /* ---- push / read --------------------------------------------------------- */
@@ -446,7 +531,8 @@ int clx_plan_push(clx_plan *plan, const clx_image *images, size_t count)
             return status;
 
     if ((status = upload_and_prepare(plan, images, count)) != CLX_OK ||
-        (status = correlate_fft_enqueue(ctx, &plan->fft, plan->padded, plan->corr)) != CLX_OK ||
+        (status = plan->correlator->enqueue(ctx, plan->correlator_state, plan->prepared, (int)tiles, plan->corr)) !=
+            CLX_OK ||
         (status = peak_finder_enqueue(ctx, &plan->peaks, plan->corr, (int)tiles, plan->peak_index,
                                       plan->neighbourhoods)) != CLX_OK)
         goto error;
@@ -482,7 +568,7 @@ static void finish_tile(const struct clx_plan *plan, int index, const double *nb
         r->flags |= CLX_FLAG_FIT_FAILED;
     r->dx = r->ix + sx;
     r->dy = r->iy + sy;
-    if (abs(r->ix) == w - 1 || abs(r->iy) == h - 1)
+    if (abs(r->ix) == plan->params.search_rx || abs(r->iy) == plan->params.search_ry)
         r->flags |= CLX_FLAG_EDGE;
     if (!(r->peak > 0))
         r->flags |= CLX_FLAG_NO_PEAK;
@@ -522,5 +608,42 @@ error:
     clReleaseEvent(plan->done);
     plan->done = NULL;
     plan->pushed = 0;
+    return status;
+}
+
+int clx_plan_read_surfaces(clx_plan *plan, float *surfaces, size_t capacity)
+{
+    if (!plan)
+        return CLX_ERR_ARGUMENT;
+    struct clx_context *ctx = plan->ctx;
+    const struct kernel_params *p = &plan->params;
+    int sw = 2 * p->search_rx + 1, sh = 2 * p->search_ry + 1;
+    size_t tiles = plan->pushed * plan->nwin, rs = real_size(plan);
+    size_t corr_pixels = (size_t)p->corr_w * p->corr_h;
+    int status = CLX_OK;
+
+    msg_clear(&ctx->message);
+    if (!plan->pushed)
+        return ctx_fail(ctx, CLX_ERR_STATE, "surfaces read without a push");
+    if (!surfaces || capacity < tiles * sw * sh)
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "surfaces need room for %zu floats, got %zu", tiles * sw * sh,
+                        capacity);
+    void *host = malloc(rs * corr_pixels * tiles);
+    if (!host)
+        return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+    CL_CALL(ctx, clWaitForEvents(1, &plan->done));
+    CL_CALL(ctx, clEnqueueReadBuffer(ctx->queue, plan->corr, CL_TRUE, 0, rs * corr_pixels * tiles, host, 0, NULL,
+                                     NULL));
+    for (size_t t = 0; t < tiles; t++)
+        for (int uy = -p->search_ry; uy <= p->search_ry; uy++)
+            for (int ux = -p->search_rx; ux <= p->search_rx; ux++) {
+                /* Where the correlation layout keeps shift (ux, uy): cl/common.h's corr_index. */
+                size_t at = t * corr_pixels + (size_t)(uy < 0 ? uy + p->corr_h : uy) * p->corr_w +
+                            (size_t)(ux < 0 ? ux + p->corr_w : ux);
+                float v = p->use_double ? (float)((const double *)host)[at] : ((const float *)host)[at];
+                surfaces[t * sw * sh + (size_t)(uy + p->search_ry) * sw + (ux + p->search_rx)] = v;
+            }
+error:
+    free(host);
     return status;
 }

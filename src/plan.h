@@ -7,7 +7,7 @@
 
 #include <CL/cl.h>
 #include "clxcorr.h"
-#include "correlate_fft.h"
+#include "correlator.h"
 #include "kernel_build.h"
 #include "peak.h"
 #include "prepare_windows.h"
@@ -20,12 +20,14 @@ struct clx_plan {
     int nwin;
     int image_w, image_h;
     int batch;                        /* images per push, at most */
-    struct kernel_params params;      /* window, FFT layout, precision, F */
+    struct kernel_params params;      /* window, layouts, search radius, precision, F */
+    char explanation[512];            /* how the correlator was chosen */
 
     /* Stages, in pipeline order. prepare[t - 1] serves pixel type t and is
      * built when an image of that type first arrives. */
     struct prepare_windows prepare[3];
-    struct correlate_fft fft;
+    const struct correlator_ops *correlator;   /* the FFT or the direct path */
+    void *correlator_state;
     struct peak_finder peaks;
     struct lsq_fit fit;
 
@@ -37,8 +39,8 @@ struct clx_plan {
     void *staging_ptr;
     size_t staging_bytes;
     cl_mem means;                     /* per tile: mean of the window's pixels */
-    cl_mem padded;                    /* per tile: zero-mean window, zero-padded */
-    cl_mem corr;                      /* per tile: correlation, FFT layout */
+    cl_mem prepared;                  /* per tile: zero-mean window in the correlator's layout */
+    cl_mem corr;                      /* per tile: correlation (layout: cl/common.h) */
     cl_mem peak_index;                /* per tile: logical index of the maximum */
     cl_mem neighbourhoods;            /* per tile: F x F values around it */
 

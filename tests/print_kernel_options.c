@@ -1,43 +1,75 @@
 /*
- * print_kernel_options.c - prints, one per line, the build options the
- * library gives its kernels for a spread of configurations (precision,
- * pixel type, window and layout sizes, vendors), through the same function
- * the library uses (kernel_options_format). kernels_spir.sh compiles every
- * kernel with each line.
+ * print_kernel_options.c - prints, one per line, the kernel files a plan
+ * builds and, after a '|', the build options the library gives them, for a
+ * spread of jobs: both correlation paths
+ * (each configuring its own layouts, as a plan does), every direct-kernel
+ * variant that is OpenCL C 1.2, float and double, every pixel type, full and
+ * bounded searches, several vendors. kernels_spir.sh compiles every kernel
+ * with each line.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include <stdio.h>
+#include <string.h>
 
+#include "correlator.h"
 #include "kernel_build.h"
+
+/* The kernels a plan on each path builds. */
+static const char *const kernels_fft = "window_sums.cl prepare.cl spectrum_multiply.cl argmax.cl neighbourhood.cl";
+static const char *const kernels_direct = "window_sums.cl prepare.cl correlate_direct.cl argmax.cl neighbourhood.cl";
+
+static int print(const char *kernels, struct kernel_params *p)
+{
+    char buf[2048];
+    if (kernel_options_format(p, buf, sizeof buf))
+        return 1;
+    printf("%s|%s\n", kernels, buf);
+    return 0;
+}
 
 int main(void)
 {
-    const struct { int w, h, pw, ph; } sizes[] = { { 7, 5, 14, 10 }, { 100, 100, 200, 200 }, { 11, 13, 24, 28 } };
+    const struct { int w, h, max_shift; } jobs[] = { { 7, 5, 0 }, { 100, 100, 0 }, { 11, 13, 0 }, { 64, 48, 6 } };
     const clx_pixel_type pixels[] = { CLX_PIXEL_U8, CLX_PIXEL_U16, CLX_PIXEL_F32 };
     const enum device_vendor vendors[] = { VENDOR_OTHER, VENDOR_NVIDIA, VENDOR_AMD, VENDOR_INTEL, VENDOR_POCL };
-    struct device_entry dev = { 0 };
-    char buf[1024];
+    const struct correlator_ops *paths[] = { &correlator_fft, &correlator_direct };
+    struct device_entry dev;
+    int n = 0, bad = 0;
 
+    memset(&dev, 0, sizeof dev);
     dev.max_work_group_size = 1024;
-    for (int s = 0; s < 3; s++)
+    dev.info.local_memory = 48 * 1024;
+    dev.info.compute_units = 16;
+    dev.info.type = CLX_DEVICE_GPU;
+    dev.opencl_c_major = 1;
+    for (size_t j = 0; j < sizeof jobs / sizeof jobs[0]; j++)
         for (int px = 0; px < 3; px++)
-            for (int dbl = 0; dbl < 2; dbl++) {
-                struct kernel_params p;
-                dev.vendor = vendors[(s * 6 + px * 2 + dbl) % 5];
-                kernel_params_defaults(&p, &dev);
-                p.win_w = sizes[s].w;
-                p.win_h = sizes[s].h;
-                p.pad_w = sizes[s].pw;
-                p.pad_h = sizes[s].ph;
-                p.pixel = pixels[px];
-                p.use_double = dbl;
-                p.fit_size = s == 1 ? 7 : 5;
-                if (kernel_options_format(&p, buf, sizeof buf))
-                    return 1;
-                puts(buf);
-            }
-    return 0;
+            for (int dbl = 0; dbl < 2; dbl++)
+                for (int path = 0; path < 2; path++) {
+                    struct kernel_params p;
+                    dev.vendor = vendors[n++ % 5];
+                    kernel_params_defaults(&p, &dev);
+                    p.win_w = jobs[j].w;
+                    p.win_h = jobs[j].h;
+                    p.search_rx = jobs[j].max_shift ? jobs[j].max_shift : p.win_w - 1;
+                    p.search_ry = jobs[j].max_shift ? jobs[j].max_shift : p.win_h - 1;
+                    p.pixel = pixels[px];
+                    p.use_double = dbl;
+                    p.fit_size = j == 1 ? 7 : 5;
+                    paths[path]->configure(&dev, &p, 4 * p.win_w);
+                    const char *kernels = path == 0 ? kernels_fft : kernels_direct;
+                    bad |= print(kernels, &p);
+                    if (paths[path] == &correlator_direct && !dbl) {
+                        /* The texture and hybrid variants, and a split. */
+                        p.direct.source = 1;
+                        bad |= print(kernels, &p);
+                        p.direct.source = 2;
+                        p.direct.split = 3;
+                        bad |= print(kernels, &p);
+                    }
+                }
+    return bad;
 }

@@ -55,13 +55,13 @@ static int *read_ints(clx_plan *plan, cl_mem buf, size_t count)
 /* The device correlation's value at shift (ux, uy) of one tile. */
 static double corr_at(const double *corr, const clx_plan *plan, size_t tile, int ux, int uy)
 {
-    int pw = plan->params.pad_w, ph = plan->params.pad_h;
-    int x = ux >= 0 ? ux : ux + pw, y = uy >= 0 ? uy : uy + ph;
-    return corr[tile * pw * ph + (size_t)y * pw + x];
+    int cw = plan->params.corr_w, ch = plan->params.corr_h;
+    int x = ux >= 0 ? ux : ux + cw, y = uy >= 0 ? uy : uy + ch;
+    return corr[tile * cw * ch + (size_t)y * cw + x];
 }
 
 static clx_plan *make_plan(clx_context *ctx, const clx_image *ref, const clx_region *regions, int nwin,
-                           int use_double, int fit_size)
+                           int use_double, int fit_size, clx_method method)
 {
     clx_plan_options opt;
     clx_plan *plan;
@@ -69,6 +69,7 @@ static clx_plan *make_plan(clx_context *ctx, const clx_image *ref, const clx_reg
     opt.batch = NIMAGES;
     opt.use_double = use_double;
     opt.fit_size = fit_size;
+    opt.method = method;
     if (clx_plan_create(ctx, ref, regions, (size_t)nwin, &opt, &plan) != CLX_OK) {
         fprintf(stderr, "clx_plan_create: %s\n", clx_context_message(ctx));
         exit(1);
@@ -89,7 +90,7 @@ static void push_and_read(clx_plan *plan, const clx_image *images, size_t n, clx
  * Means, prepared windows, correlations, peaks and neighbourhoods of one
  * push of NIMAGES images against the host reference.
  */
-static void check_stages(clx_context *ctx, int w, int h, int use_double, clx_pixel_type ref_type,
+static void check_stages(clx_context *ctx, clx_method method, int w, int h, int use_double, clx_pixel_type ref_type,
                          const clx_pixel_type image_types[NIMAGES], uint64_t seed)
 {
     const clx_region regions[3] = { { 0, 0, w, h }, { IMAGE_W - w, IMAGE_H - h, w, h }, { 17, 9, w, h } };
@@ -104,26 +105,27 @@ static void check_stages(clx_context *ctx, int w, int h, int use_double, clx_pix
         max_value = image_types[i] == CLX_PIXEL_U8 ? 255 : 4000;
         td_random_image(&images[i], IMAGE_W, IMAGE_H, image_types[i], max_value, seed + 1 + i);
     }
-    clx_plan *plan = make_plan(ctx, &ref, regions, nwin, use_double, F);
+    clx_plan *plan = make_plan(ctx, &ref, regions, nwin, use_double, F, method);
     push_and_read(plan, images, NIMAGES, results);
 
     int pw = plan->params.pad_w, ph = plan->params.pad_h;
+    int srx = plan->params.store_rx, sry = plan->params.store_ry;
     size_t tiles = (size_t)NIMAGES * nwin;
     double *means = read_reals(plan, plan->means, tiles);
-    double *padded = read_reals(plan, plan->padded, tiles * pw * ph);
-    double *corr = read_reals(plan, plan->corr, tiles * pw * ph);
+    double *padded = read_reals(plan, plan->prepared, tiles * pw * ph);
+    double *corr = read_reals(plan, plan->corr, tiles * plan->params.corr_w * plan->params.corr_h);
+    const char *path = plan->correlator->name;
     double *nbs = read_reals(plan, plan->neighbourhoods, tiles * F * F);
     int *peaks = read_ints(plan, plan->peak_index, tiles);
     double *zr = malloc(sizeof(double) * w * h), *zd = malloc(sizeof(double) * w * h);
     double *C = malloc(sizeof(double) * 4 * w * h), nb[25];
-    const char *prec = use_double ? "double" : "float";
 
     for (int i = 0; i < NIMAGES; i++) {
         for (int k = 0; k < nwin; k++) {
             size_t t = (size_t)i * nwin + k;
             double mean = href_window_mean(&images[i], &regions[k]);
             CHECK(fabs(means[t] - mean) <= (use_double ? 1e-12 : 1e-6) * fabs(mean) + 1e-12,
-                  "%dx%d %s image %d window %d: mean %.9g, reference %.9g", w, h, prec, i, k, means[t], mean);
+                  "%dx%d %s %s image %d window %d: mean %.9g, reference %.9g", w, h, path, use_double ? "double" : "float", i, k, means[t], mean);
 
             /* Prepared window: zero-mean values, zeros elsewhere. */
             href_window_zero_mean(&images[i], &regions[k], zd);
@@ -135,24 +137,24 @@ static void check_stages(clx_context *ctx, int w, int h, int use_double, clx_pix
                     if (fabs(got - want) > (use_double ? 1e-9 : 1e-3))
                         bad++;
                 }
-            CHECK(bad == 0, "%dx%d %s image %d window %d: %d prepared values differ", w, h, prec, i, k, bad);
+            CHECK(bad == 0, "%dx%d %s %s image %d window %d: %d prepared values differ", w, h, path, use_double ? "double" : "float", i, k, bad);
 
-            /* Correlation at every shift, relative to the peak. */
+            /* Correlation at every stored shift, relative to the peak. */
             href_window_zero_mean(&ref, &regions[k], zr);
             href_correlate_direct(zr, zd, w, h, C);
             int hux, huy;
             double hpeak;
             href_argmax(C, w, h, &hux, &huy, &hpeak);
             double worst = 0;
-            for (int uy = -h + 1; uy < h; uy++)
-                for (int ux = -w + 1; ux < w; ux++) {
+            for (int uy = -sry; uy <= sry; uy++)
+                for (int ux = -srx; ux <= srx; ux++) {
                     double want = C[(size_t)((uy + 2 * h) % (2 * h)) * 2 * w + (ux + 2 * w) % (2 * w)];
                     double err = fabs(corr_at(corr, plan, t, ux, uy) - want);
                     if (err > worst)
                         worst = err;
                 }
-            CHECK(worst <= tol_rel * fabs(hpeak), "%dx%d %s image %d window %d: correlation error %.3g of peak %.6g",
-                  w, h, prec, i, k, worst, hpeak);
+            CHECK(worst <= tol_rel * fabs(hpeak), "%dx%d %s %s image %d window %d: correlation error %.3g of peak %.6g",
+                  w, h, path, use_double ? "double" : "float", i, k, worst, hpeak);
 
             /* Integer peak: the reference's, unless the two best values are
              * closer than float rounding (then either is right). */
@@ -160,27 +162,31 @@ static void check_stages(clx_context *ctx, int w, int h, int use_double, clx_pix
             peak_index_to_shift(peaks[t], w, h, &dux, &duy);
             double dev_value = C[(size_t)((duy + 2 * h) % (2 * h)) * 2 * w + (dux + 2 * w) % (2 * w)];
             CHECK((dux == hux && duy == huy) || fabs(dev_value - hpeak) <= tol_rel * fabs(hpeak),
-                  "%dx%d %s image %d window %d: peak (%d,%d), reference (%d,%d)", w, h, prec, i, k, dux, duy, hux, huy);
+                  "%dx%d %s %s image %d window %d: peak (%d,%d), reference (%d,%d)", w, h, path, use_double ? "double" : "float", i, k, dux, duy, hux, huy);
             CHECK(results[t].ix == dux && results[t].iy == duy, "result's integer peak differs from the argmax buffer");
 
             /* Neighbourhood: the device's own correlation values around its
-             * peak, wrapped in the logical layout. */
+             * peak, wrapped in the logical layout (every shift the wrap can
+             * reach is stored). */
             double *logical = C; /* reuse: rebuild from the device values */
             for (int ky = 0; ky < 2 * h; ky++)
                 for (int kx = 0; kx < 2 * w; kx++) {
                     int ux = kx < w ? kx : kx - 2 * w, uy = ky < h ? ky : ky - 2 * h;
-                    logical[(size_t)ky * 2 * w + kx] = (kx == w || ky == h) ? 0 : corr_at(corr, plan, t, ux, uy);
+                    int stored = abs(ux) <= srx && abs(uy) <= sry;
+                    logical[(size_t)ky * 2 * w + kx] =
+                        (kx == w || ky == h || !stored) ? 0 : corr_at(corr, plan, t, ux, uy);
                 }
             href_neighbourhood(logical, w, h, dux, duy, F, nb);
             bad = 0;
             for (int j = 0; j < F * F; j++)
                 if (nbs[t * F * F + j] != nb[j])
                     bad++;
-            CHECK(bad == 0, "%dx%d %s image %d window %d: %d neighbourhood values differ", w, h, prec, i, k, bad);
+            CHECK(bad == 0, "%dx%d %s %s image %d window %d: %d neighbourhood values differ", w, h, path, use_double ? "double" : "float", i, k, bad);
         }
     }
-    printf("stages %dx%d %s (FFT layout %dx%d, pixels %d/%d,%d): checked\n", w, h, prec, pw, ph, ref_type,
-           image_types[0], image_types[1]);
+    printf("stages %dx%d %s %s (correlation layout %dx%d, pixels %d/%d,%d): checked\n", w, h, path,
+           use_double ? "double" : "float", plan->params.corr_w, plan->params.corr_h, ref_type, image_types[0],
+           image_types[1]);
     free(means);
     free(padded);
     free(corr);
@@ -233,6 +239,7 @@ static void check_crafted(clx_context *ctx, int use_double)
     clx_plan_options_init(&opt);
     opt.batch = ncases;
     opt.use_double = use_double;
+    opt.method = CLX_METHOD_FFT;   /* the layout with a padding band */
     if (clx_plan_create(ctx, &ref, &region, 1, &opt, &plan) != CLX_OK) {
         fprintf(stderr, "clx_plan_create: %s\n", clx_context_message(ctx));
         exit(1);
@@ -330,21 +337,25 @@ int main(void)
     const clx_pixel_type u8[NIMAGES] = { CLX_PIXEL_U8, CLX_PIXEL_U8 };
     const clx_pixel_type f32[NIMAGES] = { CLX_PIXEL_F32, CLX_PIXEL_F32 };
 
-    check_stages(ctx, 7, 5, 0, CLX_PIXEL_U16, u16, 1);      /* odd, non-square */
-    check_stages(ctx, 8, 8, 0, CLX_PIXEL_U16, u16, 2);      /* even, square */
-    check_stages(ctx, 11, 13, 0, CLX_PIXEL_U16, u16, 3);    /* FFT layout padded past 2w x 2h */
-    check_stages(ctx, 53, 47, 0, CLX_PIXEL_U16, u16, 4);    /* large prime sides */
-    check_stages(ctx, 8, 8, 0, CLX_PIXEL_U8, u8, 5);        /* 8-bit */
-    check_stages(ctx, 8, 8, 0, CLX_PIXEL_F32, f32, 6);      /* float pixels */
-    check_stages(ctx, 8, 8, 0, CLX_PIXEL_U16, mixed, 7);    /* a batch of mixed types */
-    check_crafted(ctx, 0);
-    if (fp64) {
-        check_stages(ctx, 7, 5, 1, CLX_PIXEL_U16, u16, 8);
-        check_stages(ctx, 11, 13, 1, CLX_PIXEL_F32, f32, 9);
-        check_crafted(ctx, 1);
-    } else {
-        printf("device has no fp64: double-precision stages not checked\n");
+    for (int m = 0; m < 2; m++) {
+        clx_method method = m == 0 ? CLX_METHOD_FFT : CLX_METHOD_DIRECT;
+        check_stages(ctx, method, 7, 5, 0, CLX_PIXEL_U16, u16, 1);      /* odd, non-square */
+        check_stages(ctx, method, 8, 8, 0, CLX_PIXEL_U16, u16, 2);      /* even, square */
+        check_stages(ctx, method, 11, 13, 0, CLX_PIXEL_U16, u16, 3);    /* FFT layout padded past 2w x 2h */
+        check_stages(ctx, method, 53, 47, 0, CLX_PIXEL_U16, u16, 4);    /* large prime sides */
+        check_stages(ctx, method, 8, 8, 0, CLX_PIXEL_U8, u8, 5);        /* 8-bit */
+        check_stages(ctx, method, 8, 8, 0, CLX_PIXEL_F32, f32, 6);      /* float pixels */
+        check_stages(ctx, method, 8, 8, 0, CLX_PIXEL_U16, mixed, 7);    /* a batch of mixed types */
+        if (fp64) {
+            check_stages(ctx, method, 7, 5, 1, CLX_PIXEL_U16, u16, 8);
+            check_stages(ctx, method, 11, 13, 1, CLX_PIXEL_F32, f32, 9);
+        }
     }
+    check_crafted(ctx, 0);
+    if (fp64)
+        check_crafted(ctx, 1);
+    else
+        printf("device has no fp64: double-precision stages not checked\n");
     clx_context_release(ctx);
     printf("%s (%d failures)\n", test_failures ? "FAILED" : "passed", test_failures);
     return test_failures ? 1 : 0;

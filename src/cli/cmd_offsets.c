@@ -22,6 +22,8 @@ struct offsets_args {
     const char *output;
     const char *device;
     int no_cache;
+    int explain;
+    char *params;                /* --param values, comma-joined */
     clx_plan_options plan;
     const char *reference;
     struct image_list images;
@@ -54,11 +56,21 @@ static void usage(FILE *f)
           "      --mode seed      the seed method of ALGORITHM.md: zero-mean windows,\n"
           "                       linear FFT cross-correlation, integer peak, F x F\n"
           "                       least-squares quadratic fit (the only mode so far)\n"
+          "      --method M       how correlations are computed: fft, direct (the sum\n"
+          "                       evaluated shift by shift; wins for small windows or a\n"
+          "                       small --max-shift) or auto (default: whichever was\n"
+          "                       measured faster on this device for this job; measured\n"
+          "                       once, then cached in $XDG_CACHE_HOME/clxcorr)\n"
+          "      --max-shift R    search only offsets with |dx|, |dy| <= R pixels (default:\n"
+          "                       every shift the window allows); a peak at R is flagged\n"
+          "      --explain        say which method was used and why (measured times)\n"
           "  -F, --fit-size F     size of the peak fit, odd, >= 3 (default 5)\n"
           "      --double         every device stage in double precision (needs a\n"
           "                       device with fp64)\n"
           "  -b, --batch B        images per device batch (default: sized from device\n"
           "                       memory, at most 128 on GPUs and 16 on other devices)\n"
+          "      --param KEY=VAL  override a kernel tuning parameter (repeatable), e.g.\n"
+          "                       direct_split=2; an unknown KEY lists the known ones\n"
           "\n"
           "Output:\n"
           "  -o, --output FILE    write the CSV to FILE (default: standard output); it is\n"
@@ -73,6 +85,7 @@ static void usage(FILE *f)
           "    flags   0 when the estimate is trusted, else the sum of:\n"
           "            1  the peak fit has no maximum near the peak (sub-pixel part 0)\n"
           "            2  the integer peak lies on the border of the searched shifts\n"
+          "               (at --max-shift, or the window's largest shift)\n"
           "            4  the correlation maximum is not positive (flat or unrelated\n"
           "               windows)\n"
           "\n"
@@ -96,8 +109,27 @@ static void usage(FILE *f)
 enum {
     OPT_MODE = 256,
     OPT_DOUBLE,
-    OPT_NO_CACHE
+    OPT_NO_CACHE,
+    OPT_METHOD,
+    OPT_MAX_SHIFT,
+    OPT_EXPLAIN,
+    OPT_PARAM
 };
+
+/* Appends one --param value to the comma-joined list. */
+static int add_param(struct offsets_args *a, const char *value)
+{
+    size_t old = a->params ? strlen(a->params) : 0, n = strlen(value);
+    char *grown = realloc(a->params, old + n + 2);
+    if (!grown)
+        return -1;
+    if (old)
+        grown[old++] = ',';
+    memcpy(grown + old, value, n + 1);
+    a->params = grown;
+    a->plan.params = grown;
+    return 0;
+}
 
 /* Returns -1 after reporting a usage error, 1 after --help, 0 to run. */
 static int parse_args(int argc, char **argv, struct offsets_args *a)
@@ -115,6 +147,10 @@ static int parse_args(int argc, char **argv, struct offsets_args *a)
         { "output", required_argument, NULL, 'o' },
         { "device", required_argument, NULL, 'd' },
         { "no-cache", no_argument, NULL, OPT_NO_CACHE },
+        { "method", required_argument, NULL, OPT_METHOD },
+        { "max-shift", required_argument, NULL, OPT_MAX_SHIFT },
+        { "explain", no_argument, NULL, OPT_EXPLAIN },
+        { "param", required_argument, NULL, OPT_PARAM },
         { "verbose", no_argument, NULL, 'v' },
         { "quiet", no_argument, NULL, 'q' },
         { "help", no_argument, NULL, 'h' },
@@ -158,6 +194,33 @@ static int parse_args(int argc, char **argv, struct offsets_args *a)
             }
             break;
         case OPT_DOUBLE: a->plan.use_double = 1; break;
+        case OPT_METHOD:
+            if (strcmp(optarg, "fft") == 0)
+                a->plan.method = CLX_METHOD_FFT;
+            else if (strcmp(optarg, "direct") == 0)
+                a->plan.method = CLX_METHOD_DIRECT;
+            else if (strcmp(optarg, "auto") == 0)
+                a->plan.method = CLX_METHOD_AUTO;
+            else {
+                report_error("--method: unknown method '%s' (fft, direct or auto)", optarg);
+                return -1;
+            }
+            break;
+        case OPT_MAX_SHIFT:
+            if (parse_int(optarg, "--max-shift", 1, 1 << 20, &a->plan.max_shift))
+                return -1;
+            break;
+        case OPT_EXPLAIN: a->explain = 1; break;
+        case OPT_PARAM:
+            if (!strchr(optarg, '=')) {
+                report_error("--param: expected KEY=VALUE, got '%s'", optarg);
+                return -1;
+            }
+            if (add_param(a, optarg)) {
+                report_error("out of memory");
+                return -1;
+            }
+            break;
         case 'b':
             if (parse_int(optarg, "--batch", 1, 1 << 20, &a->plan.batch))
                 return -1;
@@ -360,6 +423,7 @@ int cmd_offsets(int argc, char **argv)
     int parsed = parse_args(argc, argv, &a);
     if (parsed != 0) {
         image_list_free(&a.images);
+        free(a.params);
         return parsed > 0 ? EXIT_OK : EXIT_USAGE;
     }
     if (a.list_path && image_list_read(&a.images, a.list_path, &msg) != CLX_OK) {
@@ -382,6 +446,8 @@ int cmd_offsets(int argc, char **argv)
         report_error("%s", clx_context_message(r.ctx));
         goto done;
     }
+    if (a.explain)
+        fprintf(stderr, "clxcorr: method: %s\n", clx_plan_explanation(r.plan));
     size_t batch = (size_t)clx_plan_batch_size(r.plan);
     r.results = malloc(sizeof *r.results * batch * r.nregions);
     r.batch.images = calloc(batch, sizeof *r.batch.images);
@@ -424,5 +490,6 @@ done:
     free(r.regions);
     clx_image_free(&ref);
     image_list_free(&a.images);
+    free(a.params);
     return status;
 }

@@ -1,0 +1,169 @@
+/* kernel_params.c - defaults, overrides and the build-option string of the kernels. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel_params.h"
+
+static const char *pixel_ctype(clx_pixel_type t)
+{
+    switch (t) {
+    case CLX_PIXEL_U8: return "uchar";
+    case CLX_PIXEL_U16: return "ushort";
+    case CLX_PIXEL_F32: return "float";
+    }
+    return "?";
+}
+
+static int largest_pow2_at_most(size_t n, int cap)
+{
+    int p = 1;
+    while ((size_t)p * 2 <= n && p * 2 <= cap)
+        p *= 2;
+    return p;
+}
+
+void kernel_params_defaults(struct kernel_params *p, const struct device_entry *dev)
+{
+    size_t maxwg = dev->max_work_group_size;
+    memset(p, 0, sizeof *p);
+    p->sums_wg = largest_pow2_at_most(maxwg, 256);
+    p->argmax_wg = largest_pow2_at_most(maxwg, 256);
+    /* Rows of 32 keep prepare's reads and writes coalesced. */
+    p->prepare_tx = largest_pow2_at_most(maxwg, 32);
+    p->prepare_ty = largest_pow2_at_most(maxwg / (size_t)p->prepare_tx, 8);
+    p->fit_size = 5;
+    p->pixel = CLX_PIXEL_U16;
+    p->vendor = dev->vendor;
+    p->opencl_c_major = dev->opencl_c_major;
+    /* The direct kernel's shape until its correlator sizes it for a job. */
+    p->direct.tx = 16;
+    p->direct.ty = 8;
+    p->direct.spx = 4;
+    p->direct.ipi = 1;
+    p->direct.rows = 8;
+    p->direct.split = 1;
+    p->direct.hybrid_tex = 1;
+    p->direct.hybrid_den = 2;
+}
+
+int kernel_options_format(const struct kernel_params *p, char *buf, size_t len)
+{
+    const struct direct_params *d = &p->direct;
+    /* OpenCL C 1.2 everywhere, but sub-group built-ins need 2.0 or later. */
+    const char *std = d->broadcast == 1 ? (p->opencl_c_major >= 3 ? "CL3.0" : "CL2.0") : "CL1.2";
+    int n = snprintf(buf, len,
+                     "-cl-std=%s -D CLX_VENDOR=%d -D USE_DOUBLE=%d -D PIXEL_T=%s -D PIXEL_IS_FLOAT=%d"
+                     " -D WIN_W=%d -D WIN_H=%d -D PAD_W=%d -D PAD_H=%d -D CORR_W=%d -D CORR_H=%d"
+                     " -D STORE_RX=%d -D STORE_RY=%d -D SEARCH_RX=%d -D SEARCH_RY=%d -D FIT_SIZE=%d"
+                     " -D SUMS_WG=%d -D ARGMAX_WG=%d -D PREP_TX=%d -D PREP_TY=%d"
+                     " -D DIRECT_TX=%d -D DIRECT_TY=%d -D DIRECT_SPX=%d -D DIRECT_IPI=%d -D DIRECT_ROWS=%d"
+                     " -D DIRECT_SPLIT=%d -D DIRECT_SOURCE=%d -D DIRECT_HYBRID_TEX=%d -D DIRECT_HYBRID_DEN=%d"
+                     " -D DIRECT_BROADCAST=%d",
+                     std, (int)p->vendor, p->use_double ? 1 : 0, pixel_ctype(p->pixel), p->pixel == CLX_PIXEL_F32,
+                     p->win_w, p->win_h, p->pad_w, p->pad_h, p->corr_w, p->corr_h, p->store_rx, p->store_ry,
+                     p->search_rx, p->search_ry, p->fit_size, p->sums_wg, p->argmax_wg, p->prepare_tx,
+                     p->prepare_ty, d->tx, d->ty, d->spx, d->ipi, d->rows, d->split, d->source, d->hybrid_tex,
+                     d->hybrid_den, d->broadcast);
+    return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+/* The overridable values, by the name of their -D macro in lower case. */
+struct param_field {
+    const char *key;
+    size_t offset;
+    int min, max;
+    int pow2;                  /* must be a power of two */
+};
+
+#define FIELD(key, member, min, max, pow2) { key, offsetof(struct kernel_params, member), min, max, pow2 }
+static const struct param_field fields[] = {
+    FIELD("sums_wg", sums_wg, 1, 4096, 1),
+    FIELD("argmax_wg", argmax_wg, 1, 4096, 1),
+    FIELD("prep_tx", prepare_tx, 1, 4096, 0),
+    FIELD("prep_ty", prepare_ty, 1, 4096, 0),
+    FIELD("direct_tx", direct.tx, 1, 1024, 0),
+    FIELD("direct_ty", direct.ty, 1, 1024, 0),
+    FIELD("direct_spx", direct.spx, 1, 32, 0),
+    FIELD("direct_ipi", direct.ipi, 1, 16, 0),
+    FIELD("direct_rows", direct.rows, 1, 1024, 0),
+    FIELD("direct_split", direct.split, 1, 1024, 0),
+    FIELD("direct_source", direct.source, 0, 2, 0),
+    FIELD("direct_hybrid_tex", direct.hybrid_tex, 0, 64, 0),
+    FIELD("direct_hybrid_den", direct.hybrid_den, 1, 64, 0),
+    FIELD("direct_broadcast", direct.broadcast, 0, 2, 0),
+};
+#undef FIELD
+
+int kernel_params_override(struct kernel_params *p, const char *overrides, char *why, size_t why_len)
+{
+    const char *s = overrides;
+    while (s && *s) {
+        size_t n = strcspn(s, ", ");
+        char item[128];
+        if (n == 0) {
+            s++;
+            continue;
+        }
+        if (n >= sizeof item) {
+            snprintf(why, why_len, "parameter '%.*s...' is too long", 40, s);
+            return -1;
+        }
+        memcpy(item, s, n);
+        item[n] = '\0';
+        s += n;
+        char *eq = strchr(item, '=');
+        if (!eq) {
+            snprintf(why, why_len, "parameter '%s': expected KEY=VALUE", item);
+            return -1;
+        }
+        *eq = '\0';
+        const struct param_field *f = NULL;
+        for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+            if (strcmp(fields[i].key, item) == 0)
+                f = &fields[i];
+        if (!f) {
+            size_t used = (size_t)snprintf(why, why_len, "unknown parameter '%s' (known:", item);
+            for (size_t i = 0; i < sizeof fields / sizeof fields[0] && used < why_len; i++)
+                used += (size_t)snprintf(why + used, why_len - used, " %s", fields[i].key);
+            if (used < why_len)
+                snprintf(why + used, why_len - used, ")");
+            return -1;
+        }
+        char *end;
+        errno = 0;
+        long v = strtol(eq + 1, &end, 10);
+        if (end == eq + 1 || *end != '\0' || errno || v < f->min || v > f->max || (f->pow2 && (v & (v - 1)))) {
+            snprintf(why, why_len, "parameter %s=%s: expected %s from %d to %d", item, eq + 1,
+                     f->pow2 ? "a power of two" : "an integer", f->min, f->max);
+            return -1;
+        }
+        *(int *)((char *)p + f->offset) = (int)v;
+    }
+    return 0;
+}
+
+int kernel_params_check(const struct kernel_params *p, const struct device_entry *dev, char *why, size_t why_len)
+{
+    const struct { const char *what; size_t items; } groups[] = {
+        { "sums_wg", (size_t)p->sums_wg },
+        { "argmax_wg", (size_t)p->argmax_wg },
+        { "prep_tx x prep_ty", (size_t)p->prepare_tx * p->prepare_ty },
+        { "direct_tx x direct_ty", (size_t)p->direct.tx * p->direct.ty },
+    };
+    for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
+        if (groups[i].items > dev->max_work_group_size) {
+            snprintf(why, why_len, "%s = %zu work-items: %s allows at most %zu per work-group", groups[i].what,
+                     groups[i].items, dev->info.name, dev->max_work_group_size);
+            return -1;
+        }
+    if (p->direct.hybrid_tex > p->direct.hybrid_den) {
+        snprintf(why, why_len, "direct_hybrid_tex (%d) is more than direct_hybrid_den (%d)", p->direct.hybrid_tex,
+                 p->direct.hybrid_den);
+        return -1;
+    }
+    return 0;
+}

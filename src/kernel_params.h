@@ -1,0 +1,63 @@
+/*
+ * kernel_params.h - every -D macro the kernels see, in one struct (internal).
+ *
+ * The option string comes from one function (kernel_options_format), so the
+ * options are in one place, logged at debug level, printed in full when a
+ * build fails and part of the binary cache key. Defaults suit the device;
+ * the correlators size their own kernels for a job; `params` strings
+ * ("direct_split=2,argmax_wg=128") override any value.
+ */
+#ifndef CLX_KERNEL_PARAMS_H
+#define CLX_KERNEL_PARAMS_H
+
+#include <stddef.h>
+#include "clxcorr.h"
+#include "device.h"
+
+/* The direct correlation kernel's shape (cl/correlate_direct.cl). */
+struct direct_params {
+    int tx, ty;               /* DIRECT_TX x DIRECT_TY: work-group (shift columns x shift rows) */
+    int spx;                  /* DIRECT_SPX: shifts along x per work-item (register blocking) */
+    int ipi;                  /* DIRECT_IPI: images per work-item */
+    int rows;                 /* DIRECT_ROWS: reference rows per pass through local memory */
+    int split;                /* DIRECT_SPLIT: work-groups sharing one shift block's overlap rows */
+    int source;               /* DIRECT_SOURCE: image windows from 0 local memory, 1 a texture, 2 both */
+    int hybrid_tex, hybrid_den; /* DIRECT_HYBRID_TEX of every DIRECT_HYBRID_DEN work-groups use the texture */
+    int broadcast;            /* DIRECT_BROADCAST: reference values via 0 local memory, 1 sub-groups, 2 PTX */
+};
+
+struct kernel_params {
+    int use_double;           /* USE_DOUBLE: every stage in double */
+    clx_pixel_type pixel;     /* PIXEL_T: the uploaded image's pixel type */
+    int win_w, win_h;         /* WIN_W, WIN_H: window size */
+    int pad_w, pad_h;         /* PAD_W, PAD_H: prepared-window layout (FFT: >= 2w x 2h; direct: w x h) */
+    int corr_w, corr_h;       /* CORR_W, CORR_H: correlation layout (shift u stored at u mod CORR_W) */
+    int store_rx, store_ry;   /* STORE_RX, STORE_RY: largest |shift| the correlation layout holds */
+    int search_rx, search_ry; /* SEARCH_RX, SEARCH_RY: largest |shift| argmax searches */
+    int fit_size;             /* FIT_SIZE: F of the F x F neighbourhood */
+    int sums_wg;              /* SUMS_WG: work-items reducing one window (power of 2) */
+    int argmax_wg;            /* ARGMAX_WG: work-items searching one correlation (power of 2) */
+    int prepare_tx, prepare_ty; /* PREP_TX x PREP_TY: prepare's work-group */
+    struct direct_params direct;
+    enum device_vendor vendor;  /* CLX_VENDOR: for cl/vendor.h's predicates */
+    int opencl_c_major;       /* the device's OpenCL C version, for -cl-std */
+};
+
+/* Work-group sizes that suit the device (everything else zeroed). */
+void kernel_params_defaults(struct kernel_params *p, const struct device_entry *dev);
+
+/* The build options for p. Returns 0, or -1 if len is too small. */
+int kernel_options_format(const struct kernel_params *p, char *buf, size_t len);
+
+/*
+ * Applies "KEY=VALUE,KEY=VALUE" overrides (keys: the macros in lower case,
+ * e.g. direct_split, sums_wg). Returns 0, or -1 with `why` saying which
+ * key or value is wrong.
+ */
+int kernel_params_override(struct kernel_params *p, const char *overrides, char *why, size_t why_len);
+
+/* Checks the work-group shapes against the device; 0 or -1 with `why`. */
+int kernel_params_check(const struct kernel_params *p, const struct device_entry *dev, char *why,
+                        size_t why_len);
+
+#endif

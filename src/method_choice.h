@@ -1,0 +1,34 @@
+/*
+ * method_choice.h - choosing between the FFT and the direct path for a job
+ * (internal): measured on the device for the job's window size, search
+ * radius, fit size, precision and batch, once, then read from a cache file
+ * beside the kernel cache ($XDG_CACHE_HOME/clxcorr/methods.tsv).
+ */
+#ifndef CLX_METHOD_CHOICE_H
+#define CLX_METHOD_CHOICE_H
+
+#include <stddef.h>
+#include "clxcorr.h"
+#include "correlator.h"
+#include "kernel_build.h"
+
+struct clx_context;
+
+/* What was decided and why. */
+struct method_choice {
+    const struct correlator_ops *correlator;
+    double fft_ms, direct_ms;      /* per window; < 0 when not measured */
+    int direct_estimated;          /* direct_ms extrapolated from part of a batch */
+    int cached;                    /* read from the cache file */
+    char explanation[512];
+};
+
+/*
+ * Picks the correlator for `requested` (AUTO measures; FFT and DIRECT are
+ * taken as asked). `base` holds the window, search radius, fit size,
+ * precision and pixel type; nwin windows, ntiles = batch * nwin tiles.
+ */
+int method_choose(struct clx_context *ctx, clx_method requested, const struct kernel_params *base,
+                  int nwin, int ntiles, struct method_choice *choice);
+
+#endif
