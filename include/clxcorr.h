@@ -128,6 +128,23 @@ void clx_image_file_close(clx_image_file *file);
 /* Opens, reads one page and closes. */
 int clx_image_load(const char *path, int page, clx_image *image, clx_message *msg);
 
+/*
+ * Writing images: a TIFF file page by page (8/16-bit unsigned or 32-bit
+ * float, uncompressed). The file is written as PATH.part and renamed to
+ * PATH by clx_tiff_writer_close(..., complete = 1), so an interrupted run
+ * never leaves a file that looks complete. `bigtiff` selects the BigTIFF
+ * format, needed above 4 GB.
+ */
+typedef struct clx_tiff_writer clx_tiff_writer;
+
+int clx_tiff_writer_open(const char *path, int bigtiff, clx_tiff_writer **writer, clx_message *msg);
+/* Appends one page; `description` (may be NULL) becomes its ImageDescription. */
+int clx_tiff_writer_page(clx_tiff_writer *writer, const clx_image *page, const char *description,
+                         clx_message *msg);
+/* complete: finish and rename to PATH; otherwise close and leave PATH.part.
+ * Always frees the writer. */
+int clx_tiff_writer_close(clx_tiff_writer *writer, int complete, clx_message *msg);
+
 /* ------------------------------------------------------------------------ */
 /* Windows (regions)                                                         */
 /* ------------------------------------------------------------------------ */

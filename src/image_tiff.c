@@ -11,13 +11,9 @@
  * MINISWHITE float images are refused: floats have no white level to invert
  * against, and silently negating them would flip the sign of a correlation.
  *
- * libtiff reports problems through callbacks. Its global handlers are not
- * thread-safe and would print to stderr, so with libtiff >= 4.5 every TIFF
- * gets its own handlers, which keep the first error for the message. A
- * decode counts as failed when libtiff says so by its return value or by any
- * error on the way: some codecs report corruption and still return data.
- * Older libtiff only has the global handlers: they are silenced, and those
- * errors-without-failure (and libtiff's wording) are lost.
+ * libtiff's errors are caught per file (tiff_io.c). A decode counts as
+ * failed when libtiff says so by its return value or by any error on the
+ * way: some codecs report corruption and still return data.
  */
 #include "config.h"
 
@@ -32,24 +28,7 @@
 
 #include "image_format.h"
 #include "message.h"
-
-/* TIFFLIB_AT_LEAST itself only exists since 4.5, hence two steps. */
-#if defined(TIFFLIB_AT_LEAST)
-#if TIFFLIB_AT_LEAST(4, 5, 0)
-#define TIFF_OPEN_OPTIONS 1
-#endif
-#endif
-
-#ifndef TIFF_OPEN_OPTIONS
-#include <pthread.h>
-#endif
-
-struct tiff_handle {
-    TIFF *tif;
-    const char *path;
-    int failed;          /* libtiff reported an error since the last reset */
-    char error[512];     /* the first of those errors, for the message */
-};
+#include "tiff_io.h"
 
 /* How one page is laid out, and what it becomes. */
 struct tiff_layout {
@@ -72,97 +51,6 @@ struct tiff_block {
     size_t step;                 /* samples from one pixel to the next */
     size_t stride;               /* pixels from one row to the next */
 };
-
-/* ------------------------------------------------------------------------ */
-/* libtiff's errors                                                          */
-
-static void error_reset(struct tiff_handle *h)
-{
-    h->failed = 0;
-    h->error[0] = '\0';
-}
-
-#ifdef TIFF_OPEN_OPTIONS
-/* text without a leading "prefix: ", if it has one. */
-static const char *prefix_skip(const char *text, const char *prefix)
-{
-    size_t n = strlen(prefix);
-    if (n == 0 || strncmp(text, prefix, n) != 0 || text[n] != ':')
-        return text;
-    for (text += n + 1; *text == ' '; text++)
-        ;
-    return text;
-}
-
-static void error_keep(struct tiff_handle *h, const char *module, const char *fmt, va_list ap)
-{
-    /* The first error is the cause; what follows is usually its echo. */
-    if (h->failed++)
-        return;
-    char text[sizeof h->error];
-    vsnprintf(text, sizeof text, fmt, ap);
-    /* libtiff often repeats the file or module name in the text; say each once. */
-    const char *body = prefix_skip(text, h->path);
-    if (module)
-        body = prefix_skip(body, module);
-    if (module && *module && strcmp(module, h->path) != 0)
-        snprintf(h->error, sizeof h->error, "%s: %.400s", module, body);
-    else
-        snprintf(h->error, sizeof h->error, "%s", body);
-}
-
-static int on_error(TIFF *tif, void *user, const char *module, const char *fmt, va_list ap)
-{
-    error_keep(user, module, fmt, ap);
-    return 1;   /* handled: keep libtiff's global handler (stderr) out of it */
-}
-
-static int on_warning(TIFF *tif, void *user, const char *module, const char *fmt, va_list ap)
-{
-    /*
-     * Warnings are dropped, except libjpeg's: they mean corrupt data that it
-     * papered over (a premature end is filled with grey), which must not pass
-     * as an image.
-     */
-    if (module && strcmp(module, "JPEGLib") == 0)
-        error_keep(user, module, fmt, ap);
-    return 1;
-}
-
-static TIFF *tiff_open_file(struct tiff_handle *h)
-{
-    TIFFOpenOptions *options = TIFFOpenOptionsAlloc();
-    if (!options)
-        return NULL;
-    TIFFOpenOptionsSetErrorHandlerExtR(options, on_error, h);
-    TIFFOpenOptionsSetWarningHandlerExtR(options, on_warning, h);
-    /* "m": read(), not mmap(): a file truncated while we read it must give an error, not SIGBUS. */
-    TIFF *tif = TIFFOpenExt(h->path, "rm", options);
-    TIFFOpenOptionsFree(options);
-    return tif;
-}
-#else
-/*
- * Before 4.5 the handlers are global. They are silenced once for the whole
- * process (the library must not print); the messages are then lost.
- */
-static pthread_once_t handlers_once = PTHREAD_ONCE_INIT;
-
-static void handlers_silence(void)
-{
-    TIFFSetErrorHandler(NULL);
-    TIFFSetWarningHandler(NULL);
-}
-
-static TIFF *tiff_open_file(struct tiff_handle *h)
-{
-    pthread_once(&handlers_once, handlers_silence);
-    TIFF *tif = TIFFOpen(h->path, "rm");
-    if (!tif)
-        h->failed = 1;
-    return tif;
-}
-#endif
 
 /* "PATH" for the first page, "PATH: page N" for the others. */
 static const char *where(const clx_image_file *file, int page, char *buf, size_t size)
@@ -518,14 +406,15 @@ static int tiff_open(clx_image_file *file, clx_message *msg)
         return msg_fail(msg, CLX_ERR_HOST_MEMORY, "%s: out of memory", file->path);
     h->path = file->path;
     file->handle = h;
-    h->tif = tiff_open_file(h);
+    /* "m": read(), not mmap(): a file truncated while we read it must give an error, not SIGBUS. */
+    h->tif = tiff_io_open(h, "rm");
     int rc = h->tif ? CLX_OK : fail_corrupt(file, 0, "libtiff cannot open it", msg);
     if (rc == CLX_OK) {
         /*
          * Counting walks the whole chain of directories: a broken link is
          * refused here rather than silently cutting the series short.
          */
-        error_reset(h);
+        tiff_io_reset(h);
         uint64_t pages = TIFFNumberOfDirectories(h->tif);
         if (h->failed || pages < 1 || pages > INT_MAX)
             rc = fail_corrupt(file, 0, "libtiff cannot count its pages", msg);
@@ -545,14 +434,14 @@ static int tiff_read(clx_image_file *file, int page, clx_image *image, clx_messa
 {
     struct tiff_handle *h = file->handle;
     struct tiff_layout l;
-    error_reset(h);
+    tiff_io_reset(h);
     if (!TIFFSetDirectory(h->tif, (tdir_t)page))
         return fail_corrupt(file, page, "libtiff cannot read its directory", msg);
     /*
      * Only errors from here on count: libtiff also reports directory
      * oddities it has worked around, and those did not stop it.
      */
-    error_reset(h);
+    tiff_io_reset(h);
     int rc = layout_get(file, page, &l, msg);
     if (rc != CLX_OK)
         return rc;

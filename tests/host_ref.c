@@ -237,15 +237,22 @@ void href_correlate_fft(const double *ref, const double *img, int w, int h, doub
 
 void href_argmax(const double *C, int w, int h, int *ux, int *uy, double *value)
 {
+    href_argmax_within(C, w, h, w - 1, h - 1, ux, uy, value);
+}
+
+void href_argmax_within(const double *C, int w, int h, int rx, int ry, int *ux, int *uy, double *value)
+{
     int W2 = 2 * w, H2 = 2 * h;
     int best = -1;
 
     /* Row-major order with a strict comparison: the first of equal maxima wins. */
     for (int ky = 0; ky < H2; ky++) {
-        if (ky == h)
+        int sy = ky < h ? ky : ky - H2;
+        if (ky == h || abs(sy) > ry)
             continue;
         for (int kx = 0; kx < W2; kx++) {
-            if (kx == w)
+            int sx = kx < w ? kx : kx - W2;
+            if (kx == w || abs(sx) > rx)
                 continue;
             int k = ky * W2 + kx;
             if (best < 0 || C[k] > C[best])
@@ -363,7 +370,15 @@ int href_fit_lsq(const double *nb, int F, double *sx, double *sy)
 void href_offset(const clx_image *ref, const clx_image *img, const clx_region *r, int F,
                  int use_fft, clx_result *out)
 {
+    href_offset_within(ref, img, r, F, use_fft, 0, out);
+}
+
+void href_offset_within(const clx_image *ref, const clx_image *img, const clx_region *r, int F,
+                        int use_fft, int max_shift, clx_result *out)
+{
     int w = r->w, h = r->h;
+    int rx = max_shift > 0 && max_shift < w - 1 ? max_shift : w - 1;
+    int ry = max_shift > 0 && max_shift < h - 1 ? max_shift : h - 1;
     double *zr = href_calloc((size_t)w * h, sizeof *zr);
     double *zd = href_calloc((size_t)w * h, sizeof *zd);
     double *C = href_calloc((size_t)4 * w * h, sizeof *C);
@@ -378,7 +393,7 @@ void href_offset(const clx_image *ref, const clx_image *img, const clx_region *r
 
     int ix, iy;
     double peak, sx, sy;
-    href_argmax(C, w, h, &ix, &iy, &peak);
+    href_argmax_within(C, w, h, rx, ry, &ix, &iy, &peak);
     href_neighbourhood(C, w, h, ix, iy, F, nb);
     int failed = href_fit_lsq(nb, F, &sx, &sy);
 
@@ -390,7 +405,7 @@ void href_offset(const clx_image *ref, const clx_image *img, const clx_region *r
     out->flags = 0;
     if (failed)
         out->flags |= CLX_FLAG_FIT_FAILED;
-    if (abs(ix) == w - 1 || abs(iy) == h - 1)
+    if (abs(ix) == rx || abs(iy) == ry)
         out->flags |= CLX_FLAG_EDGE;
     if (!(peak > 0.0))
         out->flags |= CLX_FLAG_NO_PEAK;

@@ -43,6 +43,9 @@ void href_correlate_fft(const double *ref, const double *img, int w, int h, doub
  */
 void href_argmax(const double *C, int w, int h, int *ux, int *uy, double *value);
 
+/* The same over the bounded search |ux| <= rx, |uy| <= ry (--max-shift). */
+void href_argmax_within(const double *C, int w, int h, int rx, int ry, int *ux, int *uy, double *value);
+
 /*
  * The F x F values of C around (ux, uy) into nb, row-major with the row offset
  * outer: nb[(oy + r) * F + (ox + r)] = C at kx = (ux + ox) mod 2w,
@@ -65,9 +68,15 @@ int href_fit_lsq(const double *nb, int F, double *sx, double *sy);
  * (FFT when use_fft, else direct), argmax, F x F neighbourhood, fit.
  * Fills out->ix, iy, peak, dx = ix + sx, dy = iy + sy and flags:
  * CLX_FLAG_FIT_FAILED when the fit failed, CLX_FLAG_EDGE when |ix| = w - 1 or
- * |iy| = h - 1, CLX_FLAG_NO_PEAK when the peak is not positive.
+ * |iy| = h - 1 (the border of the searched shifts), CLX_FLAG_NO_PEAK when the
+ * peak is not positive.
  */
 void href_offset(const clx_image *ref, const clx_image *img, const clx_region *r, int F,
                  int use_fft, clx_result *out);
+
+/* The same with the search bounded to |ux|, |uy| <= max_shift (0: no bound);
+ * CLX_FLAG_EDGE then marks a peak at that bound. */
+void href_offset_within(const clx_image *ref, const clx_image *img, const clx_region *r, int F,
+                        int use_fft, int max_shift, clx_result *out);
 
 #endif

@@ -5,6 +5,8 @@
  *   imgtool tiff8 OUT.tif IN       an 8-bit TIFF of IN's pixels divided by 256
  *   imgtool png8 OUT.png IN        the same pixels as an 8-bit PNG
  *   imgtool resize OUT.tif IN W H  the top-left W x H pixels of IN
+ *   imgtool argmax IN.tif          per page of a float TIFF: "page width height x y value"
+ *                                  of its largest pixel (the first one on ties)
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -115,6 +117,30 @@ int main(int argc, char **argv)
         TIFFClose(t);
         return 0;
     }
-    fprintf(stderr, "usage: imgtool pages OUT IN... | tiff8 OUT IN | png8 OUT IN | resize OUT IN W H\n");
+    if (argc == 3 && strcmp(argv[1], "argmax") == 0) {
+        clx_image_file *f;
+        clx_message msg;
+        if (clx_image_file_open(argv[2], &f, &msg) != CLX_OK) {
+            fprintf(stderr, "imgtool: %s\n", msg.text);
+            return 1;
+        }
+        for (int page = 0; page < clx_image_file_pages(f); page++) {
+            if (clx_image_file_read(f, page, &img, &msg) != CLX_OK || img.type != CLX_PIXEL_F32) {
+                fprintf(stderr, "imgtool: %s page %d: %s\n", argv[2], page, msg.text);
+                return 1;
+            }
+            const float *p = img.pixels;
+            size_t best = 0;
+            for (size_t i = 1; i < (size_t)img.width * img.height; i++)
+                if (p[i] > p[best])
+                    best = i;
+            printf("%d %d %d %d %d %.9g\n", page, img.width, img.height, (int)(best % img.width),
+                   (int)(best / img.width), p[best]);
+            clx_image_free(&img);
+        }
+        clx_image_file_close(f);
+        return 0;
+    }
+    fprintf(stderr, "usage: imgtool pages OUT IN... | tiff8 OUT IN | png8 OUT IN | resize OUT IN W H | argmax IN\n");
     return 2;
 }

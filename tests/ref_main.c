@@ -3,8 +3,8 @@
  * files, printing the same CSV as `clxcorr offsets`, so that shell tests can
  * compare the two.
  *
- *   clxcorr-ref [--fit-size F] --regions FILE REFERENCE IMAGE...
- *   clxcorr-ref [--fit-size F] --grid NXxNY --window WxH [--margin M] REFERENCE IMAGE...
+ *   clxcorr-ref [--fit-size F] [--max-shift R] --regions FILE REFERENCE IMAGE...
+ *   clxcorr-ref [--fit-size F] [--max-shift R] --grid NXxNY --window WxH [--margin M] REFERENCE IMAGE...
  *
  * Files and windows are read with the library's public loaders; everything
  * after that is host_ref.c. Rows are printed only once every image has been
@@ -51,6 +51,7 @@ static void usage(FILE *f)
             "image,region,x,y,dx,dy,peak,flags for every image and window.\n"
             "\n"
             "  --fit-size F     the F x F least-squares peak fit (odd, >= 3; default 5)\n"
+            "  --max-shift R    search only |dx|, |dy| <= R (default: every shift)\n"
             "  --regions FILE   windows, one \"x y w h\" per line\n"
             "  --grid NXxNY     a regular grid of NX x NY windows ...\n"
             "  --window WxH     ... of W x H pixels ...\n"
@@ -146,7 +147,8 @@ static void rows_free(rows *list)
 
 /* Every page of one image file against the reference; rows appended, names into *names. */
 static int process_file(const char *path, const clx_image *reference, const clx_region *regions,
-                        size_t count, int fit_size, rows *out, char ***names, size_t *name_count)
+                        size_t count, int fit_size, int max_shift, rows *out, char ***names,
+                        size_t *name_count)
 {
     clx_message msg;
     clx_image_file *file;
@@ -185,7 +187,7 @@ static int process_file(const char *path, const clx_image *reference, const clx_
 
         for (size_t k = 0; k < count; k++) {
             clx_result result;
-            href_offset(reference, &image, &regions[k], fit_size, use_fft, &result);
+            href_offset_within(reference, &image, &regions[k], fit_size, use_fft, max_shift, &result);
             if (rows_add(out, name, k, &result) != 0) {
                 fail("out of memory");
                 clx_image_free(&image);
@@ -218,9 +220,10 @@ static int print_rows(const rows *list, const clx_region *regions)
 
 int main(int argc, char **argv)
 {
-    enum { OPT_FIT_SIZE = 256, OPT_REGIONS, OPT_GRID, OPT_WINDOW, OPT_MARGIN, OPT_HELP };
+    enum { OPT_FIT_SIZE = 256, OPT_MAX_SHIFT, OPT_REGIONS, OPT_GRID, OPT_WINDOW, OPT_MARGIN, OPT_HELP };
     static const struct option options[] = {
         { "fit-size", required_argument, NULL, OPT_FIT_SIZE },
+        { "max-shift", required_argument, NULL, OPT_MAX_SHIFT },
         { "regions", required_argument, NULL, OPT_REGIONS },
         { "grid", required_argument, NULL, OPT_GRID },
         { "window", required_argument, NULL, OPT_WINDOW },
@@ -228,7 +231,7 @@ int main(int argc, char **argv)
         { "help", no_argument, NULL, OPT_HELP },
         { NULL, 0, NULL, 0 },
     };
-    int fit_size = 5, margin = 0, have_grid = 0, have_window = 0, have_margin = 0;
+    int fit_size = 5, max_shift = 0, margin = 0, have_grid = 0, have_window = 0, have_margin = 0;
     int nx = 0, ny = 0, ww = 0, wh = 0;
     const char *regions_path = NULL;
 
@@ -238,6 +241,10 @@ int main(int argc, char **argv)
         case OPT_FIT_SIZE:
             if (parse_int(optarg, &fit_size) != 0 || fit_size < 3 || fit_size % 2 == 0)
                 return usage_error("--fit-size: '%s' is not an odd integer >= 3", optarg);
+            break;
+        case OPT_MAX_SHIFT:
+            if (parse_int(optarg, &max_shift) != 0 || max_shift < 1)
+                return usage_error("--max-shift: '%s' is not a positive integer", optarg);
             break;
         case OPT_REGIONS:
             regions_path = optarg;
@@ -308,7 +315,7 @@ int main(int argc, char **argv)
     size_t name_count = 0;
     int status = 0;
     for (int i = optind + 1; i < argc && status == 0; i++)
-        if (process_file(argv[i], &reference, regions, count, fit_size, &list, &names, &name_count) != 0)
+        if (process_file(argv[i], &reference, regions, count, fit_size, max_shift, &list, &names, &name_count) != 0)
             status = 1;
     if (status == 0 && print_rows(&list, regions) != 0)
         status = 1;

@@ -6,7 +6,6 @@
 #define CLX_TEST_DATA_H
 
 #include <stdint.h>
-#include "check.h"
 #include "clxcorr.h"
 
 /* Automake's "skipped" exit status. */

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "context.h"
+#include "check.h"
 #include "host_ref.h"
 #include "plan.h"
 #include "test_data.h"

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "check.h"
 #include "host_ref.h"
 #include "subpixel_lsq.h"
 #include "test_data.h"

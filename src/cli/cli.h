@@ -19,6 +19,13 @@
 /* Subcommands: each parses its own options and returns an exit status. */
 int cmd_devices(int argc, char **argv);
 int cmd_offsets(int argc, char **argv);
+int cmd_correlate(int argc, char **argv);
+
+/* ---- device_open.c ---- */
+
+/* Opens the device for a subcommand (spec as --device takes it), with the
+ * library's log going to standard error. Reports errors itself. */
+int open_device(const char *spec, int need_fp64, int no_cache, clx_context **ctx);
 
 /* ---- report.c: messages on standard error, progress ---- */
 
@@ -55,5 +62,7 @@ double now_seconds(void);
 int parse_int(const char *text, const char *option, int min, int max, int *out);
 /* Parses "AxB" (two positive integers, 'x' or 'X'). */
 int parse_pair(const char *text, const char *option, int *a, int *b);
+/* Parses --method's value: fft, direct or auto. */
+int parse_method(const char *text, clx_method *method);
 
 #endif

@@ -195,16 +195,8 @@ static int parse_args(int argc, char **argv, struct offsets_args *a)
             break;
         case OPT_DOUBLE: a->plan.use_double = 1; break;
         case OPT_METHOD:
-            if (strcmp(optarg, "fft") == 0)
-                a->plan.method = CLX_METHOD_FFT;
-            else if (strcmp(optarg, "direct") == 0)
-                a->plan.method = CLX_METHOD_DIRECT;
-            else if (strcmp(optarg, "auto") == 0)
-                a->plan.method = CLX_METHOD_AUTO;
-            else {
-                report_error("--method: unknown method '%s' (fft, direct or auto)", optarg);
+            if (parse_method(optarg, &a->plan.method))
                 return -1;
-            }
             break;
         case OPT_MAX_SHIFT:
             if (parse_int(optarg, "--max-shift", 1, 1 << 20, &a->plan.max_shift))
@@ -392,23 +384,6 @@ static int process_images(struct run *r, const struct offsets_args *a, const clx
     return failed ? -1 : 0;
 }
 
-static int open_device(const struct offsets_args *a, clx_context **ctx)
-{
-    clx_context_options copt;
-    clx_message msg;
-    clx_context_options_init(&copt);
-    copt.device = a->device;
-    copt.need_fp64 = a->plan.use_double;
-    copt.no_cache = a->no_cache;
-    copt.log = report_library_log;
-    copt.log_level = report_library_level();
-    if (clx_context_open(&copt, ctx, &msg) != CLX_OK) {
-        report_error("%s", msg.text);
-        return -1;
-    }
-    return 0;
-}
-
 int cmd_offsets(int argc, char **argv)
 {
     struct offsets_args a;
@@ -438,7 +413,7 @@ int cmd_offsets(int argc, char **argv)
         report_error("reference: %s", msg.text);
         goto done;
     }
-    if (load_windows(&a, &ref, &r.regions, &r.nregions) != CLX_OK || open_device(&a, &r.ctx) != 0)
+    if (load_windows(&a, &ref, &r.regions, &r.nregions) != CLX_OK || open_device(a.device, a.plan.use_double, a.no_cache, &r.ctx) != 0)
         goto done;
 
     a.plan.expected_images = a.images.count;

@@ -15,6 +15,7 @@ static void usage(FILE *f)
           "\n"
           "Commands:\n"
           "  offsets    one sub-pixel offset per image and window, as CSV\n"
+          "  correlate  the correlation surfaces themselves, as float TIFF pages\n"
           "  devices    list the OpenCL platforms and devices\n"
           "  help CMD   the options of a command (same as: clxcorr CMD --help)\n"
           "\n"
@@ -31,6 +32,8 @@ static int dispatch(const char *command, int argc, char **argv)
 {
     if (strcmp(command, "offsets") == 0)
         return cmd_offsets(argc, argv);
+    if (strcmp(command, "correlate") == 0)
+        return cmd_correlate(argc, argv);
     if (strcmp(command, "devices") == 0)
         return cmd_devices(argc, argv);
     report_error("unknown command '%s' (see clxcorr --help)", command);

@@ -39,3 +39,18 @@ int parse_pair(const char *text, const char *option, int *a, int *b)
         return -1;
     return 0;
 }
+
+int parse_method(const char *text, clx_method *method)
+{
+    if (strcmp(text, "fft") == 0)
+        *method = CLX_METHOD_FFT;
+    else if (strcmp(text, "direct") == 0)
+        *method = CLX_METHOD_DIRECT;
+    else if (strcmp(text, "auto") == 0)
+        *method = CLX_METHOD_AUTO;
+    else {
+        report_error("--method: unknown method '%s' (fft, direct or auto)", text);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,455 @@
+/*
+ * cmd_correlate.c - `clxcorr correlate`: the correlation surfaces themselves,
+ * as 32-bit float TIFF pages, for image pairs in the four forms of the
+ * definition-based correlation thesis (one-to-one, one-to-many, n-to-mn,
+ * n-to-m), windowed or whole-image. A page index goes to standard output.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "image_list.h"
+
+enum form {
+    FORM_ONE_TO_ONE,
+    FORM_ONE_TO_MANY,
+    FORM_N_TO_MN,
+    FORM_N_TO_M
+};
+
+struct correlate_args {
+    enum form form;
+    int lefts;
+    const char *regions_path;
+    int grid_nx, grid_ny, win_w, win_h, margin;
+    int have_grid, have_window, have_margin;
+    const char *list_path;
+    const char *output;
+    const char *device;
+    int no_cache, explain;
+    clx_plan_options plan;
+    struct image_list images;
+};
+
+static void usage(FILE *f)
+{
+    fputs("Usage: clxcorr correlate [OPTIONS] -o OUT.tif IMAGE...\n"
+          "\n"
+          "Write cross-correlation surfaces C(u) = sum_p r(p) d(p + u) of zero-mean\n"
+          "windows, r from a left image and d from a right image, as 32-bit float\n"
+          "TIFF pages: one page per (left, right) pair and window.\n"
+          "\n"
+          "Forms (which pairs; the IMAGE list is read in this order):\n"
+          "  --form one-to-one   LEFT RIGHT\n"
+          "  --form one-to-many  LEFT RIGHT...: the left with each right (default)\n"
+          "  --form n-to-mn      LEFT_1..LEFT_N, then the M rights of LEFT_1, the M\n"
+          "                      rights of LEFT_2, ... (N from --lefts)\n"
+          "  --form n-to-m       LEFT_1..LEFT_N RIGHT_1..RIGHT_M: every left with\n"
+          "                      every right (N from --lefts)\n"
+          "  --lefts N           number of left images for n-to-mn and n-to-m\n"
+          "\n"
+          "Windows (default: each whole image is one window):\n"
+          "  -r, --regions FILE   windows file: \"x y w h\" per line, all one size\n"
+          "  -g, --grid NXxNY     a grid of windows ...\n"
+          "  -w, --window WxH     ... of this size ...\n"
+          "  -m, --margin M       ... keeping M pixels free at the borders\n"
+          "\n"
+          "Surfaces:\n"
+          "      --max-shift R    only the shifts |ux|, |uy| <= R (default: all shifts of\n"
+          "                       the window, a (2w-1) x (2h-1) surface)\n"
+          "  Each page is (2 Rx + 1) x (2 Ry + 1) pixels: pixel (x, y) holds C at\n"
+          "  u = (x - Rx, y - Ry), so the zero shift is the centre pixel. A peak at\n"
+          "  u means the right image's content sits u pixels right/down of the left's.\n"
+          "  Its ImageDescription names the pair, the window and the shift range;\n"
+          "  standard output lists the pages as CSV\n"
+          "  (page,left,right,region,x,y,w,h,rx,ry).\n"
+          "\n"
+          "Other options:\n"
+          "  -o, --output FILE    the TIFF to write (written as FILE.part until complete)\n"
+          "  -l, --list FILE      more images from FILE, one per line ('-': standard input)\n"
+          "      --method M       fft, direct or auto (default; see clxcorr offsets --help)\n"
+          "      --explain        say which method was used and why\n"
+          "      --double         every device stage in double precision\n"
+          "  -b, --batch B        right images per device batch\n"
+          "  -d, --device SPEC    the OpenCL device (see clxcorr offsets --help)\n"
+          "      --no-cache       do not use cached compiled kernels\n"
+          "  -v, --verbose / -q, --quiet / -h, --help\n"
+          "\n"
+          "Exit status: 0 success, 1 the run failed (OUT.tif then stays OUT.tif.part),\n"
+          "2 wrong command line.\n",
+          f);
+}
+
+enum {
+    OPT_FORM = 256,
+    OPT_LEFTS,
+    OPT_METHOD,
+    OPT_MAX_SHIFT,
+    OPT_EXPLAIN,
+    OPT_DOUBLE,
+    OPT_NO_CACHE
+};
+
+static int parse_form(const char *s, enum form *form)
+{
+    static const char *const names[] = { "one-to-one", "one-to-many", "n-to-mn", "n-to-m" };
+    for (int i = 0; i < 4; i++)
+        if (strcmp(s, names[i]) == 0) {
+            *form = (enum form)i;
+            return 0;
+        }
+    report_error("--form: unknown form '%s' (one-to-one, one-to-many, n-to-mn or n-to-m)", s);
+    return -1;
+}
+
+static int parse_args(int argc, char **argv, struct correlate_args *a)
+{
+    static const struct option longopts[] = {
+        { "form", required_argument, NULL, OPT_FORM },     { "lefts", required_argument, NULL, OPT_LEFTS },
+        { "regions", required_argument, NULL, 'r' },       { "grid", required_argument, NULL, 'g' },
+        { "window", required_argument, NULL, 'w' },        { "margin", required_argument, NULL, 'm' },
+        { "max-shift", required_argument, NULL, OPT_MAX_SHIFT },
+        { "method", required_argument, NULL, OPT_METHOD }, { "explain", no_argument, NULL, OPT_EXPLAIN },
+        { "double", no_argument, NULL, OPT_DOUBLE },       { "batch", required_argument, NULL, 'b' },
+        { "output", required_argument, NULL, 'o' },        { "list", required_argument, NULL, 'l' },
+        { "device", required_argument, NULL, 'd' },        { "no-cache", no_argument, NULL, OPT_NO_CACHE },
+        { "verbose", no_argument, NULL, 'v' },             { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, 'h' },                { NULL, 0, NULL, 0 }
+    };
+    int c, verbosity = 1;
+
+    a->form = FORM_ONE_TO_MANY;
+    a->lefts = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":r:g:w:m:b:o:l:d:vqh", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_FORM:
+            if (parse_form(optarg, &a->form))
+                return -1;
+            break;
+        case OPT_LEFTS:
+            if (parse_int(optarg, "--lefts", 1, 1 << 20, &a->lefts))
+                return -1;
+            break;
+        case 'r': a->regions_path = optarg; break;
+        case 'g':
+            if (parse_pair(optarg, "--grid", &a->grid_nx, &a->grid_ny))
+                return -1;
+            a->have_grid = 1;
+            break;
+        case 'w':
+            if (parse_pair(optarg, "--window", &a->win_w, &a->win_h))
+                return -1;
+            a->have_window = 1;
+            break;
+        case 'm':
+            if (parse_int(optarg, "--margin", 0, 1 << 20, &a->margin))
+                return -1;
+            a->have_margin = 1;
+            break;
+        case OPT_MAX_SHIFT:
+            if (parse_int(optarg, "--max-shift", 1, 1 << 20, &a->plan.max_shift))
+                return -1;
+            break;
+        case OPT_METHOD:
+            if (parse_method(optarg, &a->plan.method))
+                return -1;
+            break;
+        case OPT_EXPLAIN: a->explain = 1; break;
+        case OPT_DOUBLE: a->plan.use_double = 1; break;
+        case 'b':
+            if (parse_int(optarg, "--batch", 1, 1 << 20, &a->plan.batch))
+                return -1;
+            break;
+        case 'o': a->output = optarg; break;
+        case 'l': a->list_path = optarg; break;
+        case 'd': a->device = optarg; break;
+        case OPT_NO_CACHE: a->no_cache = 1; break;
+        case 'v': verbosity = verbosity < 1 ? 2 : verbosity + 1; break;
+        case 'q': verbosity = 0; break;
+        case 'h': usage(stdout); return 1;
+        default:
+            report_bad_option("correlate", c, argv[optind - 1]);
+            return -1;
+        }
+    }
+    report_set_verbosity(verbosity);
+    if (!a->output) {
+        report_error("correlate needs -o OUT.tif");
+        return -1;
+    }
+    if (a->regions_path && a->have_grid) {
+        report_error("give either --regions or --grid, not both");
+        return -1;
+    }
+    if (a->have_grid != a->have_window) {
+        report_error(a->have_grid ? "--grid needs --window WxH" : "--window is only used with --grid");
+        return -1;
+    }
+    if (a->have_margin && !a->have_grid) {
+        report_error("--margin is only used with --grid");
+        return -1;
+    }
+    if (a->lefts != 1 && a->form != FORM_N_TO_MN && a->form != FORM_N_TO_M) {
+        report_error("--lefts is only used with --form n-to-mn or n-to-m");
+        return -1;
+    }
+    for (; optind < argc; optind++)
+        if (image_list_add(&a->images, argv[optind]) != CLX_OK) {
+            report_error("out of memory");
+            return -1;
+        }
+    if (!a->list_path && a->images.count == 0) {
+        report_error("no images given (see clxcorr correlate --help)");
+        return -1;
+    }
+    return 0;
+}
+
+/* The rights of left `i`: entries [*first, *first + *count) of the list. */
+struct pairing {
+    int lefts;
+    size_t rights_per_left;
+    int shared;            /* n-to-m: every left has the same rights */
+};
+
+static int pairing_of(const struct correlate_args *a, struct pairing *p)
+{
+    size_t n = a->images.count;
+    p->lefts = a->form == FORM_N_TO_MN || a->form == FORM_N_TO_M ? a->lefts : 1;
+    p->shared = a->form == FORM_N_TO_M;
+    if ((size_t)p->lefts >= n) {
+        report_error("%zu images for %d left image%s: no right images", n, p->lefts, p->lefts == 1 ? "" : "s");
+        return -1;
+    }
+    size_t rights = n - (size_t)p->lefts;
+    if (a->form == FORM_ONE_TO_ONE && rights != 1) {
+        report_error("--form one-to-one takes exactly 2 images (LEFT RIGHT), got %zu", n);
+        return -1;
+    }
+    if (a->form == FORM_N_TO_MN && rights % (size_t)p->lefts != 0) {
+        report_error("--form n-to-mn: %zu right images do not divide among %d left images", rights, p->lefts);
+        return -1;
+    }
+    p->rights_per_left = a->form == FORM_N_TO_MN ? rights / (size_t)p->lefts : rights;
+    return 0;
+}
+
+static size_t right_entry(const struct pairing *p, int left, size_t j)
+{
+    return (size_t)p->lefts + (p->shared ? 0 : (size_t)left * p->rights_per_left) + j;
+}
+
+struct job {
+    clx_context *ctx;
+    clx_plan *plan;
+    clx_region *regions;
+    size_t nregions;
+    clx_tiff_writer *out;
+    float *surfaces;
+    clx_image *batch;
+    int sw, sh;
+    size_t pages;
+};
+
+static void free_batch(struct job *j, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        clx_image_free(&j->batch[i]);
+}
+
+/* Correlates `count` right images (list entries from `first`) with the
+ * current reference `left`, writing their pages. */
+static int correlate_rights(struct job *j, const struct correlate_args *a, const struct pairing *pr, int left,
+                            const clx_image *left_image)
+{
+    size_t batch = (size_t)clx_plan_batch_size(j->plan), surf = (size_t)j->sw * j->sh;
+    const char *left_name = a->images.entries[left];
+    clx_message msg;
+
+    for (size_t done = 0; done < pr->rights_per_left; done += batch) {
+        size_t n = pr->rights_per_left - done < batch ? pr->rights_per_left - done : batch;
+        for (size_t i = 0; i < n; i++) {
+            const char *name = a->images.entries[right_entry(pr, left, done + i)];
+            if (image_entry_load_single(name, &j->batch[i], &msg) != CLX_OK) {
+                report_error("%s", msg.text);
+                free_batch(j, i);
+                return -1;
+            }
+            if (j->batch[i].width != left_image->width || j->batch[i].height != left_image->height) {
+                report_error("%s is %dx%d but %s is %dx%d", name, j->batch[i].width, j->batch[i].height,
+                             left_name, left_image->width, left_image->height);
+                free_batch(j, i + 1);
+                return -1;
+            }
+        }
+        if (clx_plan_push(j->plan, j->batch, n) != CLX_OK ||
+            clx_plan_read_surfaces(j->plan, j->surfaces, n * j->nregions * surf) != CLX_OK) {
+            report_error("%s", clx_context_message(j->ctx));
+            free_batch(j, n);
+            return -1;
+        }
+        /* Ends the push; the offsets themselves are not wanted here. */
+        clx_result *unused = malloc(sizeof *unused * n * j->nregions);
+        int read = unused ? clx_plan_read(j->plan, unused, n * j->nregions) : CLX_ERR_HOST_MEMORY;
+        free(unused);
+        free_batch(j, n);
+        if (read != CLX_OK) {
+            report_error("%s", unused ? clx_context_message(j->ctx) : "out of memory");
+            return -1;
+        }
+        for (size_t i = 0; i < n; i++) {
+            const char *right_name = a->images.entries[right_entry(pr, left, done + i)];
+            for (size_t k = 0; k < j->nregions; k++) {
+                const clx_region *r = &j->regions[k];
+                char description[2048];
+                clx_image page = { j->sw, j->sh, CLX_PIXEL_F32, j->surfaces + (i * j->nregions + k) * surf };
+                snprintf(description, sizeof description,
+                         "clxcorr correlation surface: left=%s right=%s window=%zu (x=%d y=%d w=%d h=%d); "
+                         "pixel (x, y) is the shift (x - %d, y - %d)",
+                         left_name, right_name, k, r->x, r->y, r->w, r->h, (j->sw - 1) / 2, (j->sh - 1) / 2);
+                if (clx_tiff_writer_page(j->out, &page, description, &msg) != CLX_OK) {
+                    report_error("%s", msg.text);
+                    return -1;
+                }
+                printf("%zu,%s,%s,%zu,%d,%d,%d,%d,%d,%d\n", j->pages++, left_name, right_name, k, r->x, r->y, r->w,
+                       r->h, (j->sw - 1) / 2, (j->sh - 1) / 2);
+            }
+        }
+        if (fflush(stdout) != 0) {
+            report_error("writing standard output failed");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int windows_for(const struct correlate_args *a, const clx_image *img, clx_region **regions, size_t *n)
+{
+    clx_message msg;
+    int status;
+    if (a->regions_path)
+        status = clx_regions_read(a->regions_path, regions, n, &msg);
+    else if (a->have_grid)
+        status = clx_regions_grid(a->grid_nx, a->grid_ny, a->win_w, a->win_h, a->margin, img->width, img->height,
+                                  regions, n, &msg);
+    else {
+        /* The whole image as one window. */
+        *regions = malloc(sizeof **regions);
+        if (!*regions) {
+            report_error("out of memory");
+            return -1;
+        }
+        (*regions)[0] = (clx_region){ 0, 0, img->width, img->height };
+        *n = 1;
+        return 0;
+    }
+    if (status == CLX_OK && (status = clx_regions_check(*regions, *n, img->width, img->height, &msg)) != CLX_OK) {
+        free(*regions);
+        *regions = NULL;
+    }
+    if (status != CLX_OK) {
+        report_error("%s", msg.text);
+        return -1;
+    }
+    return 0;
+}
+
+int cmd_correlate(int argc, char **argv)
+{
+    struct correlate_args a;
+    struct pairing pr;
+    struct job j;
+    clx_image left = { 0 };
+    clx_message msg;
+    int status = EXIT_FAILURE_RUN, failed = 1;
+
+    memset(&a, 0, sizeof a);
+    memset(&j, 0, sizeof j);
+    clx_plan_options_init(&a.plan);
+    int parsed = parse_args(argc, argv, &a);
+    if (parsed != 0) {
+        image_list_free(&a.images);
+        return parsed > 0 ? EXIT_OK : EXIT_USAGE;
+    }
+    if (a.list_path && image_list_read(&a.images, a.list_path, &msg) != CLX_OK) {
+        report_error("%s", msg.text);
+        goto done;
+    }
+    if (pairing_of(&a, &pr) != 0) {
+        status = EXIT_USAGE;
+        goto done;
+    }
+    if (image_entry_load_single(a.images.entries[0], &left, &msg) != CLX_OK) {
+        report_error("%s", msg.text);
+        goto done;
+    }
+    if (windows_for(&a, &left, &j.regions, &j.nregions) != 0 || open_device(a.device, a.plan.use_double, a.no_cache,
+                                                                            &j.ctx) != 0)
+        goto done;
+    a.plan.expected_images = pr.rights_per_left;
+    if (clx_plan_create(j.ctx, &left, j.regions, j.nregions, &a.plan, &j.plan) != CLX_OK) {
+        report_error("%s", clx_context_message(j.ctx));
+        goto done;
+    }
+    if (a.explain)
+        fprintf(stderr, "clxcorr: method: %s\n", clx_plan_explanation(j.plan));
+    clx_plan_surface_size(j.plan, &j.sw, &j.sh);
+    size_t batch = (size_t)clx_plan_batch_size(j.plan), surf = (size_t)j.sw * j.sh;
+    size_t total_bytes = (size_t)pr.lefts * pr.rights_per_left * j.nregions * surf * sizeof(float);
+    j.surfaces = malloc(sizeof(float) * batch * j.nregions * surf);
+    j.batch = calloc(batch, sizeof *j.batch);
+    if (!j.surfaces || !j.batch) {
+        report_error("out of memory for %zu surfaces of %dx%d", batch * j.nregions, j.sw, j.sh);
+        goto done;
+    }
+    /* Classic TIFF stops at 4 GiB; BigTIFF only when needed, since some
+     * readers lack it. */
+    if (clx_tiff_writer_open(a.output, total_bytes > (3ull << 30), &j.out, &msg) != CLX_OK) {
+        report_error("%s", msg.text);
+        goto done;
+    }
+    printf("page,left,right,region,x,y,w,h,rx,ry\n");
+    failed = 0;
+    for (int l = 0; l < pr.lefts && !failed; l++) {
+        if (l > 0) {
+            clx_image_free(&left);
+            if (image_entry_load_single(a.images.entries[l], &left, &msg) != CLX_OK) {
+                report_error("%s", msg.text);
+                failed = 1;
+                break;
+            }
+            if (clx_plan_set_reference(j.plan, &left) != CLX_OK) {
+                report_error("%s: %s", a.images.entries[l], clx_context_message(j.ctx));
+                failed = 1;
+                break;
+            }
+        }
+        failed = correlate_rights(&j, &a, &pr, l, &left) != 0;
+    }
+    if (clx_tiff_writer_close(j.out, !failed, &msg) != CLX_OK)
+        report_error("%s", msg.text);
+    else if (!failed)
+        status = EXIT_OK;
+    j.out = NULL;
+    if (status == EXIT_OK)
+        report_info("%zu surfaces of %dx%d written to %s", j.pages, j.sw, j.sh, a.output);
+    else if (j.pages > 0)
+        report_note("stopped after %zu surfaces; they are in %s.part", j.pages, a.output);
+
+done:
+    if (j.out)
+        clx_tiff_writer_close(j.out, 0, &msg);
+    free(j.surfaces);
+    free(j.batch);
+    clx_plan_release(j.plan);
+    clx_context_release(j.ctx);
+    free(j.regions);
+    clx_image_free(&left);
+    image_list_free(&a.images);
+    return status;
+}
