@@ -6,7 +6,7 @@
  * Uses the public API only.
  *
  *   clxcorr-throughput [--device SPEC] [--batch B] [--repeat N] [--double]
- *                      --regions FILE REFERENCE IMAGE...
+ *                      [--method M] [--max-shift R] --regions FILE REFERENCE IMAGE...
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -38,20 +38,27 @@ int main(int argc, char **argv)
     static const struct option longopts[] = {
         { "device", required_argument, NULL, 'd' }, { "batch", required_argument, NULL, 'b' },
         { "repeat", required_argument, NULL, 'n' }, { "double", no_argument, NULL, 'D' },
-        { "regions", required_argument, NULL, 'r' }, { NULL, 0, NULL, 0 }
+        { "regions", required_argument, NULL, 'r' }, { "method", required_argument, NULL, 'm' },
+        { "max-shift", required_argument, NULL, 'R' }, { NULL, 0, NULL, 0 }
     };
     const char *device = NULL, *regions_path = NULL;
-    int batch = 0, use_double = 0, c;
+    int batch = 0, use_double = 0, max_shift = 0, c;
+    clx_method method = CLX_METHOD_AUTO;
     long repeat = 4096;
     clx_message msg;
 
-    while ((c = getopt_long(argc, argv, "d:b:n:Dr:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "d:b:n:Dr:m:R:", longopts, NULL)) != -1) {
         switch (c) {
         case 'd': device = optarg; break;
         case 'b': batch = atoi(optarg); break;
         case 'n': repeat = atol(optarg); break;
         case 'D': use_double = 1; break;
         case 'r': regions_path = optarg; break;
+        case 'm':
+            method = strcmp(optarg, "fft") == 0 ? CLX_METHOD_FFT
+                     : strcmp(optarg, "direct") == 0 ? CLX_METHOD_DIRECT : CLX_METHOD_AUTO;
+            break;
+        case 'R': max_shift = atoi(optarg); break;
         default: return 2;
         }
     }
@@ -85,6 +92,8 @@ int main(int argc, char **argv)
     clx_plan_options_init(&popt);
     popt.batch = batch;
     popt.use_double = use_double;
+    popt.method = method;
+    popt.max_shift = max_shift;
     if (clx_plan_create(ctx, &ref, regions, nregions, &popt, &plan) != CLX_OK)
         die("plan", clx_context_message(ctx));
 
@@ -107,10 +116,11 @@ int main(int argc, char **argv)
         done += (long)b;
     }
     double elapsed = now() - t0;
-    printf("clxcorr %s device=\"%s\" batch=%zu regions=%zu window=%dx%d image=%dx%d: %.1f patterns/s "
-           "(%.4f ms/pattern)\n",
-           use_double ? "double" : "float", clx_context_device(ctx)->name, b, nregions, regions[0].w, regions[0].h,
-           ref.width, ref.height, done / elapsed, 1e3 * elapsed / done);
+    printf("clxcorr %s %s max-shift=%d device=\"%s\" batch=%zu regions=%zu window=%dx%d image=%dx%d: %.1f "
+           "patterns/s (%.4f ms/pattern)\n",
+           use_double ? "double" : "float", clx_method_name(clx_plan_method(plan)), max_shift,
+           clx_context_device(ctx)->name, b, nregions, regions[0].w, regions[0].h, ref.width, ref.height,
+           done / elapsed, 1e3 * elapsed / done);
 
     clx_plan_release(plan);
     clx_context_release(ctx);

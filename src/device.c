@@ -87,6 +87,34 @@ static enum device_vendor vendor_of(const struct device_entry *e)
     return VENDOR_OTHER;
 }
 
+/* OpenCL 3.0's list of every OpenCL C version a device accepts, by number
+ * so that the 1.2 headers suffice. */
+#define CLX_DEVICE_OPENCL_C_ALL_VERSIONS 0x1066
+struct clx_name_version {
+    cl_uint version;            /* major << 22 | minor << 12 | patch */
+    char name[64];
+};
+
+/*
+ * The highest OpenCL C major version the device compiles. CL_DEVICE_OPENCL_C_VERSION
+ * names only one (PoCL 5 says 1.2 and accepts 3.0 too), so OpenCL 3.0
+ * drivers are asked for the full list.
+ */
+static int highest_opencl_c(cl_device_id dev, const char *version_string)
+{
+    int major = strncmp(version_string, "OpenCL C ", 9) == 0 ? atoi(version_string + 9) : 1;
+    size_t size = 0;
+    if (clGetDeviceInfo(dev, CLX_DEVICE_OPENCL_C_ALL_VERSIONS, 0, NULL, &size) != CL_SUCCESS || size == 0)
+        return major;
+    struct clx_name_version *all = malloc(size);
+    if (all && clGetDeviceInfo(dev, CLX_DEVICE_OPENCL_C_ALL_VERSIONS, size, all, NULL) == CL_SUCCESS)
+        for (size_t i = 0; i < size / sizeof *all; i++)
+            if ((int)(all[i].version >> 22) > major)
+                major = (int)(all[i].version >> 22);
+    free(all);
+    return major;
+}
+
 static void describe(struct device_entry *e, int p, int d, const char *platform_name)
 {
     clx_device_info *in = &e->info;
@@ -138,8 +166,7 @@ static void describe(struct device_entry *e, int p, int d, const char *platform_
         clGetDeviceInfo(e->device, CL_DEVICE_IMAGE_MAX_BUFFER_SIZE, sizeof e->image_max_buffer,
                         &e->image_max_buffer, NULL) != CL_SUCCESS)
         e->image_max_buffer = 0;
-    /* "OpenCL C 1.2 ..." */
-    e->opencl_c_major = strncmp(in->opencl_c_version, "OpenCL C ", 9) == 0 ? atoi(in->opencl_c_version + 9) : 1;
+    e->opencl_c_major = highest_opencl_c(e->device, in->opencl_c_version);
     e->has_subgroups = has_extension(e->device, "cl_khr_subgroups");
 }
 

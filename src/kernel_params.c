@@ -53,7 +53,8 @@ void kernel_params_defaults(struct kernel_params *p, const struct device_entry *
 int kernel_options_format(const struct kernel_params *p, char *buf, size_t len)
 {
     const struct direct_params *d = &p->direct;
-    /* OpenCL C 1.2 everywhere, but sub-group built-ins need 2.0 or later. */
+    /* OpenCL C 1.2 everywhere, but sub-group built-ins need 2.0 or later
+     * (3.0 where the device has it: some accept 1.2 and 3.0 but not 2.0). */
     const char *std = d->broadcast == 1 ? (p->opencl_c_major >= 3 ? "CL3.0" : "CL2.0") : "CL1.2";
     int n = snprintf(buf, len,
                      "-cl-std=%s -D CLX_VENDOR=%d -D USE_DOUBLE=%d -D PIXEL_T=%s -D PIXEL_IS_FLOAT=%d"

@@ -61,12 +61,8 @@ error:
     return status;
 }
 
-/*
- * Best time in ms of correlating `run_tiles` of `ntiles` tiles with one
- * correlator, set up as a plan would set it up.
- */
-static int time_correlator(struct clx_context *ctx, const struct correlator_ops *ops,
-                           const struct kernel_params *base, int nwin, int ntiles, int run_tiles, double *ms)
+int method_time(struct clx_context *ctx, const struct correlator_ops *ops, const struct kernel_params *base,
+                const char *overrides, int nwin, int ntiles, int run_tiles, double *ms)
 {
     struct kernel_params p = *base;
     size_t rs = p.use_double ? sizeof(double) : sizeof(float);
@@ -74,8 +70,11 @@ static int time_correlator(struct clx_context *ctx, const struct correlator_ops 
     cl_mem prepared = NULL, corr = NULL;
     cl_int err;
     int status;
+    char why[512];
 
     ops->configure(&ctx->dev, &p, ntiles);
+    if (overrides && kernel_params_override(&p, overrides, why, sizeof why))
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "%s", why);
     status = ops->create(ctx, &p, nwin, ntiles, &state);
     if (status != CLX_OK)
         return status;
@@ -172,18 +171,18 @@ static int measure(struct clx_context *ctx, const struct kernel_params *base, in
                    struct method_choice *c)
 {
     double fft, direct;
-    int status = time_correlator(ctx, &correlator_fft, base, nwin, ntiles, ntiles, &fft);
+    int status = method_time(ctx, &correlator_fft, base, NULL, nwin, ntiles, ntiles, &fft);
     if (status != CLX_OK)
         return status;
     c->fft_ms = fft / ntiles;
     /* One image's windows first. */
-    status = time_correlator(ctx, &correlator_direct, base, nwin, ntiles, nwin, &direct);
+    status = method_time(ctx, &correlator_direct, base, NULL, nwin, ntiles, nwin, &direct);
     if (status != CLX_OK)
         return status;
     c->direct_ms = direct / nwin;
     c->direct_estimated = 1;
     if (ntiles > nwin && c->direct_ms < DIRECT_GIVE_UP * c->fft_ms) {
-        status = time_correlator(ctx, &correlator_direct, base, nwin, ntiles, ntiles, &direct);
+        status = method_time(ctx, &correlator_direct, base, NULL, nwin, ntiles, ntiles, &direct);
         if (status != CLX_OK)
             return status;
         c->direct_ms = direct / ntiles;

@@ -31,4 +31,13 @@ struct method_choice {
 int method_choose(struct clx_context *ctx, clx_method requested, const struct kernel_params *base,
                   int nwin, int ntiles, struct method_choice *choice);
 
+/*
+ * The measurement itself: the best time in ms of correlating `run_tiles` of
+ * `ntiles` random tiles with one correlator, configured as a plan would
+ * configure it and then with `overrides` ("KEY=VALUE,...", may be NULL)
+ * applied. Also used by bench/crossover.c.
+ */
+int method_time(struct clx_context *ctx, const struct correlator_ops *ops, const struct kernel_params *base,
+                const char *overrides, int nwin, int ntiles, int run_tiles, double *ms);
+
 #endif

@@ -225,6 +225,7 @@ int main(void)
         "direct_source=1",                       /* texture path */
         "direct_source=2,direct_split=2",        /* hybrid: texture and local memory by work-group */
         "direct_broadcast=1",                    /* sub-group broadcast (devices with sub-groups) */
+        "direct_broadcast=2",                    /* NVIDIA shfl.sync (NVIDIA only) */
     };
     const int nvariants = (int)(sizeof variants / sizeof variants[0]);
 
