@@ -254,6 +254,60 @@ const clx_device_info *clx_context_device(const clx_context *context);
 const char *clx_context_message(const clx_context *context);
 
 /* ------------------------------------------------------------------------ */
+/* Pre-filters                                                               */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Separable image filters on the device: `clxcorr filter`, and the accurate
+ * mode's pre-filter. A filter is a chain of up to CLX_FILTER_MAX_STAGES
+ * stages, written as a spec string with stages joined by '+':
+ *
+ *   gaussian:S             Gaussian smoothing, sigma S pixels (radius ceil(3 S))
+ *   highpass:S             the image minus its Gaussian blur of sigma S
+ *   background:S           background removal: the same, for a wide S
+ *   background-divide:S    the image divided by its Gaussian blur of sigma S
+ *   taps:a,b,c,...         any separable kernel: these 2r+1 taps along x and
+ *                          then along y (not normalised)
+ *
+ * e.g. "background:30+gaussian:1". Radii 1 and 2 (3x3 and 5x5) run on a
+ * tiled fast path; larger radii on a general separable path.
+ */
+#define CLX_FILTER_MAX_STAGES 4
+#define CLX_FILTER_MAX_RADIUS 64
+
+typedef enum clx_border {
+    CLX_BORDER_CLAMP = 0,   /* the nearest pixel inside: ...aaa|abc */
+    CLX_BORDER_MIRROR = 1,  /* reflected about the edge pixel: ...cb|abc */
+    CLX_BORDER_ZERO = 2     /* zero outside: ...000|abc */
+} clx_border;
+
+typedef struct clx_filter_options {
+    const char *spec;        /* the stages, as above */
+    clx_border border;       /* how pixels outside the source ROI are read */
+    /*
+     * The source ROI is read and the same-sized target ROI written; a
+     * filter treats its source ROI as the whole image (borders apply at the
+     * ROI's edges). w = 0 or h = 0: the whole image. Pixels of the output
+     * outside the target ROI are the input's.
+     */
+    clx_region source_roi, target_roi;
+    int use_double;          /* filter in double precision (needs fp64) */
+} clx_filter_options;
+
+void clx_filter_options_init(clx_filter_options *options);
+
+/* Checks a spec string; msg names what is wrong. */
+int clx_filter_spec_check(const char *spec, clx_message *msg);
+
+typedef struct clx_filter clx_filter;
+
+int clx_filter_create(clx_context *context, const clx_filter_options *options, clx_filter **filter);
+/* Filters `input` (any pixel type) into `output`, a new CLX_PIXEL_F32 image
+ * of the input's size (the caller frees it). */
+int clx_filter_apply(clx_filter *filter, const clx_image *input, clx_image *output);
+void clx_filter_release(clx_filter *filter);
+
+/* ------------------------------------------------------------------------ */
 /* Plan: one reference, one window list, one set of options                  */
 /* ------------------------------------------------------------------------ */
 
