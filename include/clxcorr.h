@@ -326,11 +326,23 @@ typedef enum clx_method {
 /* "auto", "fft" or "direct". */
 const char *clx_method_name(clx_method method);
 
+/* How the sub-pixel part of a peak is estimated from the values around it. */
+typedef enum clx_estimator {
+    CLX_ESTIMATOR_LSQ = 0,       /* the seed's quadratic least-squares fit over F x F values */
+    CLX_ESTIMATOR_GAUSS3 = 1,    /* a three-point Gaussian through the peak, per axis */
+    CLX_ESTIMATOR_PARABOLA3 = 2, /* a three-point parabola through the peak, per axis */
+    CLX_ESTIMATOR_CENTROID = 3   /* the centroid of the F x F values above their minimum */
+} clx_estimator;
+
+/* "lsq", "gauss3", "parabola3" or "centroid". */
+const char *clx_estimator_name(clx_estimator estimator);
+
 typedef struct clx_plan_options {
     clx_mode mode;      /* CLX_MODE_SEED */
     clx_method method;  /* CLX_METHOD_AUTO (default), _FFT or _DIRECT */
     int max_shift;      /* search only shifts with |ux|, |uy| <= max_shift; 0: every shift of the window */
-    int fit_size;       /* F of the F x F least-squares peak fit: odd, >= 3 (default 5) */
+    clx_estimator estimator; /* the sub-pixel estimator (default CLX_ESTIMATOR_LSQ) */
+    int fit_size;       /* F of the F x F values the estimator sees: odd, >= 3 (default 5) */
     int batch;          /* images per push; 0: sized from device memory */
     int use_double;     /* every device stage in double (needs fp64) */
     size_t expected_images; /* images the caller will push in all, if known (0: unknown);

@@ -71,6 +71,8 @@ static int check_options(struct clx_context *ctx, const clx_plan_options *o, int
                         o->fit_size, w, h, limit % 2 ? limit : limit - 1);
     if (o->batch < 0)
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "batch size %d: it must be positive", o->batch);
+    if (o->estimator < CLX_ESTIMATOR_LSQ || o->estimator > CLX_ESTIMATOR_CENTROID)
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "unknown estimator %d", (int)o->estimator);
     if (o->method != CLX_METHOD_AUTO && o->method != CLX_METHOD_FFT && o->method != CLX_METHOD_DIRECT)
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "unknown method %d", (int)o->method);
     if (o->max_shift < 0)
@@ -435,8 +437,9 @@ int clx_plan_create(clx_context *ctx, const clx_image *reference, const clx_regi
             "%d windows of %dx%d, shifts up to %d x %d, %s path (correlation layout %dx%d), batch of %d images, "
             "%s precision", plan->nwin, p->win_w, p->win_h, p->search_rx, p->search_ry, plan->correlator->name,
             p->corr_w, p->corr_h, plan->batch, p->use_double ? "double" : "single");
-    if ((status = lsq_fit_init(&plan->fit, p->fit_size)) != CLX_OK) {
-        ctx_fail(ctx, status, "cannot set up the %dx%d least-squares fit", p->fit_size, p->fit_size);
+    if ((status = subpixel_init(&plan->fit, options->estimator, p->fit_size)) != CLX_OK) {
+        ctx_fail(ctx, status, "cannot set up the %s estimator over %dx%d values", clx_estimator_name(options->estimator),
+                 p->fit_size, p->fit_size);
         goto error;
     }
     if ((status = create_buffers(plan)) != CLX_OK ||
@@ -467,7 +470,7 @@ void clx_plan_release(clx_plan *plan)
     if (plan->correlator)
         plan->correlator->release(plan->correlator_state);
     peak_finder_release(&plan->peaks);
-    lsq_fit_release(&plan->fit);
+    subpixel_release(&plan->fit);
     if (plan->staging) {
         clEnqueueUnmapMemObject(ctx->queue, plan->staging, plan->staging_ptr, 0, NULL, NULL);
         clFinish(ctx->queue);
@@ -564,7 +567,7 @@ static void finish_tile(const struct clx_plan *plan, int index, const double *nb
     }
     peak_index_to_shift(index, w, h, &r->ix, &r->iy);
     r->peak = nb[(F * F) / 2];
-    if (lsq_fit_peak(&plan->fit, nb, &sx, &sy))
+    if (subpixel_estimate(&plan->fit, nb, &sx, &sy))
         r->flags |= CLX_FLAG_FIT_FAILED;
     r->dx = r->ix + sx;
     r->dy = r->iy + sy;

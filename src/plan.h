@@ -11,7 +11,7 @@
 #include "kernel_build.h"
 #include "peak.h"
 #include "prepare_windows.h"
-#include "subpixel_lsq.h"
+#include "subpixel.h"
 
 struct clx_plan {
     struct clx_context *ctx;
@@ -29,7 +29,7 @@ struct clx_plan {
     const struct correlator_ops *correlator;   /* the FFT or the direct path */
     void *correlator_state;
     struct peak_finder peaks;
-    struct lsq_fit fit;
+    struct subpixel fit;
 
     /* Device buffers: batch images, batch * nwin tiles. */
     cl_mem corners;                   /* int2 top-left corner per window */
