@@ -46,6 +46,14 @@
  * image minus its position in the reference (clxcorr's sign), at each window
  * centre X = (x0 + (w-1)/2, y0 + (h-1)/2).
  *
+ * --kind speckle writes a PIV/DIC-like speckle set instead (the accuracy
+ * benchmark's second set): f(X) = 1 + S(X), S a sum of random Gaussian spots
+ * (sigma 1-2 px, about one per 16 px^2, amplitudes 0.5-1.5), no background;
+ * image k is the reference moved by the pure translation t_k = (k - 1) * STEP
+ * along both axes (--step, default 0.1 px), no strain. Its defaults: a
+ * 512 x 512 image, 11 images (0 to 1 px), a 6 x 6 grid of 64 x 64 windows,
+ * margin 16.
+ *
  * Noise (--noise SIGMA): additive Gaussian, SIGMA counts, on the reference
  * and on every image, added before rounding to the nearest count.
  *
@@ -222,11 +230,26 @@ struct background {
     double cx, cy;       /* image centre */
 };
 
+enum kind { KIND_KIKUCHI, KIND_SPECKLE };
+
+/* A speckle spot, and the grid of cells that finds the spots near a point. */
+struct spot { double x, y, amp, k; };   /* k = 1 / (2 sigma^2) */
+struct speckle {
+    int nspots;
+    struct spot *spot;
+    int cells_x, cells_y;
+    double x0, y0;       /* the grid's corner */
+    int *cell_first;     /* cells_x * cells_y + 1 offsets into cell_spot */
+    int *cell_spot;      /* spot indices, cell by cell */
+};
+
 struct pattern {
+    enum kind kind;
     struct background bg;
     int nbands;
     struct band band[MAX_BANDS];
     struct wave wave[N_WAVES];
+    struct speckle speckle;
     double gain, offset; /* counts = offset + gain * f */
 };
 
@@ -371,16 +394,96 @@ static void waves_draw(rng_t *r, struct pattern *p)
         p->wave[w].amp *= norm;
 }
 
-static void pattern_draw(struct pattern *p, uint64_t seed, int width, int height)
+#define SPECKLE_CELL 8.0       /* px; spots reach at most 4 sigma = 8 px */
+#define SPECKLE_AREA 16.0      /* px^2 per spot */
+
+/* Spots over the image grown by `margin` px, indexed by cell. */
+static int speckle_draw(rng_t *r, struct speckle *sp, int width, int height, int margin)
+{
+    double w = width + 2.0 * margin, h = height + 2.0 * margin;
+    sp->x0 = -margin - SPECKLE_CELL;
+    sp->y0 = -margin - SPECKLE_CELL;
+    sp->cells_x = (int)ceil(w / SPECKLE_CELL) + 2;
+    sp->cells_y = (int)ceil(h / SPECKLE_CELL) + 2;
+    sp->nspots = (int)(w * h / SPECKLE_AREA);
+    int ncells = sp->cells_x * sp->cells_y;
+    sp->spot = malloc(sizeof *sp->spot * sp->nspots);
+    sp->cell_first = calloc((size_t)ncells + 1, sizeof *sp->cell_first);
+    sp->cell_spot = malloc(sizeof *sp->cell_spot * sp->nspots);
+    int *fill = calloc((size_t)ncells, sizeof *fill);
+    if (!sp->spot || !sp->cell_first || !sp->cell_spot || !fill) {
+        free(fill);
+        report("out of memory for %d speckle spots", sp->nspots);
+        return -1;
+    }
+    for (int i = 0; i < sp->nspots; i++) {
+        struct spot *o = &sp->spot[i];
+        double sigma = rng_range(r, 1.0, 2.0);
+        o->x = -margin + rng_uniform(r) * w;
+        o->y = -margin + rng_uniform(r) * h;
+        o->amp = rng_range(r, 0.5, 1.5);
+        o->k = 0.5 / (sigma * sigma);
+    }
+    /* Counting sort of the spots into cells. */
+    for (int i = 0; i < sp->nspots; i++) {
+        int cx = (int)((sp->spot[i].x - sp->x0) / SPECKLE_CELL), cy = (int)((sp->spot[i].y - sp->y0) / SPECKLE_CELL);
+        sp->cell_first[cy * sp->cells_x + cx + 1]++;
+    }
+    for (int c = 0; c < ncells; c++)
+        sp->cell_first[c + 1] += sp->cell_first[c];
+    for (int i = 0; i < sp->nspots; i++) {
+        int cx = (int)((sp->spot[i].x - sp->x0) / SPECKLE_CELL), cy = (int)((sp->spot[i].y - sp->y0) / SPECKLE_CELL);
+        int c = cy * sp->cells_x + cx;
+        sp->cell_spot[sp->cell_first[c] + fill[c]++] = i;
+    }
+    free(fill);
+    return 0;
+}
+
+/* S(x, y): the spots of the 3 x 3 cells around the point. */
+static double speckle_at(const struct speckle *sp, double x, double y)
+{
+    int cx = (int)floor((x - sp->x0) / SPECKLE_CELL), cy = (int)floor((y - sp->y0) / SPECKLE_CELL);
+    double v = 0;
+    for (int j = cy - 1; j <= cy + 1; j++) {
+        if (j < 0 || j >= sp->cells_y)
+            continue;
+        for (int i = cx - 1; i <= cx + 1; i++) {
+            if (i < 0 || i >= sp->cells_x)
+                continue;
+            int c = j * sp->cells_x + i;
+            for (int n = sp->cell_first[c]; n < sp->cell_first[c + 1]; n++) {
+                const struct spot *o = &sp->spot[sp->cell_spot[n]];
+                double dx = x - o->x, dy = y - o->y, q = o->k * (dx * dx + dy * dy);
+                if (q < 8.0)
+                    v += o->amp * exp(-q);
+            }
+        }
+    }
+    return v;
+}
+
+static void pattern_free(struct pattern *p)
+{
+    free(p->speckle.spot);
+    free(p->speckle.cell_first);
+    free(p->speckle.cell_spot);
+}
+
+static int pattern_draw(struct pattern *p, enum kind kind, uint64_t seed, int width, int height, int margin)
 {
     rng_t r;
     rng_seed(&r, seed, STREAM_PATTERN, 0);
     memset(p, 0, sizeof *p);
+    p->kind = kind;
+    p->gain = 1.0;
+    p->offset = 0.0;
+    if (kind == KIND_SPECKLE)
+        return speckle_draw(&r, &p->speckle, width, height, margin);
     p->bg = background_draw(&r, width, height);
     bands_draw(&r, p, width, height);
     waves_draw(&r, p);
-    p->gain = 1.0;
-    p->offset = 0.0;
+    return 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -500,6 +603,14 @@ static void sampler_row(struct sampler *s, int j, double *out)
 {
     const struct affine *m = &s->map;
     const struct pattern *p = s->pat;
+    if (p->kind == KIND_SPECKLE) {
+        for (int c = 0; c < s->n; c++) {
+            int i = s->i0 + c;
+            double x = m->px + i * m->ux + j * m->vx, y = m->py + i * m->uy + j * m->vy;
+            out[c] = p->offset + p->gain * (1.0 + speckle_at(&p->speckle, x, y));
+        }
+        return;
+    }
     bands_row(s, j);
     texture_row(s, j);
     for (int c = 0; c < s->n; c++) {
@@ -545,6 +656,13 @@ static int pattern_scale(struct pattern *p, int width, int height, int margin)
 /* Deformations */
 
 struct deform { double tx, ty, exx, eyy, exy; };
+
+/* Speckle sets: a pure translation of (k - 1) steps along both axes. */
+static struct deform deform_step(int image, double step)
+{
+    struct deform d = { step * (image - 1), step * (image - 1), 0.0, 0.0, 0.0 };
+    return d;
+}
 
 static struct deform deform_draw(uint64_t seed, int image, double max_shift, double max_strain)
 {
@@ -751,11 +869,18 @@ static int text_commit(FILE *f, const char *tmp, const char *final)
 
 struct options {
     const char *out;
+    enum kind kind;
     int width, height, count;
     int grid_x, grid_y, win_w, win_h, margin;
     uint64_t seed;
-    double max_shift, max_strain, noise;
+    double max_shift, max_strain, noise, step;
 };
+
+static struct deform deform_of(const struct options *o, int image)
+{
+    return o->kind == KIND_SPECKLE ? deform_step(image, o->step)
+                                   : deform_draw(o->seed, image, o->max_shift, o->max_strain);
+}
 
 /* Origin of window index of count along an axis of extent pixels: evenly from
  * margin to extent - margin - size, rounded to nearest (halves up); centred
@@ -799,7 +924,7 @@ static double tidy(double v)
 
 static void truth_rows(FILE *f, const struct options *o, int image)
 {
-    struct deform d = deform_draw(o->seed, image, o->max_shift, o->max_strain);
+    struct deform d = deform_of(o, image);
     double cx = 0.5 * (o->width - 1), cy = 0.5 * (o->height - 1);
     for (int r = 0; r < o->grid_x * o->grid_y; r++) {
         int x0, y0;
@@ -827,23 +952,28 @@ static int images_write(const struct options *o)
 {
     struct pattern pat;
     double cx = 0.5 * (o->width - 1), cy = 0.5 * (o->height - 1);
-    int margin = (int)ceil(o->max_shift + o->max_strain * (o->width + o->height)) + 2;
-    pattern_draw(&pat, o->seed, o->width, o->height);
-    if (pattern_scale(&pat, o->width, o->height, margin) != 0)
-        return -1;
+    double reach = o->kind == KIND_SPECKLE ? o->step * (o->count > 0 ? o->count - 1 : 0)
+                                           : o->max_shift + o->max_strain * (o->width + o->height);
+    int margin = (int)ceil(reach) + 2, status = -1;
+    if (pattern_draw(&pat, o->kind, o->seed, o->width, o->height, margin) != 0 ||
+        pattern_scale(&pat, o->width, o->height, margin) != 0)
+        goto done;
     if (image_write(o->out, "reference.tif", &pat, &IDENTITY, o->width, o->height,
                     o->noise, o->seed, 0) != 0)
-        return -1;
+        goto done;
     for (int k = 1; k <= o->count; k++) {
         char name[32];
-        struct deform d = deform_draw(o->seed, k, o->max_shift, o->max_strain);
+        struct deform d = deform_of(o, k);
         struct affine map = deform_sample_map(&d, cx, cy);
         snprintf(name, sizeof name, "image_%04d.tif", k);
         if (image_write(o->out, name, &pat, &map, o->width, o->height,
                         o->noise, o->seed, k) != 0)
-            return -1;
+            goto done;
     }
-    return 0;
+    status = 0;
+done:
+    pattern_free(&pat);
+    return status;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -859,6 +989,10 @@ static void usage(FILE *f)
 "window centre, image minus reference).\n"
 "\n"
 "  --out DIR          output directory, created if missing (required)\n"
+"  --kind K           kikuchi (default) or speckle: a PIV/DIC-like speckle set\n"
+"                     moved by pure translations of (k-1) * STEP px (defaults\n"
+"                     512x512, 11 images, a 6x6 grid of 64x64 windows, margin 16)\n"
+"  --step STEP        speckle: the translation step per image (default 0.1 px)\n"
 "  --size WxH         image size in pixels (default 900x900, 16 to 16384)\n"
 "  --count N          number of deformed images (default 24, 0 to 9999)\n"
 "  --seed S           random seed, an unsigned 64-bit integer (default 1)\n"
@@ -939,7 +1073,7 @@ static int parse_seed(const char *s, uint64_t *v)
 }
 
 enum { OPT_OUT = 256, OPT_SIZE, OPT_COUNT, OPT_SEED, OPT_SHIFT, OPT_STRAIN, OPT_NOISE,
-       OPT_GRID, OPT_WINDOW, OPT_MARGIN };
+       OPT_GRID, OPT_WINDOW, OPT_MARGIN, OPT_KIND, OPT_STEP };
 
 static const struct option LONG_OPTIONS[] = {
     { "out", required_argument, NULL, OPT_OUT },
@@ -952,6 +1086,8 @@ static const struct option LONG_OPTIONS[] = {
     { "grid", required_argument, NULL, OPT_GRID },
     { "window", required_argument, NULL, OPT_WINDOW },
     { "margin", required_argument, NULL, OPT_MARGIN },
+    { "kind", required_argument, NULL, OPT_KIND },
+    { "step", required_argument, NULL, OPT_STEP },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -970,6 +1106,17 @@ static int option_set(struct options *o, int opt, const char *arg)
     case OPT_GRID: return parse_pair("--grid", arg, 1, 1000, &o->grid_x, &o->grid_y);
     case OPT_WINDOW: return parse_pair("--window", arg, 1, 16384, &o->win_w, &o->win_h);
     case OPT_MARGIN: return parse_int("--margin", arg, 0, 16384, &o->margin);
+    case OPT_STEP: return parse_double("--step", arg, 0.0, 10.0, &o->step);
+    case OPT_KIND:
+        if (strcmp(arg, "kikuchi") == 0)
+            o->kind = KIND_KIKUCHI;
+        else if (strcmp(arg, "speckle") == 0)
+            o->kind = KIND_SPECKLE;
+        else {
+            report("--kind: '%s' is not kikuchi or speckle", arg);
+            return -1;
+        }
+        return 0;
     }
     return -1;
 }
@@ -1023,13 +1170,37 @@ static int options_parse(struct options *o, int argc, char **argv)
     return options_check(o);
 }
 
+/* The defaults of a kind: options given on the command line override them. */
+static void options_defaults(struct options *o, enum kind kind)
+{
+    struct options kikuchi = {
+        .out = NULL, .kind = KIND_KIKUCHI, .width = 900, .height = 900, .count = 24,
+        .grid_x = 10, .grid_y = 5, .win_w = 100, .win_h = 100, .margin = 20,
+        .seed = 1, .max_shift = 6.0, .max_strain = 0.002, .noise = 0.0, .step = 0.1,
+    };
+    struct options speckle = {
+        .out = NULL, .kind = KIND_SPECKLE, .width = 512, .height = 512, .count = 11,
+        .grid_x = 6, .grid_y = 6, .win_w = 64, .win_h = 64, .margin = 16,
+        .seed = 1, .max_shift = 0.0, .max_strain = 0.0, .noise = 0.0, .step = 0.1,
+    };
+    *o = kind == KIND_SPECKLE ? speckle : kikuchi;
+}
+
+/* The --kind given, if any, before the other options are read. */
+static enum kind kind_requested(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--kind=speckle") == 0 ||
+            (strcmp(argv[i], "--kind") == 0 && i + 1 < argc && strcmp(argv[i + 1], "speckle") == 0))
+            return KIND_SPECKLE;
+    }
+    return KIND_KIKUCHI;
+}
+
 int main(int argc, char **argv)
 {
-    struct options o = {
-        .out = NULL, .width = 900, .height = 900, .count = 24,
-        .grid_x = 10, .grid_y = 5, .win_w = 100, .win_h = 100, .margin = 20,
-        .seed = 1, .max_shift = 6.0, .max_strain = 0.002, .noise = 0.0,
-    };
+    struct options o;
+    options_defaults(&o, kind_requested(argc, argv));
     int parsed = options_parse(&o, argc, argv);
     if (parsed != 0)
         return parsed > 0 ? 0 : 1;
