@@ -48,11 +48,20 @@ void kernel_params_defaults(struct kernel_params *p, const struct device_entry *
     p->direct.split = 1;
     p->direct.hybrid_tex = 1;
     p->direct.hybrid_den = 2;
+    /* A 3x3 stage until the filter sizes its own. */
+    p->filter.radius = 1;
+    p->filter.border = CLX_BORDER_MIRROR;
+    p->filter.k = 8;
+    p->filter.rows_tx = largest_pow2_at_most(maxwg, 64);
+    p->filter.rows_ty = largest_pow2_at_most(maxwg / (size_t)p->filter.rows_tx, 4);
+    p->filter.cols_tx = largest_pow2_at_most(maxwg, 32);
+    p->filter.cols_ty = largest_pow2_at_most(maxwg / (size_t)p->filter.cols_tx, 4);
 }
 
 int kernel_options_format(const struct kernel_params *p, char *buf, size_t len)
 {
     const struct direct_params *d = &p->direct;
+    const struct filter_params *f = &p->filter;
     /* OpenCL C 1.2 everywhere, but sub-group built-ins need 2.0 or later
      * (3.0 where the device has it: some accept 1.2 and 3.0 but not 2.0). */
     const char *std = d->broadcast == 1 ? (p->opencl_c_major >= 3 ? "CL3.0" : "CL2.0") : "CL1.2";
@@ -63,12 +72,15 @@ int kernel_options_format(const struct kernel_params *p, char *buf, size_t len)
                      " -D SUMS_WG=%d -D ARGMAX_WG=%d -D PREP_TX=%d -D PREP_TY=%d"
                      " -D DIRECT_TX=%d -D DIRECT_TY=%d -D DIRECT_SPX=%d -D DIRECT_IPI=%d -D DIRECT_ROWS=%d"
                      " -D DIRECT_SPLIT=%d -D DIRECT_SOURCE=%d -D DIRECT_HYBRID_TEX=%d -D DIRECT_HYBRID_DEN=%d"
-                     " -D DIRECT_BROADCAST=%d",
+                     " -D DIRECT_BROADCAST=%d -D FILTER_R=%d -D FILTER_BORDER=%d -D FILTER_EPILOGUE=%d"
+                     " -D FILTER_INPUT_REAL=%d -D FILTER_K=%d -D FILTER_ROWS_TX=%d -D FILTER_ROWS_TY=%d"
+                     " -D FILTER_COLS_TX=%d -D FILTER_COLS_TY=%d",
                      std, (int)p->vendor, p->use_double ? 1 : 0, pixel_ctype(p->pixel), p->pixel == CLX_PIXEL_F32,
                      p->win_w, p->win_h, p->pad_w, p->pad_h, p->corr_w, p->corr_h, p->store_rx, p->store_ry,
                      p->search_rx, p->search_ry, p->fit_size, p->sums_wg, p->argmax_wg, p->prepare_tx,
                      p->prepare_ty, d->tx, d->ty, d->spx, d->ipi, d->rows, d->split, d->source, d->hybrid_tex,
-                     d->hybrid_den, d->broadcast);
+                     d->hybrid_den, d->broadcast, f->radius, f->border, f->epilogue, f->input_real, f->k,
+                     f->rows_tx, f->rows_ty, f->cols_tx, f->cols_ty);
     return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
@@ -154,6 +166,8 @@ int kernel_params_check(const struct kernel_params *p, const struct device_entry
         { "argmax_wg", (size_t)p->argmax_wg },
         { "prep_tx x prep_ty", (size_t)p->prepare_tx * p->prepare_ty },
         { "direct_tx x direct_ty", (size_t)p->direct.tx * p->direct.ty },
+        { "filter_rows_tx x filter_rows_ty", (size_t)p->filter.rows_tx * p->filter.rows_ty },
+        { "filter_cols_tx x filter_cols_ty", (size_t)p->filter.cols_tx * p->filter.cols_ty },
     };
     for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
         if (groups[i].items > dev->max_work_group_size) {

@@ -26,6 +26,17 @@ struct direct_params {
     int broadcast;            /* DIRECT_BROADCAST: reference values via 0 local memory, 1 sub-groups, 2 PTX */
 };
 
+/* A pre-filter stage's kernels (cl/filter_tiled.cl, cl/filter_separable.cl). */
+struct filter_params {
+    int radius;               /* FILTER_R: the stage's 2 r + 1 taps (1, 2: tiled path; any: separable) */
+    int border;               /* FILTER_BORDER: clx_border, how pixels outside the source ROI are read */
+    int epilogue;             /* FILTER_EPILOGUE: 0 filtered, 1 source - filtered, 2 source / filtered */
+    int input_real;           /* FILTER_INPUT_REAL: the stage reads reals (a previous stage's output), not PIXEL_T */
+    int k;                    /* FILTER_K: outputs per work-item along y in the column pass (register blocking) */
+    int rows_tx, rows_ty;     /* FILTER_ROWS_TX x FILTER_ROWS_TY: the row pass's work-group */
+    int cols_tx, cols_ty;     /* FILTER_COLS_TX x FILTER_COLS_TY: the column pass's work-group */
+};
+
 struct kernel_params {
     int use_double;           /* USE_DOUBLE: every stage in double */
     clx_pixel_type pixel;     /* PIXEL_T: the uploaded image's pixel type */
@@ -39,6 +50,7 @@ struct kernel_params {
     int argmax_wg;            /* ARGMAX_WG: work-items searching one correlation (power of 2) */
     int prepare_tx, prepare_ty; /* PREP_TX x PREP_TY: prepare's work-group */
     struct direct_params direct;
+    struct filter_params filter;
     enum device_vendor vendor;  /* CLX_VENDOR: for cl/vendor.h's predicates */
     int opencl_c_major;       /* the device's OpenCL C version, for -cl-std */
 };

@@ -4,8 +4,9 @@
  * spread of jobs: both correlation paths
  * (each configuring its own layouts, as a plan does), every direct-kernel
  * variant that is OpenCL C 1.2, float and double, every pixel type, full and
- * bounded searches, several vendors. kernels_spir.sh compiles every kernel
- * with each line.
+ * bounded searches, several vendors; and the pre-filter stages: both paths,
+ * radii 1 to 64, every border rule, epilogue and input. kernels_spir.sh
+ * compiles every kernel with each line.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -28,6 +29,31 @@ static int print(const char *kernels, struct kernel_params *p)
         return 1;
     printf("%s|%s\n", kernels, buf);
     return 0;
+}
+
+/* Pre-filter stages as src/filter.c builds them: the tiled path for radius
+ * 1 and 2, the separable path for any radius (1 and 2 included, as forced
+ * in tests), first stages reading each pixel type, later ones reals. */
+static int print_filters(const struct device_entry *dev)
+{
+    const int radii[] = { 1, 2, 3, 17, 64 };
+    const clx_pixel_type pixels[] = { CLX_PIXEL_U8, CLX_PIXEL_U16, CLX_PIXEL_F32 };
+    int bad = 0, n = 0;
+    for (size_t r = 0; r < sizeof radii / sizeof radii[0]; r++)
+        for (int border = 0; border < 3; border++)
+            for (int epilogue = 0; epilogue < 3; epilogue++) {
+                struct kernel_params p;
+                kernel_params_defaults(&p, dev);
+                p.filter.radius = radii[r];
+                p.filter.border = border;
+                p.filter.epilogue = epilogue;
+                p.filter.input_real = n % 4 == 3;
+                p.pixel = pixels[n % 3];
+                p.use_double = n % 5 == 1;
+                n++;
+                bad |= print(radii[r] <= 2 ? "filter_tiled.cl filter_separable.cl" : "filter_separable.cl", &p);
+            }
+    return bad;
 }
 
 int main(void)
@@ -71,5 +97,6 @@ int main(void)
                         bad |= print(kernels, &p);
                     }
                 }
+    bad |= print_filters(&dev);
     return bad;
 }

@@ -1,0 +1,107 @@
+/*
+ * filter_separable.cl - the general path for a separable stage of any radius
+ * FILTER_R: a row pass into a temporary, then a column pass that writes the
+ * result through the epilogue.
+ *
+ *  - filter_rows: a work-group of FILTER_ROWS_TX x FILTER_ROWS_TY work-items
+ *    loads its rows' FILTER_ROWS_TX + 2R pixels into local memory (under the
+ *    border rule only where the segment crosses the ROI's left or right
+ *    edge: a per-group decision), then each work-item computes one output.
+ *    The temporary is w x h reals per image (offset 0, pitch w).
+ *  - filter_columns: register blocking along y (the multidim-convolution
+ *    seed): a work-item computes FILTER_K consecutive outputs of a column,
+ *    reading each of the FILTER_K + 2R inputs they need once and adding it
+ *    into every output it contributes to; the border rule applies only in
+ *    work-groups whose rows reach past the ROI's top or bottom.
+ * The taps come from constant memory; taps[0] weights the pixel FILTER_R
+ * left of (above) the output.
+ *
+ * NDRange: filter_rows global (w, h, images) rounded up to
+ * (FILTER_ROWS_TX, FILTER_ROWS_TY, 1); filter_columns global
+ * (w, ceil(h / FILTER_K), images) rounded up to (FILTER_COLS_TX, FILTER_COLS_TY, 1).
+ */
+#include "filter_common.h"
+
+#ifndef FILTER_K
+#define FILTER_K 8              /* outputs per work-item along y in the column pass */
+#endif
+#ifndef FILTER_ROWS_TX
+#define FILTER_ROWS_TX 64       /* row pass work-group width: consecutive x of one row */
+#endif
+#ifndef FILTER_ROWS_TY
+#define FILTER_ROWS_TY 4        /* row pass work-group height */
+#endif
+#ifndef FILTER_COLS_TX
+#define FILTER_COLS_TX 32       /* column pass work-group width: consecutive x, for coalescing */
+#endif
+#ifndef FILTER_COLS_TY
+#define FILTER_COLS_TY 4        /* column pass work-group height, each work-item FILTER_K rows */
+#endif
+
+#define SEGMENT (FILTER_ROWS_TX + 2 * FILTER_R)     /* pixels a row of the row pass's work-group reads */
+#define COLS_BLOCK (FILTER_COLS_TY * FILTER_K)     /* rows a column-pass work-group writes */
+
+__kernel __attribute__((reqd_work_group_size(FILTER_ROWS_TX, FILTER_ROWS_TY, 1)))
+void filter_rows(__global const in_t *in, int in_offset, int in_pitch, int in_stride,
+                 __global real *tmp, int w, int h, __constant real *taps)
+{
+    __local real segment[FILTER_ROWS_TY][SEGMENT];
+    const int lx = get_local_id(0), ly = get_local_id(1);
+    const int x = get_global_id(0), y = get_global_id(1);
+    const size_t img = get_global_id(2);
+    const int l = get_group_id(0) * FILTER_ROWS_TX;
+    /* Rows past the ROI load its last row (for the barrier), write nothing. */
+    __global const in_t *row = in + img * in_stride + in_offset + min(y, h - 1) * in_pitch;
+
+    if (l >= FILTER_R && l + SEGMENT - FILTER_R <= w) {
+        for (int i = lx; i < SEGMENT; i += FILTER_ROWS_TX)
+            segment[ly][i] = (real)row[l - FILTER_R + i];
+    } else {
+        for (int i = lx; i < SEGMENT; i += FILTER_ROWS_TX)
+            segment[ly][i] = fetch_border(row, 0, l - FILTER_R + i, 0, w, 1);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (x >= w || y >= h)
+        return;
+    real acc = 0;
+    for (int k = 0; k < FILTER_TAPS; k++)
+        acc = mad(taps[k], segment[ly][lx + k], acc);
+    tmp[img * w * h + (size_t)y * w + x] = acc;
+}
+
+__kernel __attribute__((reqd_work_group_size(FILTER_COLS_TX, FILTER_COLS_TY, 1)))
+void filter_columns(__global const real *tmp, __global const in_t *in, int in_offset, int in_pitch, int in_stride,
+                    __global real *out, int out_offset, int out_pitch, int out_stride, int w, int h,
+                    __constant real *taps)
+{
+    const int x = get_global_id(0);
+    const int y0 = get_global_id(1) * FILTER_K;
+    const size_t img = get_global_id(2);
+    const int top = get_group_id(1) * COLS_BLOCK;
+    const int interior = top >= FILTER_R && top + COLS_BLOCK + FILTER_R <= h;
+    if (x >= w || y0 >= h)
+        return;
+    __global const real *column = tmp + img * w * h + x;
+
+    real acc[FILTER_K];
+    for (int k = 0; k < FILTER_K; k++)
+        acc[k] = 0;
+    for (int j = 0; j < FILTER_K + 2 * FILTER_R; j++) {
+        const int y = y0 - FILTER_R + j;
+        const int at = interior ? y : border_index(y, h);
+        const real value = at < 0 ? (real)0 : column[(size_t)at * w];
+        for (int k = 0; k < FILTER_K; k++) {
+            const int tap = j - k;
+            if (tap >= 0 && tap < FILTER_TAPS)
+                acc[k] = mad(taps[tap], value, acc[k]);
+        }
+    }
+
+    __global const in_t *src = in + img * in_stride + in_offset + x;
+    __global real *dst = out + img * out_stride + out_offset + x;
+    for (int k = 0; k < FILTER_K; k++) {
+        const int y = y0 + k;
+        if (y < h)
+            dst[y * out_pitch] = epilogue((real)src[y * in_pitch], acc[k]);
+    }
+}
