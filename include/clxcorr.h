@@ -322,9 +322,22 @@ void clx_filter_release(clx_filter *filter);
 /* ------------------------------------------------------------------------ */
 
 typedef enum clx_mode {
+    /* Pre-filter, window offset and iterative sub-pixel refinement: an order
+     * of magnitude more accurate than the seed method (the default). */
+    CLX_MODE_ACCURATE = 0,
     /* ALGORITHM.md's seed method, step for step. */
-    CLX_MODE_SEED = 0
+    CLX_MODE_SEED = 1
 } clx_mode;
+
+/* "accurate" or "seed". */
+const char *clx_mode_name(clx_mode mode);
+
+/* Window functions applied to windows before they are correlated. */
+typedef enum clx_window_fn {
+    CLX_WINDOW_NONE = 0,
+    CLX_WINDOW_HANN = 1,
+    CLX_WINDOW_TUKEY = 2    /* flat middle, cosine tapers over window_alpha of the width */
+} clx_window_fn;
 
 /* How the correlations are computed. */
 typedef enum clx_method {
@@ -338,27 +351,40 @@ const char *clx_method_name(clx_method method);
 
 /* How the sub-pixel part of a peak is estimated from the values around it. */
 typedef enum clx_estimator {
-    CLX_ESTIMATOR_LSQ = 0,       /* the seed's quadratic least-squares fit over F x F values */
-    CLX_ESTIMATOR_GAUSS3 = 1,    /* a three-point Gaussian through the peak, per axis */
-    CLX_ESTIMATOR_PARABOLA3 = 2, /* a three-point parabola through the peak, per axis */
-    CLX_ESTIMATOR_CENTROID = 3   /* the centroid of the F x F values above their minimum */
+    CLX_ESTIMATOR_DEFAULT = 0,   /* the mode's: lsq (over F x F in seed mode, 3 x 3 in accurate mode) */
+    CLX_ESTIMATOR_LSQ = 1,       /* the seed's quadratic least-squares fit over F x F values */
+    CLX_ESTIMATOR_GAUSS3 = 2,    /* a three-point Gaussian through the peak, per axis */
+    CLX_ESTIMATOR_PARABOLA3 = 3, /* a three-point parabola through the peak, per axis */
+    CLX_ESTIMATOR_CENTROID = 4   /* the centroid of the F x F values above their minimum */
 } clx_estimator;
 
 /* "lsq", "gauss3", "parabola3" or "centroid". */
 const char *clx_estimator_name(clx_estimator estimator);
 
 typedef struct clx_plan_options {
-    clx_mode mode;      /* CLX_MODE_SEED */
+    clx_mode mode;      /* CLX_MODE_ACCURATE (default) or CLX_MODE_SEED */
     clx_method method;  /* CLX_METHOD_AUTO (default), _FFT or _DIRECT */
     int max_shift;      /* search only shifts with |ux|, |uy| <= max_shift; 0: every shift of the window */
-    clx_estimator estimator; /* the sub-pixel estimator (default CLX_ESTIMATOR_LSQ) */
-    int fit_size;       /* F of the F x F values the estimator sees: odd, >= 3 (default 5) */
+    clx_estimator estimator; /* the sub-pixel estimator (CLX_ESTIMATOR_DEFAULT: the mode's) */
+    int fit_size;       /* F of the F x F values the estimator sees: odd, >= 3
+                           (0: the mode's, 5 in seed mode, 3 in accurate mode) */
     int batch;          /* images per push; 0: sized from device memory */
     int use_double;     /* every device stage in double (needs fp64) */
     size_t expected_images; /* images the caller will push in all, if known (0: unknown);
                                an automatic batch is not made larger than this */
     const char *params;     /* kernel tuning overrides, "KEY=VALUE,...": the kernels' -D
                                macros in lower case (direct_split=2,argmax_wg=128); NULL: none */
+
+    /* Accurate mode only (clx_plan_options_init sets the defaults
+     * bench/accuracy.sh chose: background:8, Hann, 2 passes, 8
+     * refinements, 0.001 px, 4 px): */
+    const char *prefilter;  /* filter spec (see clx_filter_options); NULL or "none": none */
+    clx_window_fn window;   /* window function */
+    double window_alpha;    /* Tukey's taper fraction, 0..1 */
+    int passes;             /* correlation passes: 1 plus window-offset passes (>= 1) */
+    int refine;             /* at most this many sub-pixel refinement iterations (>= 0) */
+    double tolerance;       /* refinement stops below this correction, in pixels */
+    int fine_shift;         /* search radius of the window-offset and refinement passes */
 } clx_plan_options;
 
 void clx_plan_options_init(clx_plan_options *options);
@@ -403,12 +429,19 @@ int clx_plan_push(clx_plan *plan, const clx_image *images, size_t count);
 #define CLX_FLAG_FIT_FAILED   1u  /* the F x F fit has no maximum near the peak: sub-pixel part set to 0 */
 #define CLX_FLAG_EDGE         2u  /* the integer peak lies on the border of the searched shifts */
 #define CLX_FLAG_NO_PEAK      4u  /* the correlation maximum is not positive (flat or unrelated windows) */
+#define CLX_FLAG_OUTLIER      8u  /* the normalised median test rejects it against its grid neighbours */
+#define CLX_FLAG_CLAMPED     16u  /* the moved window had to be kept inside the image */
+#define CLX_FLAG_UNCONVERGED 32u  /* refinement stopped before its correction fell below the tolerance */
 
 typedef struct clx_result {
     double dx, dy;      /* offset: position in the image minus position in the reference */
-    double peak;        /* correlation value at the integer peak */
-    int ix, iy;         /* the integer peak u0 */
+    double peak;        /* correlation value at the (first pass's) integer peak */
+    int ix, iy;         /* that integer peak */
     unsigned flags;     /* CLX_FLAG_* */
+    /* Accurate mode (NaN or 0 in seed mode): */
+    double zncc;        /* zero-normalised correlation of the windows at the final offset */
+    double peak_ratio;  /* first pass's peak over its highest other local maximum */
+    int iterations;     /* refinement iterations done */
 } clx_result;
 
 /*

@@ -35,6 +35,11 @@ void kernel_params_defaults(struct kernel_params *p, const struct device_entry *
     /* Rows of 32 keep prepare's reads and writes coalesced. */
     p->prepare_tx = largest_pow2_at_most(maxwg, 32);
     p->prepare_ty = largest_pow2_at_most(maxwg / (size_t)p->prepare_tx, 8);
+    p->sample_tx = largest_pow2_at_most(maxwg, 16);
+    p->sample_ty = largest_pow2_at_most(maxwg / (size_t)p->sample_tx, 8);
+    p->tile_wg = largest_pow2_at_most(maxwg, 256);
+    p->window_alpha = 0.25;
+    p->interp = 1;
     p->fit_size = 5;
     p->pixel = CLX_PIXEL_U16;
     p->vendor = dev->vendor;
@@ -70,6 +75,7 @@ int kernel_options_format(const struct kernel_params *p, char *buf, size_t len)
                      " -D WIN_W=%d -D WIN_H=%d -D PAD_W=%d -D PAD_H=%d -D CORR_W=%d -D CORR_H=%d"
                      " -D STORE_RX=%d -D STORE_RY=%d -D SEARCH_RX=%d -D SEARCH_RY=%d -D FIT_SIZE=%d"
                      " -D SUMS_WG=%d -D ARGMAX_WG=%d -D PREP_TX=%d -D PREP_TY=%d"
+                     " -D SAMPLE_TX=%d -D SAMPLE_TY=%d -D TILE_WG=%d -D INTERP=%d -D WINDOW_FN=%d -D WINDOW_ALPHA=%.17g"
                      " -D DIRECT_TX=%d -D DIRECT_TY=%d -D DIRECT_SPX=%d -D DIRECT_IPI=%d -D DIRECT_ROWS=%d"
                      " -D DIRECT_SPLIT=%d -D DIRECT_SOURCE=%d -D DIRECT_HYBRID_TEX=%d -D DIRECT_HYBRID_DEN=%d"
                      " -D DIRECT_BROADCAST=%d -D FILTER_R=%d -D FILTER_BORDER=%d -D FILTER_EPILOGUE=%d"
@@ -78,9 +84,10 @@ int kernel_options_format(const struct kernel_params *p, char *buf, size_t len)
                      std, (int)p->vendor, p->use_double ? 1 : 0, pixel_ctype(p->pixel), p->pixel == CLX_PIXEL_F32,
                      p->win_w, p->win_h, p->pad_w, p->pad_h, p->corr_w, p->corr_h, p->store_rx, p->store_ry,
                      p->search_rx, p->search_ry, p->fit_size, p->sums_wg, p->argmax_wg, p->prepare_tx,
-                     p->prepare_ty, d->tx, d->ty, d->spx, d->ipi, d->rows, d->split, d->source, d->hybrid_tex,
-                     d->hybrid_den, d->broadcast, f->radius, f->border, f->epilogue, f->input_real, f->k,
-                     f->rows_tx, f->rows_ty, f->cols_tx, f->cols_ty);
+                     p->prepare_ty, p->sample_tx, p->sample_ty, p->tile_wg, p->interp, p->window_fn, p->window_alpha, d->tx,
+                     d->ty, d->spx, d->ipi, d->rows, d->split, d->source, d->hybrid_tex, d->hybrid_den,
+                     d->broadcast, f->radius, f->border, f->epilogue, f->input_real, f->k, f->rows_tx, f->rows_ty,
+                     f->cols_tx, f->cols_ty);
     return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
@@ -98,6 +105,10 @@ static const struct param_field fields[] = {
     FIELD("argmax_wg", argmax_wg, 1, 4096, 1),
     FIELD("prep_tx", prepare_tx, 1, 4096, 0),
     FIELD("prep_ty", prepare_ty, 1, 4096, 0),
+    FIELD("sample_tx", sample_tx, 1, 4096, 0),
+    FIELD("sample_ty", sample_ty, 1, 4096, 0),
+    FIELD("tile_wg", tile_wg, 1, 4096, 1),
+    FIELD("interp", interp, 0, 1, 0),
     FIELD("direct_tx", direct.tx, 1, 1024, 0),
     FIELD("direct_ty", direct.ty, 1, 1024, 0),
     FIELD("direct_spx", direct.spx, 1, 32, 0),
@@ -165,6 +176,8 @@ int kernel_params_check(const struct kernel_params *p, const struct device_entry
         { "sums_wg", (size_t)p->sums_wg },
         { "argmax_wg", (size_t)p->argmax_wg },
         { "prep_tx x prep_ty", (size_t)p->prepare_tx * p->prepare_ty },
+        { "sample_tx x sample_ty", (size_t)p->sample_tx * p->sample_ty },
+        { "tile_wg", (size_t)p->tile_wg },
         { "direct_tx x direct_ty", (size_t)p->direct.tx * p->direct.ty },
         { "filter_rows_tx x filter_rows_ty", (size_t)p->filter.rows_tx * p->filter.rows_ty },
         { "filter_cols_tx x filter_cols_ty", (size_t)p->filter.cols_tx * p->filter.cols_ty },

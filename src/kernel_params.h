@@ -49,6 +49,11 @@ struct kernel_params {
     int sums_wg;              /* SUMS_WG: work-items reducing one window (power of 2) */
     int argmax_wg;            /* ARGMAX_WG: work-items searching one correlation (power of 2) */
     int prepare_tx, prepare_ty; /* PREP_TX x PREP_TY: prepare's work-group */
+    int sample_tx, sample_ty; /* SAMPLE_TX x SAMPLE_TY: sample_windows' work-group */
+    int tile_wg;              /* TILE_WG: work-items per tile in tile_prepare and zncc (power of 2) */
+    int interp;               /* INTERP: sample_windows' interpolation, 0 cubic, 1 Lanczos-3 */
+    int window_fn;            /* WINDOW_FN: 0 none, 1 Hann, 2 Tukey */
+    double window_alpha;      /* WINDOW_ALPHA: Tukey's tapered fraction */
     struct direct_params direct;
     struct filter_params filter;
     enum device_vendor vendor;  /* CLX_VENDOR: for cl/vendor.h's predicates */

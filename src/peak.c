@@ -14,6 +14,7 @@ int peak_finder_build(struct clx_context *ctx, const struct kernel_params *p, st
     pf->params = *p;
     if ((status = program_build(ctx, "argmax.cl", p, &pf->argmax_program)) != CLX_OK ||
         (status = kernel_create(ctx, pf->argmax_program, "argmax", &pf->argmax)) != CLX_OK ||
+        (status = kernel_create(ctx, pf->argmax_program, "second_peak", &pf->second_peak)) != CLX_OK ||
         (status = program_build(ctx, "neighbourhood.cl", p, &pf->neighbourhood_program)) != CLX_OK ||
         (status = kernel_create(ctx, pf->neighbourhood_program, "neighbourhood", &pf->neighbourhood)) != CLX_OK) {
         peak_finder_release(pf);
@@ -23,7 +24,7 @@ int peak_finder_build(struct clx_context *ctx, const struct kernel_params *p, st
 }
 
 int peak_finder_enqueue(struct clx_context *ctx, struct peak_finder *pf, cl_mem corr, int ntiles,
-                        cl_mem peaks, cl_mem neighbourhoods)
+                        cl_mem peaks, cl_mem neighbourhoods, cl_mem second)
 {
     int status = CLX_OK;
     cl_kernel k = pf->argmax;
@@ -33,6 +34,14 @@ int peak_finder_enqueue(struct clx_context *ctx, struct peak_finder *pf, cl_mem 
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof corr, &corr));
     CL_CALL(ctx, clSetKernelArg(k, 1, sizeof peaks, &peaks));
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &wg, 0, NULL, NULL));
+
+    if (second) {
+        k = pf->second_peak;
+        CL_CALL(ctx, clSetKernelArg(k, 0, sizeof corr, &corr));
+        CL_CALL(ctx, clSetKernelArg(k, 1, sizeof peaks, &peaks));
+        CL_CALL(ctx, clSetKernelArg(k, 2, sizeof second, &second));
+        CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &wg, 0, NULL, NULL));
+    }
 
     k = pf->neighbourhood;
     size_t nb_global[2] = { (size_t)pf->params.fit_size * pf->params.fit_size, (size_t)ntiles };
@@ -56,6 +65,8 @@ void peak_finder_release(struct peak_finder *pf)
 {
     if (pf->argmax)
         clReleaseKernel(pf->argmax);
+    if (pf->second_peak)
+        clReleaseKernel(pf->second_peak);
     if (pf->neighbourhood)
         clReleaseKernel(pf->neighbourhood);
     if (pf->argmax_program)

@@ -13,7 +13,7 @@ struct clx_context;
 
 struct peak_finder {
     cl_program argmax_program, neighbourhood_program;
-    cl_kernel argmax, neighbourhood;
+    cl_kernel argmax, second_peak, neighbourhood;
     struct kernel_params params;
 };
 
@@ -21,11 +21,12 @@ int peak_finder_build(struct clx_context *ctx, const struct kernel_params *p, st
 
 /*
  * For the first ntiles correlations in `corr`: writes each peak's logical
- * index (ky * 2w + kx, or -1 if none; see cl/common.h) into `peaks` (int) and
- * its F x F neighbourhood into `neighbourhoods` (reals).
+ * index (ky * 2w + kx, or -1 if none; see cl/common.h) into `peaks` (int),
+ * its F x F neighbourhood into `neighbourhoods` (reals) and, when `second`
+ * is not NULL, the highest other local maximum into `second` (reals).
  */
 int peak_finder_enqueue(struct clx_context *ctx, struct peak_finder *pf, cl_mem corr, int ntiles,
-                        cl_mem peaks, cl_mem neighbourhoods);
+                        cl_mem peaks, cl_mem neighbourhoods, cl_mem second);
 
 /* The shift (ux, uy) of a logical peak index for w x h windows. */
 void peak_index_to_shift(int index, int w, int h, int *ux, int *uy);

@@ -1,17 +1,13 @@
 /*
- * plan.c - one reference, one window list, one set of options: the pipeline
- * every pushed image goes through, in this order:
+ * plan.c - one reference, one window list, one set of options: the public
+ * plan API, the checks, the batch size, and the upload every image goes
+ * through before its mode's pipeline takes it:
  *
- *   clx_plan_push:  copy into pinned memory -> upload -> window means ->
- *                   prepare (zero-mean windows in the correlator's layout) ->
- *                   correlate with the reference's windows (FFT or direct
- *                   path, src/correlator.h) -> argmax -> F x F neighbourhood
- *                   -> download (all enqueued, not waited for)
- *   clx_plan_read:  wait -> least-squares sub-pixel fit on the host -> results
+ *   seed mode      pipeline_seed.c      ALGORITHM.md's steps
+ *   accurate mode  pipeline_accurate.c  pre-filter, window offset, refinement
  *
- * clx_plan_create does everything that does not depend on the images: checks,
- * batch size, the choice of path (method_choice.c), buffers, kernels, FFT
- * plans, and the reference's windows or spectra.
+ * clx_plan_push uploads the images (through pinned memory) and enqueues the
+ * pipeline's work; clx_plan_read waits and finishes it on the host.
  */
 #include "config.h"
 
@@ -23,8 +19,9 @@
 
 #include "cl_error.h"
 #include "context.h"
-#include "method_choice.h"
+#include "filter.h"
 #include "plan.h"
+#include "stage.h"
 
 /* Largest automatic batch: enough to fill a large GPU, bounded for CPUs,
  * where bigger batches only cost memory. */
@@ -33,16 +30,28 @@
 /* Most tiles (images x windows) in one batch: kernels put tiles along
  * NDRange dimensions that some drivers limit to 65535 work-groups. */
 #define MAX_TILES 65535
-/* Largest F of the F x F fit: far beyond any useful neighbourhood, and it
- * keeps the host's scratch space small. */
 #define MAX_FIT_SIZE 31
 
 void clx_plan_options_init(clx_plan_options *o)
 {
     memset(o, 0, sizeof *o);
-    o->mode = CLX_MODE_SEED;
+    o->mode = CLX_MODE_ACCURATE;
     o->method = CLX_METHOD_AUTO;
-    o->fit_size = 5;
+    o->estimator = CLX_ESTIMATOR_DEFAULT;
+    o->fit_size = 0;
+    /* The accurate mode's defaults, chosen with bench/accuracy.sh. */
+    o->prefilter = "background:8";
+    o->window = CLX_WINDOW_HANN;
+    o->window_alpha = 0.25;
+    o->passes = 2;
+    o->refine = 8;
+    o->tolerance = 1e-3;
+    o->fine_shift = 4;
+}
+
+const char *clx_mode_name(clx_mode mode)
+{
+    return mode == CLX_MODE_SEED ? "seed" : mode == CLX_MODE_ACCURATE ? "accurate" : "?";
 }
 
 static size_t real_size(const struct clx_plan *plan)
@@ -50,16 +59,22 @@ static size_t real_size(const struct clx_plan *plan)
     return plan->params.use_double ? sizeof(double) : sizeof(float);
 }
 
-static size_t tile_count(const struct clx_plan *plan)
-{
-    return (size_t)plan->batch * plan->nwin;
-}
-
 /* ---- checks and sizes ---------------------------------------------------- */
+
+/* The mode's defaults for the estimator and F where the options say 0. */
+static void resolve_defaults(clx_plan_options *o)
+{
+    int seed = o->mode == CLX_MODE_SEED;
+    if (o->estimator == CLX_ESTIMATOR_DEFAULT)
+        o->estimator = CLX_ESTIMATOR_LSQ;
+    if (o->fit_size == 0)
+        o->fit_size = seed ? 5 : 3;
+}
 
 static int check_options(struct clx_context *ctx, const clx_plan_options *o, int w, int h)
 {
-    if (o->mode != CLX_MODE_SEED)
+    clx_message msg;
+    if (o->mode != CLX_MODE_SEED && o->mode != CLX_MODE_ACCURATE)
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "unknown mode %d", (int)o->mode);
     if (o->fit_size < 3 || o->fit_size % 2 == 0)
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "fit size %d: it must be odd and at least 3", o->fit_size);
@@ -71,7 +86,7 @@ static int check_options(struct clx_context *ctx, const clx_plan_options *o, int
                         o->fit_size, w, h, limit % 2 ? limit : limit - 1);
     if (o->batch < 0)
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "batch size %d: it must be positive", o->batch);
-    if (o->estimator < CLX_ESTIMATOR_LSQ || o->estimator > CLX_ESTIMATOR_CENTROID)
+    if (o->estimator < CLX_ESTIMATOR_DEFAULT || o->estimator > CLX_ESTIMATOR_CENTROID)
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "unknown estimator %d", (int)o->estimator);
     if (o->method != CLX_METHOD_AUTO && o->method != CLX_METHOD_FFT && o->method != CLX_METHOD_DIRECT)
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "unknown method %d", (int)o->method);
@@ -81,62 +96,61 @@ static int check_options(struct clx_context *ctx, const clx_plan_options *o, int
         return ctx_fail(ctx, CLX_ERR_UNSUPPORTED,
                         "device %s has no double precision (cl_khr_fp64); run without --double",
                         ctx->dev.info.name);
+    if (o->mode == CLX_MODE_ACCURATE) {
+        if (o->passes < 1 || o->passes > 16)
+            return ctx_fail(ctx, CLX_ERR_ARGUMENT, "passes %d: from 1 to 16", o->passes);
+        if (o->refine < 0 || o->refine > 64)
+            return ctx_fail(ctx, CLX_ERR_ARGUMENT, "refinement iterations %d: from 0 to 64", o->refine);
+        if (!(o->tolerance > 0))
+            return ctx_fail(ctx, CLX_ERR_ARGUMENT, "refinement tolerance %g: it must be positive", o->tolerance);
+        if (o->window < CLX_WINDOW_NONE || o->window > CLX_WINDOW_TUKEY || !(o->window_alpha >= 0) ||
+            o->window_alpha > 1)
+            return ctx_fail(ctx, CLX_ERR_ARGUMENT, "window function %d with alpha %g: alpha from 0 to 1",
+                            (int)o->window, o->window_alpha);
+        if (o->fine_shift < 1 || o->fine_shift > 64)
+            return ctx_fail(ctx, CLX_ERR_ARGUMENT, "fine search radius %d: from 1 to 64", o->fine_shift);
+        if (o->prefilter && strcmp(o->prefilter, "none") != 0 &&
+            clx_filter_spec_check(o->prefilter, &msg) != CLX_OK)
+            return ctx_fail(ctx, CLX_ERR_ARGUMENT, "%s", msg.text);
+    }
     return CLX_OK;
 }
 
-/*
- * Device bytes one pushed image costs with correlator `ops`, and the largest
- * single buffer per image. `p` is configured for that correlator.
- */
-static void image_costs(const struct clx_plan *plan, const struct correlator_ops *ops, const struct kernel_params *p,
-                        size_t *per_image, size_t *largest)
+/* Device bytes one pushed image costs, and the largest single buffer per image. */
+static void job_costs(const struct clx_plan *plan, size_t *per_image, size_t *largest)
 {
-    size_t rs = real_size(plan);
-    size_t prepared = (size_t)p->pad_w * p->pad_h * rs, corr = (size_t)p->corr_w * p->corr_h * rs;
-    size_t pixels = (size_t)plan->image_w * plan->image_h * sizeof(float); /* widest pixel type */
-    size_t per_tile = prepared + corr + (size_t)p->fit_size * p->fit_size * rs + rs + sizeof(int);
-    *per_image = pixels + (size_t)plan->nwin * per_tile + ops->bytes(p, plan->nwin, plan->nwin) -
-                 ops->bytes(p, plan->nwin, 0);
-    *largest = pixels;
-    if ((size_t)plan->nwin * prepared > *largest)
-        *largest = (size_t)plan->nwin * prepared;
-    if ((size_t)plan->nwin * corr > *largest)
-        *largest = (size_t)plan->nwin * corr;
-}
+    const struct device_entry *dev = &plan->ctx->dev;
+    size_t pixels = (size_t)plan->image_w * plan->image_h, rs = real_size(plan);
+    size_t each, big;
 
-/* The costs of the path `method` asks for, or of the dearer one for auto. */
-static void job_costs(const struct clx_plan *plan, clx_method method, size_t *per_image, size_t *largest)
-{
-    const struct correlator_ops *candidates[2] = { &correlator_fft, &correlator_direct };
-    *per_image = *largest = 0;
-    for (int i = 0; i < 2; i++) {
-        if (method != CLX_METHOD_AUTO && candidates[i]->method != method)
-            continue;
-        struct kernel_params p = plan->params;
-        size_t each, big;
-        candidates[i]->configure(&plan->ctx->dev, &p, plan->nwin);
-        image_costs(plan, candidates[i], &p, &each, &big);
-        if (each > *per_image)
-            *per_image = each;
-        if (big > *largest)
-            *largest = big;
+    stage_image_bytes(dev, &plan->params, plan->opt.method, plan->nwin, per_image, largest);
+    *per_image += pixels * sizeof(float);   /* the upload, widest pixel type */
+    if (*largest < pixels * sizeof(float))
+        *largest = pixels * sizeof(float);
+    if (plan->opt.mode == CLX_MODE_ACCURATE) {
+        struct kernel_params fine = plan->params;
+        fine.search_rx = fine.search_ry = plan->opt.fine_shift;
+        stage_image_bytes(dev, &fine, CLX_METHOD_DIRECT, plan->nwin, &each, &big);
+        /* The fine stage, the filtered image and the filter's scratch, the
+         * sampled windows. */
+        *per_image += each + 2 * pixels * rs + (size_t)plan->nwin * plan->params.win_w * plan->params.win_h * rs;
+        if (*largest < pixels * rs)
+            *largest = pixels * rs;
     }
 }
 
-static int choose_batch(struct clx_plan *plan, int requested, clx_method method)
+static int choose_batch(struct clx_plan *plan, int requested)
 {
     struct clx_context *ctx = plan->ctx;
     const clx_device_info *dev = &ctx->dev.info;
     size_t per_image, largest;
-    job_costs(plan, method, &per_image, &largest);
+    job_costs(plan, &per_image, &largest);
 
     /* Half the device's memory for us, a quarter on CPUs whose "device
      * memory" is the host's. */
     unsigned long long budget = dev->global_memory / (dev->type == CLX_DEVICE_GPU ? 2 : 4);
     unsigned long long by_memory = budget / per_image;
     unsigned long long by_alloc = dev->max_allocation / largest;
-    /* Kernels index tiles along one NDRange dimension, which some drivers
-     * limit to 65535 work-groups. */
     unsigned long long by_index = MAX_TILES / (unsigned long long)plan->nwin;
     unsigned long long fits = by_memory < by_alloc ? by_memory : by_alloc;
     if (by_index < fits)
@@ -169,45 +183,26 @@ static int choose_batch(struct clx_plan *plan, int requested, clx_method method)
     return CLX_OK;
 }
 
-/* ---- buffers ------------------------------------------------------------- */
+/* ---- upload -------------------------------------------------------------- */
 
 static int create_buffer(struct clx_context *ctx, size_t bytes, cl_mem *out, const char *what)
 {
-    int status = CLX_OK;
     cl_int err;
     *out = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, bytes, NULL, &err);
-    if (err != CL_SUCCESS) {
-        char call[96];
-        snprintf(call, sizeof call, "clCreateBuffer(%s)", what);
-        status = ctx_cl_fail(ctx, err, call, __FILE__, __LINE__);
-        *out = NULL;
-    }
-    return status;
+    if (err == CL_SUCCESS)
+        return CLX_OK;
+    char call[96];
+    snprintf(call, sizeof call, "clCreateBuffer(%s)", what);
+    *out = NULL;
+    return ctx_cl_fail(ctx, err, call, __FILE__, __LINE__);
 }
 
-static int create_buffers(struct clx_plan *plan)
+static int upload_corners(struct clx_plan *plan)
 {
     struct clx_context *ctx = plan->ctx;
-    const struct kernel_params *p = &plan->params;
-    size_t tiles = tile_count(plan), rs = real_size(plan);
-    size_t tile_prepared = (size_t)p->pad_w * p->pad_h * rs;
-    size_t tile_corr = (size_t)p->corr_w * p->corr_h * rs;
-    int status;
-
-    if ((status = create_buffer(ctx, sizeof(cl_int2) * plan->nwin, &plan->corners, "corners")) ||
-        (status = create_buffer(ctx, rs * tiles, &plan->means, "means")) ||
-        (status = create_buffer(ctx, tile_prepared * tiles, &plan->prepared, "prepared windows")) ||
-        (status = create_buffer(ctx, tile_corr * tiles, &plan->corr, "correlations")) ||
-        (status = create_buffer(ctx, sizeof(cl_int) * tiles, &plan->peak_index, "peaks")) ||
-        (status = create_buffer(ctx, rs * p->fit_size * p->fit_size * tiles, &plan->neighbourhoods,
-                                "neighbourhoods")))
+    int status = create_buffer(ctx, sizeof(cl_int2) * plan->nwin, &plan->corners, "corners");
+    if (status != CLX_OK)
         return status;
-
-    plan->peak_index_host = malloc(sizeof(int) * tiles);
-    plan->neighbourhoods_host = malloc(rs * p->fit_size * p->fit_size * tiles);
-    if (!plan->peak_index_host || !plan->neighbourhoods_host)
-        return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
-
     cl_int2 *corners = malloc(sizeof *corners * plan->nwin);
     if (!corners)
         return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
@@ -215,15 +210,8 @@ static int create_buffers(struct clx_plan *plan)
         corners[i].s[0] = plan->regions[i].x;
         corners[i].s[1] = plan->regions[i].y;
     }
-    status = CLX_OK;
-    CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, plan->corners, CL_TRUE, 0,
-                                      sizeof *corners * plan->nwin, corners, 0, NULL, NULL));
-    /* Tiles that no push fills (the reference's batch, a short last batch)
-     * are still transformed by the FFT path: keep them zero rather than
-     * uninitialised. */
-    const cl_float zero = 0;
-    CL_CALL(ctx, clEnqueueFillBuffer(ctx->queue, plan->prepared, &zero, sizeof zero, 0,
-                                     tile_prepared * tiles, 0, NULL, NULL));
+    CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, plan->corners, CL_TRUE, 0, sizeof *corners * plan->nwin, corners,
+                                      0, NULL, NULL));
 error:
     free(corners);
     return status;
@@ -264,8 +252,6 @@ error:
     return status;
 }
 
-/* ---- upload -------------------------------------------------------------- */
-
 /* The widest pixel type among the images: narrower ones are widened
  * losslessly into it, so one kernel variant serves a mixed batch. */
 static clx_pixel_type widest_type(const clx_image *images, size_t n)
@@ -293,36 +279,21 @@ static void copy_pixels(void *dst, clx_pixel_type to, const clx_image *src, size
     }
 }
 
-static int ensure_prepare(struct clx_plan *plan, clx_pixel_type type)
-{
-    struct prepare_windows *pw = &plan->prepare[type - 1];
-    if (pw->sums)
-        return CLX_OK;
-    struct kernel_params p = plan->params;
-    p.pixel = type;
-    return prepare_windows_build(plan->ctx, &p, pw);
-}
-
-/* Copies the images into pinned memory, uploads them and enqueues the
- * window sums and prepare stages: tiles 0 .. n * nwin - 1 of `prepared`. */
-static int upload_and_prepare(struct clx_plan *plan, const clx_image *images, size_t n)
+/* Copies the images into pinned memory and enqueues their upload into
+ * plan->images, as *type. */
+static int upload(struct clx_plan *plan, const clx_image *images, size_t n, clx_pixel_type *type)
 {
     struct clx_context *ctx = plan->ctx;
-    clx_pixel_type type = widest_type(images, n);
     size_t pixels = (size_t)plan->image_w * plan->image_h;
-    size_t image_bytes = pixels * clx_pixel_size(type);
-    int status;
-
-    if ((status = ensure_prepare(plan, type)) != CLX_OK ||
-        (status = reserve_image_buffers(plan, image_bytes * n)) != CLX_OK)
+    *type = widest_type(images, n);
+    size_t image_bytes = pixels * clx_pixel_size(*type);
+    int status = reserve_image_buffers(plan, image_bytes * n);
+    if (status != CLX_OK)
         return status;
     for (size_t i = 0; i < n; i++)
-        copy_pixels((char *)plan->staging_ptr + i * image_bytes, type, &images[i], pixels);
-    CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, plan->images, CL_FALSE, 0, image_bytes * n,
-                                      plan->staging_ptr, 0, NULL, NULL));
-    status = prepare_windows_enqueue(ctx, &plan->prepare[type - 1], plan->images, plan->image_w,
-                                     plan->image_h, plan->corners, plan->nwin, (int)n, plan->means,
-                                     plan->prepared);
+        copy_pixels((char *)plan->staging_ptr + i * image_bytes, *type, &images[i], pixels);
+    CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, plan->images, CL_FALSE, 0, image_bytes * n, plan->staging_ptr, 0,
+                                      NULL, NULL));
 error:
     return status;
 }
@@ -341,9 +312,10 @@ static int check_image(struct clx_plan *plan, const clx_image *img, const char *
 
 static int set_reference(struct clx_plan *plan, const clx_image *reference)
 {
-    int status = upload_and_prepare(plan, reference, 1);
+    clx_pixel_type type;
+    int status = upload(plan, reference, 1, &type);
     if (status == CLX_OK)
-        status = plan->correlator->set_reference(plan->ctx, plan->correlator_state, plan->prepared);
+        status = plan->seed ? seed_set_reference(plan, type) : accurate_set_reference(plan, type);
     if (status == CLX_OK) {
         /* Surface any failure now, while it is clearly the reference's. */
         cl_int err = clFinish(plan->ctx->queue);
@@ -390,7 +362,9 @@ int clx_plan_create(clx_context *ctx, const clx_image *reference, const clx_regi
     status = clx_regions_check(regions, region_count, reference->width, reference->height, &ctx->message);
     if (status != CLX_OK)
         return status;
-    status = check_options(ctx, options, regions[0].w, regions[0].h);
+    clx_plan_options resolved = *options;
+    resolve_defaults(&resolved);
+    status = check_options(ctx, &resolved, regions[0].w, regions[0].h);
     if (status != CLX_OK)
         return status;
 
@@ -398,7 +372,7 @@ int clx_plan_create(clx_context *ctx, const clx_image *reference, const clx_regi
     if (!plan)
         return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
     plan->ctx = ctx;
-    plan->opt = *options;
+    plan->opt = resolved;
     plan->nwin = (int)region_count;
     plan->image_w = reference->width;
     plan->image_h = reference->height;
@@ -416,37 +390,13 @@ int clx_plan_create(clx_context *ctx, const clx_image *reference, const clx_regi
     p->win_h = regions[0].h;
     p->search_rx = options->max_shift > 0 && options->max_shift < p->win_w - 1 ? options->max_shift : p->win_w - 1;
     p->search_ry = options->max_shift > 0 && options->max_shift < p->win_h - 1 ? options->max_shift : p->win_h - 1;
-    p->fit_size = options->fit_size;
+    p->fit_size = resolved.fit_size;
     p->pixel = reference->type;
 
-    struct method_choice choice;
-    if ((status = choose_batch(plan, options->batch, options->method)) != CLX_OK ||
-        (status = method_choose(ctx, options->method, p, plan->nwin, (int)tile_count(plan), &choice)) != CLX_OK)
+    if ((status = choose_batch(plan, options->batch)) != CLX_OK || (status = upload_corners(plan)) != CLX_OK)
         goto error;
-    plan->correlator = choice.correlator;
-    plan->correlator->configure(&ctx->dev, p, (int)tile_count(plan));
-    char why[1024];
-    if ((options->params && kernel_params_override(p, options->params, why, sizeof why)) ||
-        kernel_params_check(p, &ctx->dev, why, sizeof why)) {
-        status = ctx_fail(ctx, CLX_ERR_ARGUMENT, "%s", why);
-        goto error;
-    }
-    snprintf(plan->explanation, sizeof plan->explanation, "%s", choice.explanation);
-    ctx_log(ctx, CLX_LOG_INFO, "method: %s", plan->explanation);
-    ctx_log(ctx, CLX_LOG_INFO,
-            "%d windows of %dx%d, shifts up to %d x %d, %s path (correlation layout %dx%d), batch of %d images, "
-            "%s precision", plan->nwin, p->win_w, p->win_h, p->search_rx, p->search_ry, plan->correlator->name,
-            p->corr_w, p->corr_h, plan->batch, p->use_double ? "double" : "single");
-    if ((status = subpixel_init(&plan->fit, options->estimator, p->fit_size)) != CLX_OK) {
-        ctx_fail(ctx, status, "cannot set up the %s estimator over %dx%d values", clx_estimator_name(options->estimator),
-                 p->fit_size, p->fit_size);
-        goto error;
-    }
-    if ((status = create_buffers(plan)) != CLX_OK ||
-        (status = peak_finder_build(ctx, p, &plan->peaks)) != CLX_OK ||
-        (status = plan->correlator->create(ctx, p, plan->nwin, (int)tile_count(plan), &plan->correlator_state)) !=
-            CLX_OK ||
-        (status = set_reference(plan, reference)) != CLX_OK)
+    status = options->mode == CLX_MODE_SEED ? seed_create(plan) : accurate_create(plan);
+    if (status != CLX_OK || (status = set_reference(plan, reference)) != CLX_OK)
         goto error;
     *out = plan;
     return CLX_OK;
@@ -463,26 +413,17 @@ void clx_plan_release(clx_plan *plan)
     struct clx_context *ctx = plan->ctx;
     /* Nothing may still be writing into memory we free. */
     clFinish(ctx->queue);
-    if (plan->done)
-        clReleaseEvent(plan->done);
-    for (int t = 0; t < 3; t++)
-        prepare_windows_release(&plan->prepare[t]);
-    if (plan->correlator)
-        plan->correlator->release(plan->correlator_state);
-    peak_finder_release(&plan->peaks);
-    subpixel_release(&plan->fit);
+    seed_release(plan);
+    accurate_release(plan);
     if (plan->staging) {
         clEnqueueUnmapMemObject(ctx->queue, plan->staging, plan->staging_ptr, 0, NULL, NULL);
         clFinish(ctx->queue);
         clReleaseMemObject(plan->staging);
     }
-    cl_mem bufs[] = { plan->corners, plan->images, plan->means, plan->prepared,
-                      plan->corr, plan->peak_index, plan->neighbourhoods };
-    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
-        if (bufs[i])
-            clReleaseMemObject(bufs[i]);
-    free(plan->peak_index_host);
-    free(plan->neighbourhoods_host);
+    if (plan->corners)
+        clReleaseMemObject(plan->corners);
+    if (plan->images)
+        clReleaseMemObject(plan->images);
     free(plan->regions);
     free(plan);
 }
@@ -497,14 +438,23 @@ size_t clx_plan_region_count(const clx_plan *plan)
     return plan ? (size_t)plan->nwin : 0;
 }
 
+/* The stage whose path and surfaces the plan reports: the seed's, or the
+ * accurate mode's first pass. */
+static const struct stage *main_stage(const struct clx_plan *plan)
+{
+    return plan->seed ? &plan->seed->stage : plan->accurate ? &plan->accurate->coarse : NULL;
+}
+
 clx_method clx_plan_method(const clx_plan *plan)
 {
-    return plan && plan->correlator ? plan->correlator->method : CLX_METHOD_AUTO;
+    const struct stage *s = plan ? main_stage(plan) : NULL;
+    return s && s->correlator ? s->correlator->method : CLX_METHOD_AUTO;
 }
 
 const char *clx_plan_explanation(const clx_plan *plan)
 {
-    return plan ? plan->explanation : "";
+    const struct stage *s = plan ? main_stage(plan) : NULL;
+    return s ? s->explanation : "";
 }
 
 void clx_plan_surface_size(const clx_plan *plan, int *width, int *height)
@@ -520,8 +470,7 @@ int clx_plan_push(clx_plan *plan, const clx_image *images, size_t count)
     if (!plan)
         return CLX_ERR_ARGUMENT;
     struct clx_context *ctx = plan->ctx;
-    size_t tiles = count * plan->nwin, rs = real_size(plan);
-    size_t nb_bytes = rs * plan->params.fit_size * plan->params.fit_size * tiles;
+    clx_pixel_type type;
     int status;
 
     msg_clear(&ctx->message);
@@ -532,49 +481,17 @@ int clx_plan_push(clx_plan *plan, const clx_image *images, size_t count)
     for (size_t i = 0; i < count; i++)
         if ((status = check_image(plan, &images[i], "image", i)) != CLX_OK)
             return status;
-
-    if ((status = upload_and_prepare(plan, images, count)) != CLX_OK ||
-        (status = plan->correlator->enqueue(ctx, plan->correlator_state, plan->prepared, (int)tiles, plan->corr)) !=
-            CLX_OK ||
-        (status = peak_finder_enqueue(ctx, &plan->peaks, plan->corr, (int)tiles, plan->peak_index,
-                                      plan->neighbourhoods)) != CLX_OK)
-        goto error;
-    CL_CALL(ctx, clEnqueueReadBuffer(ctx->queue, plan->peak_index, CL_FALSE, 0, sizeof(cl_int) * tiles,
-                                     plan->peak_index_host, 0, NULL, NULL));
-    CL_CALL(ctx, clEnqueueReadBuffer(ctx->queue, plan->neighbourhoods, CL_FALSE, 0, nb_bytes,
-                                     plan->neighbourhoods_host, 0, NULL, &plan->done));
-    CL_CALL(ctx, clFlush(ctx->queue));
+    if ((status = upload(plan, images, count, &type)) == CLX_OK)
+        status = plan->seed ? seed_push(plan, type, count) : accurate_push(plan, type, count);
+    if (status == CLX_OK)
+        status = clFlush(ctx->queue) == CL_SUCCESS ? CLX_OK : ctx_fail(ctx, CLX_ERR_OPENCL, "clFlush failed");
+    if (status != CLX_OK) {
+        /* Leave no half-enqueued work behind for the next push to trip over. */
+        clFinish(ctx->queue);
+        return status;
+    }
     plan->pushed = count;
     return CLX_OK;
-
-error:
-    /* Leave no half-enqueued work behind for the next push to trip over. */
-    clFinish(ctx->queue);
-    return status;
-}
-
-/* One tile's result from its peak index and neighbourhood. */
-static void finish_tile(const struct clx_plan *plan, int index, const double *nb, clx_result *r)
-{
-    int w = plan->params.win_w, h = plan->params.win_h, F = plan->params.fit_size;
-    double sx, sy;
-
-    memset(r, 0, sizeof *r);
-    if (index < 0) {
-        r->dx = r->dy = r->peak = NAN;
-        r->flags = CLX_FLAG_NO_PEAK | CLX_FLAG_FIT_FAILED;
-        return;
-    }
-    peak_index_to_shift(index, w, h, &r->ix, &r->iy);
-    r->peak = nb[(F * F) / 2];
-    if (subpixel_estimate(&plan->fit, nb, &sx, &sy))
-        r->flags |= CLX_FLAG_FIT_FAILED;
-    r->dx = r->ix + sx;
-    r->dy = r->iy + sy;
-    if (abs(r->ix) == plan->params.search_rx || abs(r->iy) == plan->params.search_ry)
-        r->flags |= CLX_FLAG_EDGE;
-    if (!(r->peak > 0))
-        r->flags |= CLX_FLAG_NO_PEAK;
 }
 
 int clx_plan_read(clx_plan *plan, clx_result *results, size_t capacity)
@@ -582,34 +499,15 @@ int clx_plan_read(clx_plan *plan, clx_result *results, size_t capacity)
     if (!plan)
         return CLX_ERR_ARGUMENT;
     struct clx_context *ctx = plan->ctx;
-    int F = plan->params.fit_size, status = CLX_OK;
     size_t tiles = plan->pushed * plan->nwin;
-    double nb[MAX_FIT_SIZE * MAX_FIT_SIZE];
 
     msg_clear(&ctx->message);
     if (!plan->pushed)
         return ctx_fail(ctx, CLX_ERR_STATE, "read without a push");
     if (!results || capacity < tiles)
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "results need room for %zu entries, got %zu", tiles, capacity);
-
-    cl_int run_status = CL_COMPLETE;
-    CL_CALL(ctx, clWaitForEvents(1, &plan->done));
-    CL_CALL(ctx, clGetEventInfo(plan->done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof run_status,
-                                &run_status, NULL));
-    if (run_status < 0) {
-        status = ctx_cl_fail(ctx, run_status, "device execution", __FILE__, __LINE__);
-        goto error;
-    }
-    for (size_t t = 0; t < tiles; t++) {
-        for (int j = 0; j < F * F; j++)
-            nb[j] = plan->params.use_double ? ((const double *)plan->neighbourhoods_host)[t * F * F + j]
-                                            : ((const float *)plan->neighbourhoods_host)[t * F * F + j];
-        finish_tile(plan, plan->peak_index_host[t], nb, &results[t]);
-    }
-error:
+    int status = plan->seed ? seed_read(plan, results) : accurate_read(plan, results);
     /* The push is consumed whatever happened: the next one starts afresh. */
-    clReleaseEvent(plan->done);
-    plan->done = NULL;
     plan->pushed = 0;
     return status;
 }
@@ -619,34 +517,17 @@ int clx_plan_read_surfaces(clx_plan *plan, float *surfaces, size_t capacity)
     if (!plan)
         return CLX_ERR_ARGUMENT;
     struct clx_context *ctx = plan->ctx;
-    const struct kernel_params *p = &plan->params;
-    int sw = 2 * p->search_rx + 1, sh = 2 * p->search_ry + 1;
-    size_t tiles = plan->pushed * plan->nwin, rs = real_size(plan);
-    size_t corr_pixels = (size_t)p->corr_w * p->corr_h;
-    int status = CLX_OK;
+    int sw, sh;
+    size_t tiles = plan->pushed * plan->nwin;
 
     msg_clear(&ctx->message);
+    clx_plan_surface_size(plan, &sw, &sh);
     if (!plan->pushed)
         return ctx_fail(ctx, CLX_ERR_STATE, "surfaces read without a push");
+    if (!plan->seed)
+        return ctx_fail(ctx, CLX_ERR_STATE, "correlation surfaces are read in seed mode");
     if (!surfaces || capacity < tiles * sw * sh)
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "surfaces need room for %zu floats, got %zu", tiles * sw * sh,
                         capacity);
-    void *host = malloc(rs * corr_pixels * tiles);
-    if (!host)
-        return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
-    CL_CALL(ctx, clWaitForEvents(1, &plan->done));
-    CL_CALL(ctx, clEnqueueReadBuffer(ctx->queue, plan->corr, CL_TRUE, 0, rs * corr_pixels * tiles, host, 0, NULL,
-                                     NULL));
-    for (size_t t = 0; t < tiles; t++)
-        for (int uy = -p->search_ry; uy <= p->search_ry; uy++)
-            for (int ux = -p->search_rx; ux <= p->search_rx; ux++) {
-                /* Where the correlation layout keeps shift (ux, uy): cl/common.h's corr_index. */
-                size_t at = t * corr_pixels + (size_t)(uy < 0 ? uy + p->corr_h : uy) * p->corr_w +
-                            (size_t)(ux < 0 ? ux + p->corr_w : ux);
-                float v = p->use_double ? (float)((const double *)host)[at] : ((const float *)host)[at];
-                surfaces[t * sw * sh + (size_t)(uy + p->search_ry) * sw + (ux + p->search_rx)] = v;
-            }
-error:
-    free(host);
-    return status;
+    return seed_read_surfaces(plan, surfaces);
 }

@@ -1,17 +1,15 @@
 /*
  * plan.h - the clx_plan behind the public API (internal; the tests read its
- * device buffers to check each stage against the host reference).
+ * pipelines' device buffers to check each stage against the host reference).
  */
 #ifndef CLX_PLAN_H
 #define CLX_PLAN_H
 
 #include <CL/cl.h>
 #include "clxcorr.h"
-#include "correlator.h"
-#include "kernel_build.h"
-#include "peak.h"
-#include "prepare_windows.h"
-#include "subpixel.h"
+#include "kernel_params.h"
+#include "pipeline_accurate.h"
+#include "pipeline_seed.h"
 
 struct clx_plan {
     struct clx_context *ctx;
@@ -20,36 +18,20 @@ struct clx_plan {
     int nwin;
     int image_w, image_h;
     int batch;                        /* images per push, at most */
-    struct kernel_params params;      /* window, layouts, search radius, precision, F */
-    char explanation[512];            /* how the correlator was chosen */
+    struct kernel_params params;      /* window, search radius, precision, F: before any layout */
 
-    /* Stages, in pipeline order. prepare[t - 1] serves pixel type t and is
-     * built when an image of that type first arrives. */
-    struct prepare_windows prepare[3];
-    const struct correlator_ops *correlator;   /* the FFT or the direct path */
-    void *correlator_state;
-    struct peak_finder peaks;
-    struct subpixel fit;
-
-    /* Device buffers: batch images, batch * nwin tiles. */
     cl_mem corners;                   /* int2 top-left corner per window */
-    cl_mem images;                    /* the pushed images */
+    cl_mem images;                    /* the pushed images, as uploaded */
     size_t images_bytes;
     cl_mem staging;                   /* pinned host memory the images are copied from */
     void *staging_ptr;
     size_t staging_bytes;
-    cl_mem means;                     /* per tile: mean of the window's pixels */
-    cl_mem prepared;                  /* per tile: zero-mean window in the correlator's layout */
-    cl_mem corr;                      /* per tile: correlation (layout: cl/common.h) */
-    cl_mem peak_index;                /* per tile: logical index of the maximum */
-    cl_mem neighbourhoods;            /* per tile: F x F values around it */
 
-    /* Host copies of the last push's peaks and neighbourhoods. */
-    int *peak_index_host;
-    void *neighbourhoods_host;
+    /* One of these runs the images through, by mode. */
+    struct seed_pipeline *seed;
+    struct accurate_pipeline *accurate;
 
     size_t pushed;                    /* images of the push in flight (0: none) */
-    cl_event done;                    /* completes when their results are on the host */
 };
 
 #endif

@@ -186,6 +186,8 @@ int subpixel_init(struct subpixel *s, clx_estimator kind, int size)
     if (size < 3 || size % 2 == 0)
         return CLX_ERR_ARGUMENT;
     switch (kind) {
+    case CLX_ESTIMATOR_DEFAULT:
+        break;
     case CLX_ESTIMATOR_LSQ:
         return lsq_init(s, size);
     case CLX_ESTIMATOR_GAUSS3:
@@ -221,6 +223,7 @@ int subpixel_estimate(const struct subpixel *s, const double *nb, double *sx, do
 const char *clx_estimator_name(clx_estimator estimator)
 {
     switch (estimator) {
+    case CLX_ESTIMATOR_DEFAULT: return "default";
     case CLX_ESTIMATOR_LSQ: return "lsq";
     case CLX_ESTIMATOR_GAUSS3: return "gauss3";
     case CLX_ESTIMATOR_PARABOLA3: return "parabola3";

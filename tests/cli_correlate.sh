@@ -16,7 +16,8 @@ I1=$S/image_0001.tif I2=$S/image_0002.tif I3=$S/image_0003.tif I4=$S/image_0004.
 "$IMGTOOL" argmax "$TMP/o2m.tif" >"$TMP/o2m.max" || fail "reading the surfaces"
 [ "$(wc -l <"$TMP/o2m.max")" -eq 18 ] && [ "$(awk '$2 != 13 || $3 != 13' "$TMP/o2m.max" | wc -l)" -eq 0 ] \
     && pass "18 pages of 13x13 (3 images x 6 windows, shifts -6..6)" || fail "pages: $(head -3 "$TMP/o2m.max")"
-"$CLXCORR" offsets --max-shift 6 --regions "$S/regions.txt" "$R" "$I1" "$I2" "$I3" >"$TMP/o2m.offsets" || fail "offsets"
+"$CLXCORR" offsets --mode seed --max-shift 6 --regions "$S/regions.txt" "$R" "$I1" "$I2" "$I3" >"$TMP/o2m.offsets" \
+    || fail "offsets"
 # Page n's maximum at pixel (x, y) is the shift (x - 6, y - 6); the offset
 # rounds to it (within a pixel: the fit may move it past the half).
 awk 'NR == FNR { ux[FNR] = $4 - 6; uy[FNR] = $5 - 6; next }

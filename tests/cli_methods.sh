@@ -30,7 +30,7 @@ compare_csv "sample set, --max-shift 8: fft vs host reference" "$TMP/fft8.csv" "
 
 # A bound below the true shifts: peaks land on it and are flagged.
 # shellcheck disable=SC2086
-"$CLXCORR" offsets --method direct --max-shift 1 --regions "$S/regions.txt" $all >"$TMP/direct1px.csv" &&
+"$CLXCORR" offsets --mode seed --method direct --max-shift 1 --regions "$S/regions.txt" $all >"$TMP/direct1px.csv" &&
     "$CLXCORR_REF" --max-shift 1 --regions "$S/regions.txt" $all >"$TMP/ref1px.csv" || fail "--max-shift 1 runs"
 compare_csv "--max-shift 1 vs host reference (flags included)" "$TMP/direct1px.csv" "$TMP/ref1px.csv" 1e-3
 edge=$(awk -F, 'NR > 1 && int($8 / 2) % 2 == 1' "$TMP/direct1px.csv" | wc -l)
@@ -54,7 +54,7 @@ grep -q "measured earlier" "$TMP/explain2" && [ -s "$TMP/cache/clxcorr/methods.t
 
 # Tuning overrides.
 # shellcheck disable=SC2086
-"$CLXCORR" offsets --method direct --max-shift 8 --param direct_split=3 --param direct_ipi=2 \
+"$CLXCORR" offsets --mode seed --method direct --max-shift 8 --param direct_split=3 --param direct_ipi=2 \
     --regions "$S/regions.txt" $all >"$TMP/param.csv" || fail "--param run"
 compare_csv "--param direct_split=3 --param direct_ipi=2" "$TMP/param.csv" "$TMP/fft8.csv" 1e-3
 expect_failure "unknown --param key" 1 "unknown parameter 'bogus' \\(known: sums_wg argmax_wg" \

@@ -21,6 +21,8 @@
 /* The kernels a plan on each path builds. */
 static const char *const kernels_fft = "window_sums.cl prepare.cl spectrum_multiply.cl argmax.cl neighbourhood.cl";
 static const char *const kernels_direct = "window_sums.cl prepare.cl correlate_direct.cl argmax.cl neighbourhood.cl";
+/* The accurate mode's own kernels, built with either path's layout. */
+static const char *const kernels_accurate = "sample_windows.cl tile_prepare.cl zncc.cl";
 
 static int print(const char *kernels, struct kernel_params *p)
 {
@@ -88,6 +90,10 @@ int main(void)
                     paths[path]->configure(&dev, &p, 4 * p.win_w);
                     const char *kernels = path == 0 ? kernels_fft : kernels_direct;
                     bad |= print(kernels, &p);
+                    /* The accurate mode: each window function and interpolator. */
+                    p.window_fn = n % 3;
+                    p.interp = n % 2;
+                    bad |= print(kernels_accurate, &p);
                     if (paths[path] == &correlator_direct && !dbl) {
                         /* The texture and hybrid variants, and a split. */
                         p.direct.source = 1;

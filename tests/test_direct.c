@@ -54,6 +54,7 @@ static int run_job(clx_context *ctx, const struct job *j, const clx_region *regi
     clx_plan_options opt;
     clx_plan *plan;
     clx_plan_options_init(&opt);
+    opt.mode = CLX_MODE_SEED;
     opt.method = method;
     opt.max_shift = j->max_shift;
     opt.batch = j->batch;

@@ -69,6 +69,7 @@ static void check_against_reference(clx_context *ctx, int w, int h, int use_doub
 
     clx_plan_options opt;
     clx_plan_options_init(&opt);
+    opt.mode = CLX_MODE_SEED;
     opt.use_double = use_double;
     opt.fit_size = F;
     opt.batch = batch;
@@ -138,6 +139,7 @@ static void check_integer_shifts(clx_context *ctx, int use_double)
     }
     clx_plan_options opt;
     clx_plan_options_init(&opt);
+    opt.mode = CLX_MODE_SEED;
     opt.use_double = use_double;
     clx_plan *plan = plan_or_die(ctx, &ref, regions, 2, &opt);
     run_all(ctx, plan, images, nshifts, results);
@@ -169,6 +171,7 @@ static void check_flat_window(clx_context *ctx, int use_double)
             ((uint16_t *)img.pixels)[y * IMAGE_W + x] = 31337;
     clx_plan_options opt;
     clx_plan_options_init(&opt);
+    opt.mode = CLX_MODE_SEED;
     opt.use_double = use_double;
     clx_plan *plan = plan_or_die(ctx, &ref, regions, 2, &opt);
     run_all(ctx, plan, &img, 1, res);
@@ -198,6 +201,7 @@ static void check_api_errors(clx_context *ctx)
     td_textured_image(&img, 64, 48, CLX_PIXEL_U16, 1, 0, 3);
     td_textured_image(&small, 60, 48, CLX_PIXEL_U16, 1, 0, 3);
     clx_plan_options_init(&opt);
+    opt.mode = CLX_MODE_SEED;
 
     CHECK(clx_plan_create(ctx, &ref, &outside, 1, &opt, &plan) == CLX_ERR_REGION && !plan,
           "a window outside the image is refused");

@@ -30,7 +30,7 @@
 /* Device buffer -> doubles (the buffer holds floats or doubles). */
 static double *read_reals(clx_plan *plan, cl_mem buf, size_t count)
 {
-    size_t rs = plan->params.use_double ? sizeof(double) : sizeof(float);
+    size_t rs = plan->seed->stage.params.use_double ? sizeof(double) : sizeof(float);
     void *raw = malloc(rs * count);
     double *out = malloc(sizeof(double) * count);
     if (!raw || !out || clEnqueueReadBuffer(plan->ctx->queue, buf, CL_TRUE, 0, rs * count, raw, 0, NULL, NULL)) {
@@ -38,7 +38,7 @@ static double *read_reals(clx_plan *plan, cl_mem buf, size_t count)
         exit(1);
     }
     for (size_t i = 0; i < count; i++)
-        out[i] = plan->params.use_double ? ((double *)raw)[i] : ((float *)raw)[i];
+        out[i] = plan->seed->stage.params.use_double ? ((double *)raw)[i] : ((float *)raw)[i];
     free(raw);
     return out;
 }
@@ -56,7 +56,7 @@ static int *read_ints(clx_plan *plan, cl_mem buf, size_t count)
 /* The device correlation's value at shift (ux, uy) of one tile. */
 static double corr_at(const double *corr, const clx_plan *plan, size_t tile, int ux, int uy)
 {
-    int cw = plan->params.corr_w, ch = plan->params.corr_h;
+    int cw = plan->seed->stage.params.corr_w, ch = plan->seed->stage.params.corr_h;
     int x = ux >= 0 ? ux : ux + cw, y = uy >= 0 ? uy : uy + ch;
     return corr[tile * cw * ch + (size_t)y * cw + x];
 }
@@ -71,6 +71,7 @@ static clx_plan *make_plan(clx_context *ctx, const clx_image *ref, const clx_reg
     opt.use_double = use_double;
     opt.fit_size = fit_size;
     opt.method = method;
+    opt.mode = CLX_MODE_SEED;
     if (clx_plan_create(ctx, ref, regions, (size_t)nwin, &opt, &plan) != CLX_OK) {
         fprintf(stderr, "clx_plan_create: %s\n", clx_context_message(ctx));
         exit(1);
@@ -109,15 +110,15 @@ static void check_stages(clx_context *ctx, clx_method method, int w, int h, int 
     clx_plan *plan = make_plan(ctx, &ref, regions, nwin, use_double, F, method);
     push_and_read(plan, images, NIMAGES, results);
 
-    int pw = plan->params.pad_w, ph = plan->params.pad_h;
-    int srx = plan->params.store_rx, sry = plan->params.store_ry;
+    int pw = plan->seed->stage.params.pad_w, ph = plan->seed->stage.params.pad_h;
+    int srx = plan->seed->stage.params.store_rx, sry = plan->seed->stage.params.store_ry;
     size_t tiles = (size_t)NIMAGES * nwin;
-    double *means = read_reals(plan, plan->means, tiles);
-    double *padded = read_reals(plan, plan->prepared, tiles * pw * ph);
-    double *corr = read_reals(plan, plan->corr, tiles * plan->params.corr_w * plan->params.corr_h);
-    const char *path = plan->correlator->name;
-    double *nbs = read_reals(plan, plan->neighbourhoods, tiles * F * F);
-    int *peaks = read_ints(plan, plan->peak_index, tiles);
+    double *means = read_reals(plan, plan->seed->means, tiles);
+    double *padded = read_reals(plan, plan->seed->stage.prepared, tiles * pw * ph);
+    double *corr = read_reals(plan, plan->seed->stage.corr, tiles * plan->seed->stage.params.corr_w * plan->seed->stage.params.corr_h);
+    const char *path = plan->seed->stage.correlator->name;
+    double *nbs = read_reals(plan, plan->seed->stage.neighbourhoods, tiles * F * F);
+    int *peaks = read_ints(plan, plan->seed->stage.peak_index, tiles);
     double *zr = malloc(sizeof(double) * w * h), *zd = malloc(sizeof(double) * w * h);
     double *C = malloc(sizeof(double) * 4 * w * h), nb[25];
 
@@ -186,7 +187,7 @@ static void check_stages(clx_context *ctx, clx_method method, int w, int h, int 
         }
     }
     printf("stages %dx%d %s %s (correlation layout %dx%d, pixels %d/%d,%d): checked\n", w, h, path,
-           use_double ? "double" : "float", plan->params.corr_w, plan->params.corr_h, ref_type, image_types[0],
+           use_double ? "double" : "float", plan->seed->stage.params.corr_w, plan->seed->stage.params.corr_h, ref_type, image_types[0],
            image_types[1]);
     free(means);
     free(padded);
@@ -241,11 +242,12 @@ static void check_crafted(clx_context *ctx, int use_double)
     opt.batch = ncases;
     opt.use_double = use_double;
     opt.method = CLX_METHOD_FFT;   /* the layout with a padding band */
+    opt.mode = CLX_MODE_SEED;
     if (clx_plan_create(ctx, &ref, &region, 1, &opt, &plan) != CLX_OK) {
         fprintf(stderr, "clx_plan_create: %s\n", clx_context_message(ctx));
         exit(1);
     }
-    int pw = plan->params.pad_w, ph = plan->params.pad_h;
+    int pw = plan->seed->stage.params.pad_w, ph = plan->seed->stage.params.pad_h;
     size_t rs = use_double ? sizeof(double) : sizeof(float);
     double *values = malloc(sizeof(double) * ncases * pw * ph);
     double *logical = malloc(sizeof(double) * 4 * w * h);
@@ -282,14 +284,14 @@ static void check_crafted(clx_context *ctx, int use_double)
                 ((float *)raw)[at] = (float)v[i];
         }
     }
-    if (clEnqueueWriteBuffer(ctx->queue, plan->corr, CL_TRUE, 0, rs * ncases * pw * ph, raw, 0, NULL, NULL) ||
-        peak_finder_enqueue(ctx, &plan->peaks, plan->corr, ncases, plan->peak_index, plan->neighbourhoods) ||
+    if (clEnqueueWriteBuffer(ctx->queue, plan->seed->stage.corr, CL_TRUE, 0, rs * ncases * pw * ph, raw, 0, NULL, NULL) ||
+        peak_finder_enqueue(ctx, &plan->seed->stage.peaks, plan->seed->stage.corr, ncases, plan->seed->stage.peak_index, plan->seed->stage.neighbourhoods, NULL) ||
         clFinish(ctx->queue)) {
         fprintf(stderr, "crafted argmax: %s\n", clx_context_message(ctx));
         exit(1);
     }
-    int *peaks = read_ints(plan, plan->peak_index, ncases);
-    double *nbs = read_reals(plan, plan->neighbourhoods, (size_t)ncases * F * F);
+    int *peaks = read_ints(plan, plan->seed->stage.peak_index, ncases);
+    double *nbs = read_reals(plan, plan->seed->stage.neighbourhoods, (size_t)ncases * F * F);
 
     for (int c = 0; c < ncases; c++) {
         const double *v = values + (size_t)c * pw * ph;

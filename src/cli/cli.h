@@ -64,5 +64,11 @@ int parse_int(const char *text, const char *option, int min, int max, int *out);
 int parse_pair(const char *text, const char *option, int *a, int *b);
 /* Parses --method's value: fft, direct or auto. */
 int parse_method(const char *text, clx_method *method);
+/* Parses a real number in [min, max]. */
+int parse_double(const char *text, const char *option, double min, double max, double *out);
+/* Parses --estimator's value: lsq, gauss3, parabola3 or centroid. */
+int parse_estimator(const char *text, clx_estimator *estimator);
+/* Parses --window-fn's value: none, hann, tukey or tukey:ALPHA. */
+int parse_window_fn(const char *text, clx_window_fn *fn, double *alpha);
 
 #endif

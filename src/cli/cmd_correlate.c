@@ -371,6 +371,8 @@ int cmd_correlate(int argc, char **argv)
     memset(&a, 0, sizeof a);
     memset(&j, 0, sizeof j);
     clx_plan_options_init(&a.plan);
+    /* Surfaces are the seed method's correlations of zero-mean windows. */
+    a.plan.mode = CLX_MODE_SEED;
     int parsed = parse_args(argc, argv, &a);
     if (parsed != 0) {
         image_list_free(&a.images);

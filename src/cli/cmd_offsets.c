@@ -52,10 +52,12 @@ static void usage(FILE *f)
           "  the reference's size. Each page of a multi-page TIFF is one image, named\n"
           "  PATH#N (0-based); PATH#N on the command line picks one page.\n"
           "\n"
-          "Method:\n"
-          "      --mode seed      the seed method of ALGORITHM.md: zero-mean windows,\n"
-          "                       linear FFT cross-correlation, integer peak, F x F\n"
-          "                       least-squares quadratic fit (the only mode so far)\n"
+          "Mode:\n"
+          "      --mode M         accurate (default): pre-filter, window offset and\n"
+          "                       iterative sub-pixel refinement, an order of magnitude\n"
+          "                       more accurate than seed; seed: ALGORITHM.md's seed method\n"
+          "                       step for step (zero-mean windows, linear correlation,\n"
+          "                       integer peak, F x F least-squares fit)\n"
           "      --method M       how correlations are computed: fft, direct (the sum\n"
           "                       evaluated shift by shift; wins for small windows or a\n"
           "                       small --max-shift) or auto (default: whichever was\n"
@@ -64,32 +66,61 @@ static void usage(FILE *f)
           "      --max-shift R    search only offsets with |dx|, |dy| <= R pixels (default:\n"
           "                       every shift the window allows); a peak at R is flagged\n"
           "      --explain        say which method was used and why (measured times)\n"
-          "  -F, --fit-size F     size of the peak fit, odd, >= 3 (default 5)\n"
+          "      --estimator E    sub-pixel estimator: lsq (the seed's F x F quadratic fit,\n"
+          "                       default), gauss3, parabola3 (three-point fits per axis)\n"
+          "                       or centroid\n"
+          "  -F, --fit-size F     the F x F values the estimator sees, odd, >= 3\n"
+          "                       (default 5 in seed mode, 3 in accurate mode)\n"
           "      --double         every device stage in double precision (needs a\n"
           "                       device with fp64)\n"
+          "\n"
+          "Accurate mode (defaults chosen by bench/accuracy.sh):\n"
+          "      --prefilter SPEC filters applied to every image first (default\n"
+          "                       background:8, i.e. minus its Gaussian blur of sigma 8 px;\n"
+          "                       'none', or see clxcorr filter --help for SPEC)\n"
+          "      --window-fn W    window function: hann (default), none, tukey[:ALPHA]\n"
+          "                       (ALPHA: the tapered fraction, default 0.25)\n"
+          "      --passes N       correlation passes: the first over the whole search range,\n"
+          "                       then N-1 with the image window moved by the rounded offset\n"
+          "                       (default 2)\n"
+          "      --refine N       at most N refinement iterations: the image window sampled\n"
+          "                       at the sub-pixel offset (Lanczos-3 interpolation),\n"
+          "                       correlated, and the residual added (default 8)\n"
+          "      --tol T          refinement stops when the residual is below T px\n"
+          "                       (default 0.001)\n"
+          "      --fine-shift R   search radius of the moved-window passes (default 4)\n"
+          "\n"
+          "Batches:\n"
           "  -b, --batch B        images per device batch (default: sized from device\n"
           "                       memory, at most 128 on GPUs and 16 on other devices)\n"
           "      --param KEY=VAL  override a kernel tuning parameter (repeatable), e.g.\n"
           "                       direct_split=2; an unknown KEY lists the known ones\n"
-          "\n"
-          "Output:\n"
+          "\n"          "Output:\n"
           "  -o, --output FILE    write the CSV to FILE (default: standard output); it is\n"
           "                       written as FILE.part and renamed when the run completes\n"
-          "  Columns: image,region,x,y,dx,dy,peak,flags\n"
+          "  Columns: image,region,x,y,dx,dy,peak,flags (seed mode), and in accurate\n"
+          "  mode also zncc,peak_ratio,iterations\n"
           "    region  0-based index in the window list\n"
           "    x, y    window centre in reference coordinates: x0 + (w-1)/2\n"
           "    dx, dy  offset in pixels: position of a feature in the image minus its\n"
           "            position in the reference (an image moved 3 px right and 1 px\n"
           "            down gives dx = 3, dy = 1)\n"
-          "    peak    the correlation maximum (not normalised in seed mode)\n"
+          "    peak    the (first pass's) correlation maximum, not normalised\n"
           "    flags   0 when the estimate is trusted, else the sum of:\n"
-          "            1  the peak fit has no maximum near the peak (sub-pixel part 0)\n"
+          "            1  the estimator found no maximum near the peak (sub-pixel part 0)\n"
           "            2  the integer peak lies on the border of the searched shifts\n"
-          "               (at --max-shift, or the window's largest shift)\n"
+          "               (at --max-shift, the window's largest shift, or --fine-shift)\n"
           "            4  the correlation maximum is not positive (flat or unrelated\n"
           "               windows)\n"
-          "\n"
-          "Device:\n"
+          "            8  outlier: the normalised median test over the 8 grid neighbours\n"
+          "               (Westerweel & Scarano 2005) exceeds 2 with epsilon 0.1 px in dx\n"
+          "               or dy (windows on a grid only)\n"
+          "           16  the moved window had to be kept inside the image\n"
+          "           32  refinement stopped before the residual fell below --tol\n"
+          "    zncc        zero-normalised correlation of the windows at the final offset\n"
+          "    peak_ratio  first pass's peak over its highest other local maximum\n"
+          "    iterations  refinement iterations done\n"
+          "\n"          "Device:\n"
           "  -d, --device SPEC    P:D (see `clxcorr devices`), a case-insensitive part of\n"
           "                       the device, vendor or platform name, or gpu, cpu,\n"
           "                       accelerator (default: $CLXCORR_DEVICE, else the first\n"
@@ -113,7 +144,14 @@ enum {
     OPT_METHOD,
     OPT_MAX_SHIFT,
     OPT_EXPLAIN,
-    OPT_PARAM
+    OPT_PARAM,
+    OPT_ESTIMATOR,
+    OPT_PREFILTER,
+    OPT_WINDOW_FN,
+    OPT_PASSES,
+    OPT_REFINE,
+    OPT_TOL,
+    OPT_FINE_SHIFT
 };
 
 /* Appends one --param value to the comma-joined list. */
@@ -151,6 +189,13 @@ static int parse_args(int argc, char **argv, struct offsets_args *a)
         { "max-shift", required_argument, NULL, OPT_MAX_SHIFT },
         { "explain", no_argument, NULL, OPT_EXPLAIN },
         { "param", required_argument, NULL, OPT_PARAM },
+        { "estimator", required_argument, NULL, OPT_ESTIMATOR },
+        { "prefilter", required_argument, NULL, OPT_PREFILTER },
+        { "window-fn", required_argument, NULL, OPT_WINDOW_FN },
+        { "passes", required_argument, NULL, OPT_PASSES },
+        { "refine", required_argument, NULL, OPT_REFINE },
+        { "tol", required_argument, NULL, OPT_TOL },
+        { "fine-shift", required_argument, NULL, OPT_FINE_SHIFT },
         { "verbose", no_argument, NULL, 'v' },
         { "quiet", no_argument, NULL, 'q' },
         { "help", no_argument, NULL, 'h' },
@@ -179,11 +224,14 @@ static int parse_args(int argc, char **argv, struct offsets_args *a)
             break;
         case 'l': a->list_path = optarg; break;
         case OPT_MODE:
-            if (strcmp(optarg, "seed") != 0) {
-                report_error("--mode: unknown mode '%s' (this version has: seed)", optarg);
+            if (strcmp(optarg, "seed") == 0)
+                a->plan.mode = CLX_MODE_SEED;
+            else if (strcmp(optarg, "accurate") == 0)
+                a->plan.mode = CLX_MODE_ACCURATE;
+            else {
+                report_error("--mode: unknown mode '%s' (accurate or seed)", optarg);
                 return -1;
             }
-            a->plan.mode = CLX_MODE_SEED;
             break;
         case 'F':
             if (parse_int(optarg, "--fit-size", 3, 31, &a->plan.fit_size))
@@ -203,6 +251,39 @@ static int parse_args(int argc, char **argv, struct offsets_args *a)
                 return -1;
             break;
         case OPT_EXPLAIN: a->explain = 1; break;
+        case OPT_ESTIMATOR:
+            if (parse_estimator(optarg, &a->plan.estimator))
+                return -1;
+            break;
+        case OPT_PREFILTER: {
+            clx_message msg;
+            if (strcmp(optarg, "none") != 0 && clx_filter_spec_check(optarg, &msg) != CLX_OK) {
+                report_error("--prefilter: %s", msg.text);
+                return -1;
+            }
+            a->plan.prefilter = optarg;
+            break;
+        }
+        case OPT_WINDOW_FN:
+            if (parse_window_fn(optarg, &a->plan.window, &a->plan.window_alpha))
+                return -1;
+            break;
+        case OPT_PASSES:
+            if (parse_int(optarg, "--passes", 1, 16, &a->plan.passes))
+                return -1;
+            break;
+        case OPT_REFINE:
+            if (parse_int(optarg, "--refine", 0, 64, &a->plan.refine))
+                return -1;
+            break;
+        case OPT_TOL:
+            if (parse_double(optarg, "--tol", 1e-9, 10, &a->plan.tolerance))
+                return -1;
+            break;
+        case OPT_FINE_SHIFT:
+            if (parse_int(optarg, "--fine-shift", 1, 64, &a->plan.fine_shift))
+                return -1;
+            break;
         case OPT_PARAM:
             if (!strchr(optarg, '=')) {
                 report_error("--param: expected KEY=VALUE, got '%s'", optarg);
@@ -431,7 +512,7 @@ int cmd_offsets(int argc, char **argv)
         report_error("out of memory");
         goto done;
     }
-    if (csv_output_open(&r.out, a.output, &msg) != CLX_OK) {
+    if (csv_output_open(&r.out, a.output, a.plan.mode == CLX_MODE_ACCURATE, &msg) != CLX_OK) {
         report_error("%s", msg.text);
         goto done;
     }

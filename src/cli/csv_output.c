@@ -15,9 +15,10 @@ static int write_failed(struct csv_output *out, clx_message *msg)
     return CLX_ERR_IO;
 }
 
-int csv_output_open(struct csv_output *out, const char *path, clx_message *msg)
+int csv_output_open(struct csv_output *out, const char *path, int quality, clx_message *msg)
 {
     memset(out, 0, sizeof *out);
+    out->quality = quality;
     if (!path || strcmp(path, "-") == 0) {
         out->f = stdout;
     } else {
@@ -42,7 +43,9 @@ int csv_output_open(struct csv_output *out, const char *path, clx_message *msg)
         }
     }
     errno = 0;
-    if (fputs("image,region,x,y,dx,dy,peak,flags\n", out->f) < 0 || fflush(out->f) != 0)
+    if (fputs(quality ? "image,region,x,y,dx,dy,peak,flags,zncc,peak_ratio,iterations\n"
+                      : "image,region,x,y,dx,dy,peak,flags\n", out->f) < 0 ||
+        fflush(out->f) != 0)
         return write_failed(out, msg);
     return CLX_OK;
 }
@@ -71,8 +74,10 @@ int csv_output_image(struct csv_output *out, const char *image_name, const clx_r
         const clx_region *r = &regions[i];
         const clx_result *res = &results[i];
         if (put_field(out->f, image_name) == EOF ||
-            fprintf(out->f, ",%zu,%.1f,%.1f,%.6f,%.6f,%.9g,%u\n", i, r->x + (r->w - 1) / 2.0,
-                    r->y + (r->h - 1) / 2.0, res->dx, res->dy, res->peak, res->flags) < 0)
+            fprintf(out->f, ",%zu,%.1f,%.1f,%.6f,%.6f,%.9g,%u", i, r->x + (r->w - 1) / 2.0,
+                    r->y + (r->h - 1) / 2.0, res->dx, res->dy, res->peak, res->flags) < 0 ||
+            (out->quality && fprintf(out->f, ",%.6f,%.4g,%d", res->zncc, res->peak_ratio, res->iterations) < 0) ||
+            fputc('\n', out->f) == EOF)
             return write_failed(out, msg);
         out->rows++;
     }

@@ -11,13 +11,15 @@
 
 struct csv_output {
     FILE *f;
+    int quality;       /* the accurate mode's columns too */
     char *path;        /* NULL for standard output */
     char *part_path;
     size_t rows;
 };
 
-/* path NULL or "-": standard output. Writes the header. */
-int csv_output_open(struct csv_output *out, const char *path, clx_message *msg);
+/* path NULL or "-": standard output. Writes the header; `quality` adds the
+ * accurate mode's columns zncc,peak_ratio,iterations. */
+int csv_output_open(struct csv_output *out, const char *path, int quality, clx_message *msg);
 
 /* One row per window of one image; flushed so that rows on disk are whole. */
 int csv_output_image(struct csv_output *out, const char *image_name, const clx_region *regions,

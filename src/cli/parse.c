@@ -54,3 +54,47 @@ int parse_method(const char *text, clx_method *method)
     }
     return 0;
 }
+
+int parse_double(const char *text, const char *option, double min, double max, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || *end != '\0' || errno == ERANGE || !(v >= min && v <= max)) {
+        report_error("%s: '%s' is not a number from %g to %g", option, text, min, max);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int parse_estimator(const char *text, clx_estimator *estimator)
+{
+    static const clx_estimator all[] = { CLX_ESTIMATOR_LSQ, CLX_ESTIMATOR_GAUSS3, CLX_ESTIMATOR_PARABOLA3,
+                                         CLX_ESTIMATOR_CENTROID };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (strcmp(text, clx_estimator_name(all[i])) == 0) {
+            *estimator = all[i];
+            return 0;
+        }
+    report_error("--estimator: unknown estimator '%s' (lsq, gauss3, parabola3 or centroid)", text);
+    return -1;
+}
+
+int parse_window_fn(const char *text, clx_window_fn *fn, double *alpha)
+{
+    if (strcmp(text, "none") == 0)
+        *fn = CLX_WINDOW_NONE;
+    else if (strcmp(text, "hann") == 0)
+        *fn = CLX_WINDOW_HANN;
+    else if (strcmp(text, "tukey") == 0)
+        *fn = CLX_WINDOW_TUKEY;
+    else if (strncmp(text, "tukey:", 6) == 0) {
+        *fn = CLX_WINDOW_TUKEY;
+        return parse_double(text + 6, "--window-fn tukey", 0, 1, alpha);
+    } else {
+        report_error("--window-fn: unknown window function '%s' (none, hann, tukey or tukey:ALPHA)", text);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,68 @@
+#!/bin/sh
+# bench/accuracy.sh - offsets against the truth on the project's synthetic
+# sets, seed mode beside accurate mode:
+#   kikuchi  900x900 Kikuchi-like patterns, shifts up to 6 px, 0.2 % strain,
+#            50 windows of 100x100 (clxcorr-samples' defaults);
+#   speckle  512x512 speckle moved in 0.1 px steps (0 to 2 px), 36 windows
+#            of 64x64 (clxcorr-samples --kind speckle).
+# Errors are the offset minus the true displacement at the window centre;
+# every row counts, flagged or not. "rms" is the root mean square of the
+# error vector's length, sqrt(mean(ex^2 + ey^2)); "rms/axis" that over both
+# components taken one by one (rms / sqrt 2).
+#
+#   bench/accuracy.sh BUILD_DIR [OUT_DIR] [--sweep] [-- EXTRA clxcorr OPTIONS]
+#
+# --sweep also tries the accurate mode's options one at a time around the
+# defaults (how the defaults were chosen).
+set -eu
+build=${1:?usage: bench/accuracy.sh BUILD_DIR [OUT_DIR] [--sweep] [-- OPTIONS]}
+shift
+out=/tmp/clxcorr-accuracy
+sweep=0
+if [ $# -gt 0 ] && [ "$1" != "--sweep" ] && [ "$1" != "--" ]; then out=$1; shift; fi
+if [ $# -gt 0 ] && [ "$1" = "--sweep" ]; then sweep=1; shift; fi
+if [ $# -gt 0 ] && [ "$1" = "--" ]; then shift; fi
+clx="$build/src/clxcorr"
+mkdir -p "$out"
+
+"$build/samples/clxcorr-samples" --out "$out/kikuchi" --count 24
+"$build/samples/clxcorr-samples" --out "$out/speckle" --kind speckle --count 21
+
+# error SET CSV: rms, rms per axis, max |error|, rows, flagged rows.
+error() {
+    awk -F, 'NR == FNR { if (FNR > 1) truth[$1 "," $2] = $5 "," $6; next }
+        FNR > 1 { n = split($1, p, "/"); key = p[n] "," $2; if (!(key in truth)) next
+                  split(truth[key], t, ","); ex = $5 - t[1]; ey = $6 - t[2]; e2 = ex * ex + ey * ey
+                  s += e2; rows++; if (e2 > m) m = e2; if ($8 != 0) flagged++ }
+        END { printf "rms %.4f px  rms/axis %.4f px  max %.4f px  rows %d  flagged %d", sqrt(s / rows),
+              sqrt(s / (2 * rows)), sqrt(m), rows, flagged }' "$1/truth.csv" "$2"
+}
+
+# run LABEL SET OPTIONS...
+run() {
+    label=$1 set=$2
+    shift 2
+    # shellcheck disable=SC2086
+    "$clx" offsets -q "$@" --regions "$out/$set/regions.txt" "$out/$set/reference.tif" "$out/$set"/image_*.tif \
+        >"$out/$set.$label.csv"
+    printf '%-9s %-44s %s\n' "$set" "$label" "$(error "$out/$set" "$out/$set.$label.csv")"
+}
+
+for set in kikuchi speckle; do
+    run "seed" $set --mode seed "$@"
+    run "accurate (defaults)" $set --mode accurate "$@"
+done
+
+if [ "$sweep" -eq 1 ]; then
+    for set in kikuchi speckle; do
+        for pf in none background:4 background:8 background:16 background:32 highpass:2 background-divide:16; do
+            run "prefilter $pf" $set --prefilter $pf "$@"
+        done
+        for w in hann tukey:0.25 tukey:0.5; do run "window-fn $w" $set --window-fn $w "$@"; done
+        for e in lsq parabola3 centroid; do run "estimator $e" $set --estimator $e "$@"; done
+        for p in 1 3; do run "passes $p" $set --passes $p "$@"; done
+        for r in 0 1 2 8; do run "refine $r" $set --refine $r "$@"; done
+        run "fit-size 3" $set --fit-size 3 "$@"
+        run "prefilter none, refine 0, passes 1" $set --prefilter none --refine 0 --passes 1 "$@"
+    done
+fi

@@ -1,0 +1,54 @@
+/*
+ * pipeline_accurate.h - the accurate mode's steps for a batch (internal).
+ * What each step is for: ALGORITHM.md, "Why the seed pipeline is not enough".
+ */
+#ifndef CLX_PIPELINE_ACCURATE_H
+#define CLX_PIPELINE_ACCURATE_H
+
+#include <CL/cl.h>
+#include "clxcorr.h"
+#include "outliers.h"
+#include "stage.h"
+
+struct clx_plan;
+struct clx_filter;
+
+struct accurate_pipeline {
+    struct clx_filter *prefilter;     /* NULL: no pre-filter */
+    cl_program sample_program, coarse_program, fine_program, zncc_program;
+    cl_program to_real_program[3];    /* image_to_real for pixel type t - 1, built when needed */
+    cl_kernel to_real[3];
+    cl_kernel sample, coarse_prepare, fine_prepare, zncc_kernel;
+
+    struct stage coarse;              /* the first pass: the whole search range */
+    struct stage fine;                /* window offset and refinement: a few pixels, direct */
+
+    cl_mem filtered;                  /* the batch's images, pre-filtered, as reals */
+    cl_mem offsets;                   /* per tile: where its window is sampled (real2) */
+    cl_mem tiles;                     /* per tile: the sampled window (WIN_W x WIN_H reals) */
+    cl_mem ref_tiles;                 /* the reference's windows, sampled the same way */
+    cl_mem zncc_values;               /* per tile */
+
+    /* Per tile, on the host: the estimate, its state and quality. */
+    double *dx, *dy;
+    double *ox, *oy;                  /* the offsets of the pass in flight */
+    double *peak, *peak_ratio, *zncc;
+    int *ix, *iy, *iterations, *converged;
+    unsigned *flags;
+    void *offsets_host;               /* real2 per tile */
+    void *zncc_host;
+
+    struct window_grid grid;          /* for the outlier test; nx = 0 when the windows are no grid */
+    cl_event coarse_done;
+};
+
+int accurate_create(struct clx_plan *plan);
+int accurate_set_reference(struct clx_plan *plan, clx_pixel_type type);
+/* Enqueues the pre-filter and the first pass of the uploaded images. */
+int accurate_push(struct clx_plan *plan, clx_pixel_type type, size_t count);
+/* Finishes the first pass, runs the window-offset and refinement passes and
+ * the quality measures, and fills count * nwin results. */
+int accurate_read(struct clx_plan *plan, clx_result *results);
+void accurate_release(struct clx_plan *plan);
+
+#endif
