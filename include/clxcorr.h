@@ -266,11 +266,16 @@ const char *clx_context_message(const clx_context *context);
  *   highpass:S             the image minus its Gaussian blur of sigma S
  *   background:S           background removal: the same, for a wide S
  *   background-divide:S    the image divided by its Gaussian blur of sigma S
+ *                          (0 where the blur is <= 1e-6)
  *   taps:a,b,c,...         any separable kernel: these 2r+1 taps along x and
- *                          then along y (not normalised)
+ *                          then along y (not normalised); the first weights
+ *                          the pixel r left of (above) the output
  *
- * e.g. "background:30+gaussian:1". Radii 1 and 2 (3x3 and 5x5) run on a
- * tiled fast path; larger radii on a general separable path.
+ * e.g. "background:20+gaussian:1". Sigma is at most 64 / 3 = 21.33 (radius
+ * ceil(3 S) <= CLX_FILTER_MAX_RADIUS). Each stage filters the previous
+ * stage's output; highpass and background subtract from, and
+ * background-divide divides, that stage's own input. Radii 1 and 2 (3x3 and
+ * 5x5) run on a tiled fast path; larger radii on a general separable path.
  */
 #define CLX_FILTER_MAX_STAGES 4
 #define CLX_FILTER_MAX_RADIUS 64
@@ -283,11 +288,13 @@ typedef enum clx_border {
 
 typedef struct clx_filter_options {
     const char *spec;        /* the stages, as above */
-    clx_border border;       /* how pixels outside the source ROI are read */
+    clx_border border;       /* how pixels outside the source ROI are read (default: mirror) */
     /*
      * The source ROI is read and the same-sized target ROI written; a
      * filter treats its source ROI as the whole image (borders apply at the
-     * ROI's edges). w = 0 or h = 0: the whole image. Pixels of the output
+     * ROI's edges). Source w = 0 or h = 0: the whole image. Target w = 0 or
+     * h = 0: the source ROI's size at the target's (x, y) (so all zeros with
+     * a whole-image source is the whole image). Pixels of the output
      * outside the target ROI are the input's.
      */
     clx_region source_roi, target_roi;
@@ -301,9 +308,12 @@ int clx_filter_spec_check(const char *spec, clx_message *msg);
 
 typedef struct clx_filter clx_filter;
 
+/* Checks the options (a bad spec: CLX_ERR_ARGUMENT; use_double without fp64:
+ * CLX_ERR_UNSUPPORTED); kernels are built on first use. */
 int clx_filter_create(clx_context *context, const clx_filter_options *options, clx_filter **filter);
 /* Filters `input` (any pixel type) into `output`, a new CLX_PIXEL_F32 image
- * of the input's size (the caller frees it). */
+ * of the input's size (the caller frees it). CLX_ERR_REGION when the ROIs
+ * do not fit the input. */
 int clx_filter_apply(clx_filter *filter, const clx_image *input, clx_image *output);
 void clx_filter_release(clx_filter *filter);
 
