@@ -196,8 +196,9 @@ static int reserve(struct clx_filter *f, cl_mem *buf, size_t *have, size_t bytes
     *buf = NULL;
     *have = 0;
     if (bytes > ctx->dev.info.max_allocation)
-        return ctx_fail(ctx, CLX_ERR_DEVICE_MEMORY, "the filter's %s need %zu bytes; %s allows at most %llu in one buffer",
-                        what, bytes, ctx->dev.info.name, ctx->dev.info.max_allocation);
+        return ctx_fail(ctx, CLX_ERR_DEVICE_MEMORY,
+                        "the filter's %s need %zu bytes; %s allows at most %llu in one buffer", what, bytes,
+                        ctx->dev.info.name, ctx->dev.info.max_allocation);
     *buf = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, bytes, NULL, &err);
     CL_CHECK_RESULT(ctx, "clCreateBuffer(filter temporaries)", err);
     *have = bytes;
@@ -331,10 +332,10 @@ static int check_run(struct clx_filter *f, clx_pixel_type type, int w, int h, in
 int filter_run(struct clx_filter *f, cl_mem input, clx_pixel_type type, struct filter_layout in, cl_mem output,
                struct filter_layout out, int w, int h, int nimages)
 {
-    const struct filter_layout compact = { 0, w, w * h };
     int status = check_run(f, type, w, h, nimages);
     if (status != CLX_OK)
         return status;
+    const struct filter_layout compact = { 0, w, w * h };
     int n = f->chain.nstages;
     size_t between = real_size(f) * w * h * nimages;
     for (int i = 0; i < 2 && i < n - 1; i++)

@@ -79,7 +79,8 @@ struct clx_filter {
     struct filter_chain chain;
     enum filter_path path;
     cl_mem taps[CLX_FILTER_MAX_STAGES];                /* each stage's taps, as reals */
-    struct filter_kernels kernels[CLX_FILTER_MAX_STAGES][3];  /* [stage][input type - 1]; stages > 0 read reals: [s][0] */
+    /* [stage][input pixel type - 1]; stages after the first read reals and use [s][0]. */
+    struct filter_kernels kernels[CLX_FILTER_MAX_STAGES][3];
 
     /* Temporaries, grown on demand and kept. */
     cl_mem rows;                 /* the separable row pass's output */

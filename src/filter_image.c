@@ -62,8 +62,8 @@ static double pixel_at(const clx_image *img, size_t i)
 static int upload_untouched(struct clx_filter *f, const clx_image *img, int use_double)
 {
     struct clx_context *ctx = f->ctx;
-    size_t n = (size_t)img->width * img->height;
-    void *host = malloc(n * (use_double ? sizeof(double) : sizeof(float)));
+    size_t n = (size_t)img->width * img->height, bytes = n * (use_double ? sizeof(double) : sizeof(float));
+    void *host = malloc(bytes);
     int status = CLX_OK;
     if (!host)
         return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory for a %dx%d image", img->width, img->height);
@@ -73,8 +73,7 @@ static int upload_untouched(struct clx_filter *f, const clx_image *img, int use_
         else
             ((float *)host)[i] = (float)pixel_at(img, i);
     }
-    CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, f->output, CL_TRUE, 0, n * (use_double ? sizeof(double) : sizeof(float)),
-                                      host, 0, NULL, NULL));
+    CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, f->output, CL_TRUE, 0, bytes, host, 0, NULL, NULL));
 error:
     free(host);
     return status;

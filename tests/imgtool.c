@@ -7,6 +7,8 @@
  *   imgtool resize OUT.tif IN W H  the top-left W x H pixels of IN
  *   imgtool argmax IN.tif          per page of a float TIFF: "page width height x y value"
  *                                  of its largest pixel (the first one on ties)
+ *   imgtool stats IN.tif           per page (any pixel type): "page width height bits min max mean"
+ *   imgtool fill OUT.tif W H V     a 16-bit W x H image of the value V everywhere
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -75,6 +77,47 @@ static void write_page(TIFF *t, const clx_image *img, int w, int h, int bits)
     TIFFWriteDirectory(t);
 }
 
+static double value_at(const clx_image *img, size_t i)
+{
+    switch (img->type) {
+    case CLX_PIXEL_U8: return ((const uint8_t *)img->pixels)[i];
+    case CLX_PIXEL_U16: return ((const uint16_t *)img->pixels)[i];
+    case CLX_PIXEL_F32: return ((const float *)img->pixels)[i];
+    }
+    return 0;
+}
+
+/* Per page: "page width height bits min max mean". */
+static int stats(const char *path)
+{
+    clx_image_file *f;
+    clx_image img;
+    clx_message msg;
+    if (clx_image_file_open(path, &f, &msg) != CLX_OK) {
+        fprintf(stderr, "imgtool: %s\n", msg.text);
+        return 1;
+    }
+    for (int page = 0; page < clx_image_file_pages(f); page++) {
+        if (clx_image_file_read(f, page, &img, &msg) != CLX_OK) {
+            fprintf(stderr, "imgtool: %s page %d: %s\n", path, page, msg.text);
+            return 1;
+        }
+        size_t n = (size_t)img.width * img.height;
+        double lo = value_at(&img, 0), hi = lo, sum = 0;
+        for (size_t i = 0; i < n; i++) {
+            double v = value_at(&img, i);
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+            sum += v;
+        }
+        printf("%d %d %d %d %.9g %.9g %.9g\n", page, img.width, img.height, (int)clx_pixel_size(img.type) * 8, lo, hi,
+               sum / n);
+        clx_image_free(&img);
+    }
+    clx_image_file_close(f);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     clx_image img;
@@ -141,6 +184,21 @@ int main(int argc, char **argv)
         clx_image_file_close(f);
         return 0;
     }
-    fprintf(stderr, "usage: imgtool pages OUT IN... | tiff8 OUT IN | png8 OUT IN | resize OUT IN W H | argmax IN\n");
+    if (argc == 3 && strcmp(argv[1], "stats") == 0)
+        return stats(argv[2]);
+    if (argc == 6 && strcmp(argv[1], "fill") == 0) {
+        TIFF *t = TIFFOpen(argv[2], "w");
+        int w = atoi(argv[3]), h = atoi(argv[4]), v = atoi(argv[5]);
+        clx_message msg;
+        if (!t || clx_image_alloc(&img, w, h, CLX_PIXEL_U16, &msg) != CLX_OK || v < 0 || v > 65535)
+            return 1;
+        for (size_t i = 0; i < (size_t)w * h; i++)
+            ((uint16_t *)img.pixels)[i] = (uint16_t)v;
+        write_page(t, &img, w, h, 16);
+        TIFFClose(t);
+        return 0;
+    }
+    fprintf(stderr, "usage: imgtool pages OUT IN... | tiff8 OUT IN | png8 OUT IN | resize OUT IN W H | argmax IN"
+                    " | stats IN | fill OUT W H V\n");
     return 2;
 }

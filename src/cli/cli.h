@@ -20,6 +20,7 @@
 int cmd_devices(int argc, char **argv);
 int cmd_offsets(int argc, char **argv);
 int cmd_correlate(int argc, char **argv);
+int cmd_filter(int argc, char **argv);
 
 /* ---- device_open.c ---- */
 
@@ -62,6 +63,9 @@ double now_seconds(void);
 int parse_int(const char *text, const char *option, int min, int max, int *out);
 /* Parses "AxB" (two positive integers, 'x' or 'X'). */
 int parse_pair(const char *text, const char *option, int *a, int *b);
+/* Parses `count` comma-separated integers >= 0 ("10,20,256,256"); `form`
+ * names them in the error ("X,Y,W,H"). */
+int parse_ints(const char *text, const char *option, const char *form, int count, int *out);
 /* Parses --method's value: fft, direct or auto. */
 int parse_method(const char *text, clx_method *method);
 /* Parses a real number in [min, max]. */

@@ -16,6 +16,8 @@ static void usage(FILE *f)
           "Commands:\n"
           "  offsets    one sub-pixel offset per image and window, as CSV\n"
           "  correlate  the correlation surfaces themselves, as float TIFF pages\n"
+          "  filter     filter images (Gaussian, highpass, background, any separable\n"
+          "             kernel) on the device, into float or 16-bit TIFF\n"
           "  devices    list the OpenCL platforms and devices\n"
           "  help CMD   the options of a command (same as: clxcorr CMD --help)\n"
           "\n"
@@ -34,6 +36,8 @@ static int dispatch(const char *command, int argc, char **argv)
         return cmd_offsets(argc, argv);
     if (strcmp(command, "correlate") == 0)
         return cmd_correlate(argc, argv);
+    if (strcmp(command, "filter") == 0)
+        return cmd_filter(argc, argv);
     if (strcmp(command, "devices") == 0)
         return cmd_devices(argc, argv);
     report_error("unknown command '%s' (see clxcorr --help)", command);

@@ -1,4 +1,4 @@
-/* parse.c - option values: integers and "AxB" pairs, with clear errors. */
+/* parse.c - option values: integers, "AxB" pairs and "A,B,..." lists, with clear errors. */
 #include "config.h"
 
 #include <errno.h>
@@ -95,6 +95,25 @@ int parse_window_fn(const char *text, clx_window_fn *fn, double *alpha)
     } else {
         report_error("--window-fn: unknown window function '%s' (none, hann, tukey or tukey:ALPHA)", text);
         return -1;
+    }
+    return 0;
+}
+
+int parse_ints(const char *text, const char *option, const char *form, int count, int *out)
+{
+    const char *p = text;
+    for (int i = 0; i < count; i++) {
+        size_t len = strcspn(p, ",");
+        char item[32];
+        if ((p[len] == ',') != (i < count - 1) || len == 0 || len >= sizeof item) {
+            report_error("%s: expected %s, got '%s'", option, form, text);
+            return -1;
+        }
+        memcpy(item, p, len);
+        item[len] = '\0';
+        if (parse_int(item, option, 0, INT_MAX / 4, &out[i]))
+            return -1;
+        p += len + 1;
     }
     return 0;
 }
