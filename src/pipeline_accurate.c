@@ -131,8 +131,11 @@ int accurate_create(struct clx_plan *plan)
     struct kernel_params fine = base;
     fine.search_rx = o->fine_shift < base.win_w - 1 ? o->fine_shift : base.win_w - 1;
     fine.search_ry = o->fine_shift < base.win_h - 1 ? o->fine_shift : base.win_h - 1;
-    struct stage_config coarse_config = { o->method, o->estimator, o->params, 1 };
-    struct stage_config fine_config = { CLX_METHOD_DIRECT, o->estimator, o->params, 0 };
+    /* Where the estimator finds no maximum (a 3 x 3 fit on the ridge a
+     * band crossing makes, say), the per-axis parabola usually still can. */
+    clx_estimator fallback = o->estimator == CLX_ESTIMATOR_PARABOLA3 ? CLX_ESTIMATOR_DEFAULT : CLX_ESTIMATOR_PARABOLA3;
+    struct stage_config coarse_config = { o->method, o->estimator, fallback, o->params, 1 };
+    struct stage_config fine_config = { CLX_METHOD_DIRECT, o->estimator, fallback, o->params, 0 };
 
     if ((status = create_prefilter(plan)) != CLX_OK ||
         (status = stage_create(ctx, &a->coarse, &base, &coarse_config, plan->nwin, ntiles)) != CLX_OK ||
@@ -418,7 +421,9 @@ static int refine_pass(struct clx_plan *plan, int ntiles)
         a->dy[t] = a->oy[t] + uy;
         take_residual(plan, t, &pk);
         a->iterations[t]++;
-        a->converged[t] = fabs(ux) < plan->opt.tolerance && fabs(uy) < plan->opt.tolerance;
+        /* A failed fit gives a zero sub-pixel part: no evidence of convergence. */
+        a->converged[t] = !(pk.flags & CLX_FLAG_FIT_FAILED) && fabs(ux) < plan->opt.tolerance &&
+                          fabs(uy) < plan->opt.tolerance;
     }
     return CLX_OK;
 }

@@ -113,7 +113,9 @@ int stage_create(struct clx_context *ctx, struct stage *s, const struct kernel_p
     if ((config->overrides && kernel_params_override(&s->params, config->overrides, why, sizeof why)) ||
         kernel_params_check(&s->params, &ctx->dev, why, sizeof why))
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "%s", why);
-    if ((status = subpixel_init(&s->estimator, config->estimator, base->fit_size)) != CLX_OK)
+    if ((status = subpixel_init(&s->estimator, config->estimator, base->fit_size)) != CLX_OK ||
+        (config->fallback != CLX_ESTIMATOR_DEFAULT &&
+         (status = subpixel_init(&s->fallback, config->fallback, base->fit_size)) != CLX_OK))
         return ctx_fail(ctx, status, "cannot set up the %s estimator over %dx%d values",
                         clx_estimator_name(config->estimator), base->fit_size, base->fit_size);
     if ((status = create_buffers(ctx, s)) != CLX_OK || (status = peak_finder_build(ctx, &s->params, &s->peaks)) ||
@@ -170,7 +172,8 @@ void stage_peak_of(const struct stage *s, size_t tile, struct stage_peak *out)
         nb[j] = host_real(s, s->neighbourhoods_host, tile * F * F + j);
     peak_index_to_shift(index, p->win_w, p->win_h, &out->ix, &out->iy);
     out->peak = nb[(F * F) / 2];
-    if (subpixel_estimate(&s->estimator, nb, &out->sx, &out->sy))
+    if (subpixel_estimate(&s->estimator, nb, &out->sx, &out->sy) &&
+        (s->fallback.kind == CLX_ESTIMATOR_DEFAULT || subpixel_estimate(&s->fallback, nb, &out->sx, &out->sy)))
         out->flags |= CLX_FLAG_FIT_FAILED;
     if (abs(out->ix) == p->search_rx || abs(out->iy) == p->search_ry)
         out->flags |= CLX_FLAG_EDGE;
@@ -184,6 +187,7 @@ void stage_release(struct stage *s)
         s->correlator->release(s->correlator_state);
     peak_finder_release(&s->peaks);
     subpixel_release(&s->estimator);
+    subpixel_release(&s->fallback);
     cl_mem bufs[] = { s->prepared, s->corr, s->peak_index, s->neighbourhoods, s->second };
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i])

@@ -29,6 +29,7 @@ struct stage {
     void *correlator_state;
     struct peak_finder peaks;
     struct subpixel estimator;
+    struct subpixel fallback;         /* tried when the estimator finds no maximum (kind 0: none) */
     char explanation[512];            /* how the correlator was chosen */
     int nwin, ntiles;                 /* windows; tiles of a full batch */
     int second_peak;                  /* also find each tile's second-highest peak */
@@ -48,6 +49,7 @@ struct stage {
 struct stage_config {
     clx_method method;                /* the path: auto (measured), FFT or direct */
     clx_estimator estimator;
+    clx_estimator fallback;           /* CLX_ESTIMATOR_DEFAULT: none */
     const char *overrides;            /* kernel parameter overrides, may be NULL */
     int second_peak;
 };
@@ -71,7 +73,8 @@ int stage_enqueue(struct clx_context *ctx, struct stage *s, int ntiles, cl_event
 
 /*
  * Tile t's peak after the downloads completed: ix, iy, peak and the
- * estimator's sub-pixel part (sx, sy); flags CLX_FLAG_FIT_FAILED,
+ * estimator's sub-pixel part (sx, sy), or the fallback's when the estimator
+ * found no maximum; flags CLX_FLAG_FIT_FAILED (neither found one),
  * CLX_FLAG_EDGE (peak on the searched border) and CLX_FLAG_NO_PEAK.
  * Returns the tile's second peak's value when second_peak was asked for.
  */
