@@ -100,19 +100,28 @@ void second_peak(__global const real *corr, __global const int *peaks, __global 
     }
 
     real bv = -INFINITY;
-    for (int i = lid; i < CORR_PIXELS; i += ARGMAX_WG) {
-        const int y = i / CORR_W;
-        const int ux = corr_shift_x(i - y * CORR_W);
+    /* (x, y) of element i, stepped along without a division per element. */
+    int y = lid / CORR_W, x = lid - y * CORR_W;
+    const int step_y = ARGMAX_WG / CORR_W, step_x = ARGMAX_WG - step_y * CORR_W;
+    for (int i = lid; i < CORR_PIXELS; i += ARGMAX_WG, x += step_x, y += step_y) {
+        if (x >= CORR_W) {
+            x -= CORR_W;
+            y++;
+        }
+        const int ux = corr_shift_x(x);
         const int uy = corr_shift_y(y);
         if (abs(ux) > SEARCH_RX || abs(uy) > SEARCH_RY || (abs(ux - px) <= r && abs(uy - py) <= r))
             continue;
         const real v = c[i];
-        int is_max = !isnan(v);
+        /* Only a value above the best so far needs its neighbours looked at. */
+        if (!(v > bv))
+            continue;
+        int is_max = 1;
         for (int dy = -1; dy <= 1 && is_max; dy++)
             for (int dx = -1; dx <= 1 && is_max; dx++)
                 if (dx || dy)
                     is_max = !(value_at(c, ux + dx, uy + dy) > v);
-        if (is_max && v > bv)
+        if (is_max)
             bv = v;
     }
     best[lid] = bv;

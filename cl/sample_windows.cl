@@ -3,11 +3,10 @@
  * as reals (pre-filtered, or converted by image_to_real).
  *
  * sample_windows: tile t (image t / nwin, window t % nwin) at its window's
- * corner plus the tile's offset. Integer offsets copy pixels (the bicubic
- * weights are then exactly 0, 1, 0, 0); fractional ones interpolate with
- * Keys' cubic convolution (a = -0.5), which reproduces linear and quadratic
- * intensity exactly and is what the refinement moves windows with. Taps
- * outside the image repeat its edge pixel.
+ * corner plus the tile's offset. Integer offsets copy pixels; fractional
+ * ones interpolate with Lanczos-3 (INTERP 1, the default) or Keys' cubic
+ * convolution (INTERP 0, a = -0.5), which is what the refinement moves
+ * windows with. Taps outside the image repeat its edge pixel.
  * NDRange: global (WIN_W, WIN_H, ntiles) rounded up to (SAMPLE_TX, SAMPLE_TY, 1).
  */
 #include "common.h"
@@ -60,48 +59,82 @@ static inline real weight(real t)
     if (t >= 3)
         return 0;
     const real a = PI_REAL * t, b = a / 3;
-    return sin(a) * sin(b) / (a * b);
+    return sinpi(t) * sinpi(t / 3) / (a * b);
 }
 #endif
 
+/* Weight i of the TAPS around a fraction f in [0, 1): exactly one 1 and
+ * zeros when f is 0, so an integer move copies pixels bit for bit. */
+static inline real tap_weight(real f, int i)
+{
+    if (f == 0)
+        return i == TAPS / 2 - 1 ? 1 : 0;
+    return weight(f - (i - TAPS / 2 + 1));
+}
+
+#define PATCH_W (SAMPLE_TX + TAPS - 1)
+#define PATCH_H (SAMPLE_TY + TAPS - 1)
+
+/*
+ * A tile is moved by one offset, so every pixel of it has the same
+ * fractional position and the same TAPS x TAPS weights: they are computed
+ * once per work-group, and the interpolation runs separably through local
+ * memory (a patch of the image, then its rows filtered, then the columns):
+ * 2 TAPS multiply-adds per pixel instead of TAPS^2 and as many sines. An
+ * integer move (the first pass, window offsets) copies pixels, its weights
+ * being a single 1. (A uniform early return for that case, before the
+ * barriers, corrupted memory on PoCL 3.1.)
+ */
 __kernel __attribute__((reqd_work_group_size(SAMPLE_TX, SAMPLE_TY, 1)))
 void sample_windows(__global const real *images, int image_w, int image_h, __global const int2 *corners, int nwin,
                     __global const real2 *offsets, __global real *tiles)
 {
+    __local real wx[TAPS], wy[TAPS];
+    __local real patch[PATCH_H][PATCH_W];
+    __local real rows[PATCH_H][SAMPLE_TX];
+    const int lx = get_local_id(0), ly = get_local_id(1), lid = ly * SAMPLE_TX + lx;
     const int x = get_global_id(0), y = get_global_id(1), tile = get_global_id(2);
-    if (x >= WIN_W || y >= WIN_H)
-        return;
     const int img = tile / nwin;
     const int2 corner = corners[tile - img * nwin];
     const real2 o = offsets[tile];
-    const real px = corner.x + x + o.x, py = corner.y + y + o.y;
-    const real fx0 = floor(px), fy0 = floor(py);
-    const real fx = px - fx0, fy = py - fy0;
-    const int ix = (int)fx0, iy = (int)fy0;
+    const real ox0 = floor(o.x), oy0 = floor(o.y);
+    const real fx = o.x - ox0, fy = o.y - oy0;
     __global const real *image = images + (size_t)img * image_w * image_h;
+    __global real *out = tiles + (size_t)tile * WIN_PIXELS;
 
-    /* An integer position: the pixel itself (every weight but one is 0). */
-    if (fx == 0 && fy == 0) {
-        tiles[(size_t)tile * WIN_PIXELS + y * WIN_W + x] =
-            image[(size_t)clamp(iy, 0, image_h - 1) * image_w + clamp(ix, 0, image_w - 1)];
-        return;
+    /* The weights, normalised so that a flat image stays flat (Lanczos
+     * weights sum to 1 only approximately). */
+    for (int axis = lid; axis < 2; axis += SAMPLE_TX * SAMPLE_TY) {
+        __local real *w = axis == 0 ? wx : wy;
+        const real f = axis == 0 ? fx : fy;
+        real sum = 0;
+        for (int k = 0; k < TAPS; k++) {
+            w[k] = tap_weight(f, k);
+            sum += w[k];
+        }
+        for (int k = 0; k < TAPS; k++)
+            w[k] /= sum;
     }
-    real wx[TAPS], wy[TAPS], sx = 0, sy = 0;
-    for (int i = 0; i < TAPS; i++) {
-        wx[i] = weight(fx - (i - TAPS / 2 + 1));
-        wy[i] = weight(fy - (i - TAPS / 2 + 1));
-        sx += wx[i];
-        sy += wy[i];
+    /* The patch: the group's pixels and the taps around them, edge pixels
+     * repeated outside the image. */
+    const int px0 = corner.x + (int)ox0 + (int)get_group_id(0) * SAMPLE_TX - TAPS / 2 + 1;
+    const int py0 = corner.y + (int)oy0 + (int)get_group_id(1) * SAMPLE_TY - TAPS / 2 + 1;
+    for (int r = ly; r < PATCH_H; r += SAMPLE_TY) {
+        __global const real *row = image + (size_t)clamp(py0 + r, 0, image_h - 1) * image_w;
+        for (int c = lx; c < PATCH_W; c += SAMPLE_TX)
+            patch[r][c] = row[clamp(px0 + c, 0, image_w - 1)];
     }
-    real v = 0;
-    for (int j = 0; j < TAPS; j++) {
-        const int row = clamp(iy - TAPS / 2 + 1 + j, 0, image_h - 1);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int r = ly; r < PATCH_H; r += SAMPLE_TY) {
         real h = 0;
-        for (int i = 0; i < TAPS; i++)
-            h += wx[i] * image[(size_t)row * image_w + clamp(ix - TAPS / 2 + 1 + i, 0, image_w - 1)];
-        v += wy[j] * h;
+        for (int k = 0; k < TAPS; k++)
+            h += wx[k] * patch[r][lx + k];
+        rows[r][lx] = h;
     }
-    /* Normalised: a flat image stays flat (Lanczos weights sum to 1 only
-     * approximately). */
-    tiles[(size_t)tile * WIN_PIXELS + y * WIN_W + x] = v / (sx * sy);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    real v = 0;
+    for (int k = 0; k < TAPS; k++)
+        v += wy[k] * rows[ly + k][lx];
+    if (x < WIN_W && y < WIN_H)
+        out[y * WIN_W + x] = v;
 }

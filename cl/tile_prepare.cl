@@ -19,19 +19,18 @@
 #define WINDOW_ALPHA 0.25   /* Tukey: the tapered fraction of the width */
 #endif
 
-#define PI_REAL ((real)3.14159265358979323846)
-
-/* The window function's weight at n of 0 .. N - 1 along one axis. */
+/* The window function's weight at n of 0 .. N - 1 along one axis (cospi:
+ * cos(pi x) without reducing a multiple of pi on every call). */
 static inline real taper(int n, int N)
 {
 #if WINDOW_FN == 1
-    return N > 1 ? (real)0.5 - (real)0.5 * cos(2 * PI_REAL * n / (N - 1)) : 1;
+    return N > 1 ? (real)0.5 - (real)0.5 * cospi((real)(2 * n) / (N - 1)) : 1;
 #elif WINDOW_FN == 2
     const real edge = (real)WINDOW_ALPHA * (N - 1) / 2;
     const int m = min(n, N - 1 - n);
     if (edge <= 0 || m >= edge)
         return 1;
-    return (real)0.5 * (1 + cos(PI_REAL * (m / edge - 1)));
+    return (real)0.5 * (1 + cospi(m / edge - 1));
 #else
     return 1;
 #endif

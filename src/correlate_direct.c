@@ -1,9 +1,14 @@
 /*
  * correlate_direct.c - the direct path: the correlation sum evaluated shift
- * by shift (cl/correlate_direct.cl), for the shifts argmax searches plus the
- * fit's neighbourhood around them, so that the peak and its F x F values are
- * those the FFT path finds. The reference's windows are kept on the device
- * and reused for every image (the one-to-many form).
+ * by shift, for the shifts argmax searches plus the fit's neighbourhood
+ * around them, so that the peak and its F x F values are those the FFT path
+ * finds. The reference's windows are kept on the device and reused for
+ * every image (the one-to-many form).
+ *
+ * Two decompositions of the same sum: shift-parallel blocks
+ * (cl/correlate_direct.cl) for searches of many shifts, and pixel-parallel
+ * work-groups (cl/correlate_direct_few.cl) for a handful of shifts, such as
+ * the accurate mode's refinement, where a shift block would be mostly idle.
  */
 #include "config.h"
 
@@ -35,9 +40,18 @@ static size_t real_size(const struct kernel_params *p)
     return p->use_double ? sizeof(double) : sizeof(float);
 }
 
+/*
+ * Up to this many stored shifts, the few-shifts form: its work-items keep
+ * one accumulator per shift. On PoCL (2 cores) for 100 x 100 windows it took
+ * xx of the shift-parallel kernel's time at 5 x 5 shifts.
+ */
+#define FEW_SHIFTS_MAX 49
+
 /* Local memory the kernel declares for a shape. */
 static size_t local_bytes(const struct kernel_params *p, const struct direct_params *d)
 {
+    if (d->few)
+        return (size_t)d->few_wg * p->corr_w * p->corr_h * real_size(p);
     size_t floats = (size_t)d->rows * p->win_w;
     if (d->source != 1)
         floats += (size_t)d->ipi * (d->rows + d->ty - 1) * (p->win_w + d->tx * d->spx - 1);
@@ -69,6 +83,7 @@ static void choose_shape(const struct device_entry *dev, struct kernel_params *p
     d->broadcast = 0;
     d->hybrid_tex = 1;
     d->hybrid_den = 2;
+    d->few = p->corr_w * p->corr_h <= FEW_SHIFTS_MAX;
     /* Enough columns of work-items to cover the shift columns, at most 16. */
     d->tx = next_pow2((p->corr_w + d->spx - 1) / d->spx);
     d->tx = d->tx < 4 ? 4 : d->tx > 16 ? 16 : d->tx;
@@ -118,7 +133,7 @@ static void direct_configure(const struct device_entry *dev, struct kernel_param
 static size_t direct_bytes(const struct kernel_params *p, int nwin, int ntiles)
 {
     size_t rs = real_size(p);
-    size_t partials = p->direct.split > 1 ? (size_t)p->direct.split * ntiles * p->corr_w * p->corr_h : 0;
+    size_t partials = p->direct.split > 1 && !p->direct.few ? (size_t)p->direct.split * ntiles * p->corr_w * p->corr_h : 0;
     return rs * ((size_t)nwin * p->win_w * p->win_h + partials);
 }
 
@@ -148,8 +163,10 @@ static int check_variant(struct clx_context *ctx, const struct kernel_params *p,
     size_t local = local_bytes(p, d);
     if (local > ctx->dev.info.local_memory)
         return ctx_fail(ctx, CLX_ERR_UNSUPPORTED, "the direct kernel's shape needs %zu bytes of local memory; %s "
-                        "has %llu (use fewer direct_rows, direct_ty or direct_ipi)", local, dev,
-                        ctx->dev.info.local_memory);
+                        "has %llu (use %s)", local, dev, ctx->dev.info.local_memory,
+                        d->few ? "a smaller direct_few_wg, or direct_few=0" : "fewer direct_rows, direct_ty or direct_ipi");
+    if (d->few)
+        return CLX_OK;   /* the other options shape the shift-parallel kernel only */
     if (d->source != 0 && p->use_double)
         return ctx_fail(ctx, CLX_ERR_UNSUPPORTED, "the direct path's texture variant reads floats: not with --double");
     if (d->source != 0 && (!ctx->dev.image_support || (size_t)ntiles * p->win_w * p->win_h > ctx->dev.image_max_buffer))
@@ -182,17 +199,23 @@ static int direct_create(struct clx_context *ctx, const struct kernel_params *p,
     if ((status = check_variant(ctx, p, ntiles)) != CLX_OK)
         goto error;
 
-    status = program_build(ctx, "correlate_direct.cl", p, &st->program);
-    if (status == CLX_OK)
-        status = kernel_create(ctx, st->program, "correlate_direct", &st->correlate);
-    if (status == CLX_OK)
-        status = kernel_create(ctx, st->program, "direct_reduce", &st->reduce);
+    if (p->direct.few) {
+        status = program_build(ctx, "correlate_direct_few.cl", p, &st->program);
+        if (status == CLX_OK)
+            status = kernel_create(ctx, st->program, "correlate_direct_few", &st->correlate);
+    } else {
+        status = program_build(ctx, "correlate_direct.cl", p, &st->program);
+        if (status == CLX_OK)
+            status = kernel_create(ctx, st->program, "correlate_direct", &st->correlate);
+        if (status == CLX_OK)
+            status = kernel_create(ctx, st->program, "direct_reduce", &st->reduce);
+    }
     if (status != CLX_OK)
         goto error;
 
     st->refs = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, rs * nwin * p->win_w * p->win_h, NULL, &err);
     CL_CHECK_RESULT(ctx, "clCreateBuffer(reference windows)", err);
-    if (p->direct.split > 1) {
+    if (p->direct.split > 1 && !p->direct.few) {
         st->partials = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE,
                                       rs * p->direct.split * ntiles * p->corr_w * p->corr_h, NULL, &err);
         CL_CHECK_RESULT(ctx, "clCreateBuffer(partial sums)", err);
@@ -240,6 +263,21 @@ error:
     return status;
 }
 
+/* The few-shifts form: one work-group per tile. */
+static int enqueue_few(struct clx_context *ctx, struct direct_state *st, cl_mem prepared, int ntiles, cl_mem corr)
+{
+    cl_kernel k = st->correlate;
+    size_t local = (size_t)st->params.direct.few_wg, global = local * ntiles;
+    int status = CLX_OK;
+    CL_CALL(ctx, clSetKernelArg(k, 0, sizeof st->refs, &st->refs));
+    CL_CALL(ctx, clSetKernelArg(k, 1, sizeof prepared, &prepared));
+    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof st->nwin, &st->nwin));
+    CL_CALL(ctx, clSetKernelArg(k, 3, sizeof corr, &corr));
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, 0, NULL, NULL));
+error:
+    return status;
+}
+
 static int direct_enqueue(struct clx_context *ctx, void *opaque, cl_mem prepared, int ntiles, cl_mem corr)
 {
     struct direct_state *st = opaque;
@@ -253,6 +291,8 @@ static int direct_enqueue(struct clx_context *ctx, void *opaque, cl_mem prepared
     int nig = (nimages + d->ipi - 1) / d->ipi;
     int status = CLX_OK, arg = 0;
 
+    if (d->few)
+        return enqueue_few(ctx, st, prepared, ntiles, corr);
     if (d->source != 0 && (status = texture_for(ctx, st, prepared)) != CLX_OK)
         return status;
     CL_CALL(ctx, clSetKernelArg(k, arg++, sizeof st->refs, &st->refs));

@@ -53,6 +53,7 @@ void kernel_params_defaults(struct kernel_params *p, const struct device_entry *
     p->direct.split = 1;
     p->direct.hybrid_tex = 1;
     p->direct.hybrid_den = 2;
+    p->direct.few_wg = largest_pow2_at_most(maxwg, 64);
     /* A 3x3 stage until the filter sizes its own. */
     p->filter.radius = 1;
     p->filter.border = CLX_BORDER_MIRROR;
@@ -78,7 +79,7 @@ int kernel_options_format(const struct kernel_params *p, char *buf, size_t len)
                      " -D SAMPLE_TX=%d -D SAMPLE_TY=%d -D TILE_WG=%d -D INTERP=%d -D WINDOW_FN=%d -D WINDOW_ALPHA=%.17g"
                      " -D DIRECT_TX=%d -D DIRECT_TY=%d -D DIRECT_SPX=%d -D DIRECT_IPI=%d -D DIRECT_ROWS=%d"
                      " -D DIRECT_SPLIT=%d -D DIRECT_SOURCE=%d -D DIRECT_HYBRID_TEX=%d -D DIRECT_HYBRID_DEN=%d"
-                     " -D DIRECT_BROADCAST=%d -D FILTER_R=%d -D FILTER_BORDER=%d -D FILTER_EPILOGUE=%d"
+                     " -D DIRECT_BROADCAST=%d -D DIRECT_FEW_WG=%d -D FILTER_R=%d -D FILTER_BORDER=%d -D FILTER_EPILOGUE=%d"
                      " -D FILTER_INPUT_REAL=%d -D FILTER_K=%d -D FILTER_ROWS_TX=%d -D FILTER_ROWS_TY=%d"
                      " -D FILTER_COLS_TX=%d -D FILTER_COLS_TY=%d",
                      std, (int)p->vendor, p->use_double ? 1 : 0, pixel_ctype(p->pixel), p->pixel == CLX_PIXEL_F32,
@@ -86,7 +87,7 @@ int kernel_options_format(const struct kernel_params *p, char *buf, size_t len)
                      p->search_rx, p->search_ry, p->fit_size, p->sums_wg, p->argmax_wg, p->prepare_tx,
                      p->prepare_ty, p->sample_tx, p->sample_ty, p->tile_wg, p->interp, p->window_fn, p->window_alpha, d->tx,
                      d->ty, d->spx, d->ipi, d->rows, d->split, d->source, d->hybrid_tex, d->hybrid_den,
-                     d->broadcast, f->radius, f->border, f->epilogue, f->input_real, f->k, f->rows_tx, f->rows_ty,
+                     d->broadcast, d->few_wg, f->radius, f->border, f->epilogue, f->input_real, f->k, f->rows_tx, f->rows_ty,
                      f->cols_tx, f->cols_ty);
     return n > 0 && (size_t)n < len ? 0 : -1;
 }
@@ -119,6 +120,8 @@ static const struct param_field fields[] = {
     FIELD("direct_hybrid_tex", direct.hybrid_tex, 0, 64, 0),
     FIELD("direct_hybrid_den", direct.hybrid_den, 1, 64, 0),
     FIELD("direct_broadcast", direct.broadcast, 0, 2, 0),
+    FIELD("direct_few", direct.few, 0, 1, 0),
+    FIELD("direct_few_wg", direct.few_wg, 1, 1024, 1),
 };
 #undef FIELD
 
@@ -179,6 +182,7 @@ int kernel_params_check(const struct kernel_params *p, const struct device_entry
         { "sample_tx x sample_ty", (size_t)p->sample_tx * p->sample_ty },
         { "tile_wg", (size_t)p->tile_wg },
         { "direct_tx x direct_ty", (size_t)p->direct.tx * p->direct.ty },
+        { "direct_few_wg", (size_t)p->direct.few_wg },
         { "filter_rows_tx x filter_rows_ty", (size_t)p->filter.rows_tx * p->filter.rows_ty },
         { "filter_cols_tx x filter_cols_ty", (size_t)p->filter.cols_tx * p->filter.cols_ty },
     };
@@ -188,6 +192,15 @@ int kernel_params_check(const struct kernel_params *p, const struct device_entry
                      groups[i].items, dev->info.name, dev->max_work_group_size);
             return -1;
         }
+    /* sample_windows holds a patch of the image and its filtered rows. */
+    size_t taps = p->interp == 0 ? 4 : 6;
+    size_t sample_local = (p->use_double ? sizeof(double) : sizeof(float)) *
+                          ((p->sample_ty + taps - 1) * (p->sample_tx + taps - 1 + p->sample_tx) + 2 * taps);
+    if (sample_local > dev->info.local_memory) {
+        snprintf(why, why_len, "sample_tx x sample_ty = %dx%d needs %zu bytes of local memory: %s has %llu",
+                 p->sample_tx, p->sample_ty, sample_local, dev->info.name, dev->info.local_memory);
+        return -1;
+    }
     if (p->direct.hybrid_tex > p->direct.hybrid_den) {
         snprintf(why, why_len, "direct_hybrid_tex (%d) is more than direct_hybrid_den (%d)", p->direct.hybrid_tex,
                  p->direct.hybrid_den);

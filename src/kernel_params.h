@@ -14,7 +14,7 @@
 #include "clxcorr.h"
 #include "device.h"
 
-/* The direct correlation kernel's shape (cl/correlate_direct.cl). */
+/* The direct correlation kernels' shapes (cl/correlate_direct.cl, cl/correlate_direct_few.cl). */
 struct direct_params {
     int tx, ty;               /* DIRECT_TX x DIRECT_TY: work-group (shift columns x shift rows) */
     int spx;                  /* DIRECT_SPX: shifts along x per work-item (register blocking) */
@@ -24,6 +24,8 @@ struct direct_params {
     int source;               /* DIRECT_SOURCE: image windows from 0 local memory, 1 a texture, 2 both */
     int hybrid_tex, hybrid_den; /* DIRECT_HYBRID_TEX of every DIRECT_HYBRID_DEN work-groups use the texture */
     int broadcast;            /* DIRECT_BROADCAST: reference values via 0 local memory, 1 sub-groups, 2 PTX */
+    int few;                  /* 1: the few-shifts form instead (cl/correlate_direct_few.cl) */
+    int few_wg;               /* DIRECT_FEW_WG: its work-items per tile */
 };
 
 /* A pre-filter stage's kernels (cl/filter_tiled.cl, cl/filter_separable.cl). */

@@ -38,6 +38,21 @@
 #include "pipeline_accurate.h"
 #include "plan.h"
 
+/*
+ * The refinement's search radius. Each iteration starts where the last one
+ * put the peak, so the residual peak sits at zero, or one pixel off when an
+ * estimate was more than half a pixel out; a peak on that border still
+ * moves the window and the next iteration goes on from there. Searching one
+ * pixel keeps the correlation to (2 + F - 1)^2 shifts: the direct path's
+ * few-shifts form.
+ */
+#define REFINE_RADIUS 1
+
+static int imin(int a, int b)
+{
+    return a < b ? a : b;
+}
+
 static size_t real_size(const struct clx_plan *plan)
 {
     return plan->params.use_double ? sizeof(double) : sizeof(float);
@@ -128,23 +143,30 @@ int accurate_create(struct clx_plan *plan)
     /* Overrides reach this pipeline's own kernels (sampling, ZNCC) too. */
     if (o->params && kernel_params_override(&base, o->params, why, sizeof why))
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "%s", why);
-    struct kernel_params fine = base;
-    fine.search_rx = o->fine_shift < base.win_w - 1 ? o->fine_shift : base.win_w - 1;
-    fine.search_ry = o->fine_shift < base.win_h - 1 ? o->fine_shift : base.win_h - 1;
+    struct kernel_params offset = base, refine = base;
+    offset.search_rx = imin(o->fine_shift, base.win_w - 1);
+    offset.search_ry = imin(o->fine_shift, base.win_h - 1);
+    refine.search_rx = imin(REFINE_RADIUS, base.win_w - 1);
+    refine.search_ry = imin(REFINE_RADIUS, base.win_h - 1);
     /* Where the estimator finds no maximum (a 3 x 3 fit on the ridge a
      * band crossing makes, say), the per-axis parabola usually still can. */
     clx_estimator fallback = o->estimator == CLX_ESTIMATOR_PARABOLA3 ? CLX_ESTIMATOR_DEFAULT : CLX_ESTIMATOR_PARABOLA3;
     struct stage_config coarse_config = { o->method, o->estimator, fallback, o->params, 1 };
-    struct stage_config fine_config = { CLX_METHOD_DIRECT, o->estimator, fallback, o->params, 0 };
+    struct stage_config moved_config = { CLX_METHOD_DIRECT, o->estimator, fallback, o->params, 0 };
 
     if ((status = create_prefilter(plan)) != CLX_OK ||
         (status = stage_create(ctx, &a->coarse, &base, &coarse_config, plan->nwin, ntiles)) != CLX_OK ||
-        (status = stage_create(ctx, &a->fine, &fine, &fine_config, plan->nwin, ntiles)) != CLX_OK ||
+        (o->passes > 1 &&
+         (status = stage_create(ctx, &a->offset, &offset, &moved_config, plan->nwin, ntiles)) != CLX_OK) ||
+        (o->refine > 0 &&
+         (status = stage_create(ctx, &a->refine, &refine, &moved_config, plan->nwin, ntiles)) != CLX_OK) ||
         (status = build(ctx, "sample_windows.cl", &base, "sample_windows", &a->sample_program, &a->sample)) ||
         (status = build(ctx, "tile_prepare.cl", &a->coarse.params, "tile_prepare", &a->coarse_program,
                         &a->coarse_prepare)) ||
-        (status = build(ctx, "tile_prepare.cl", &a->fine.params, "tile_prepare", &a->fine_program,
-                        &a->fine_prepare)) ||
+        /* Both moved stages are direct: compact windows, one layout. */
+        ((o->passes > 1 || o->refine > 0) &&
+         (status = build(ctx, "tile_prepare.cl", o->refine > 0 ? &a->refine.params : &a->offset.params,
+                         "tile_prepare", &a->moved_program, &a->moved_prepare))) ||
         (status = build(ctx, "zncc.cl", &base, "zncc", &a->zncc_program, &a->zncc_kernel)) ||
         (status = create_buffer(ctx, rs * plan->batch * plan->image_w * plan->image_h, &a->filtered, "filtered")) ||
         (status = create_buffer(ctx, 2 * rs * ntiles, &a->offsets, "offsets")) ||
@@ -158,11 +180,11 @@ int accurate_create(struct clx_plan *plan)
     ctx_log(ctx, CLX_LOG_INFO, "method: %s", a->coarse.explanation);
     ctx_log(ctx, CLX_LOG_INFO,
             "accurate mode: pre-filter %s, %s window, first pass %s over shifts up to %d x %d, %d window-offset "
-            "pass(es) and up to %d refinement(s) over %d px, %s estimator, batch of %d images",
+            "pass(es) over %d px, up to %d refinement(s) over %d px, %s estimator, batch of %d images",
             a->prefilter ? o->prefilter : "none",
             o->window == CLX_WINDOW_HANN ? "Hann" : o->window == CLX_WINDOW_TUKEY ? "Tukey" : "no",
-            a->coarse.correlator->name, base.search_rx, base.search_ry, o->passes - 1, o->refine, o->fine_shift,
-            clx_estimator_name(o->estimator), plan->batch);
+            a->coarse.correlator->name, base.search_rx, base.search_ry, o->passes - 1, o->fine_shift, o->refine,
+            REFINE_RADIUS, clx_estimator_name(o->estimator), plan->batch);
     return CLX_OK;
 }
 
@@ -209,8 +231,8 @@ static int upload_offsets(struct clx_plan *plan, int ntiles)
             ((float *)a->offsets_host)[2 * t + 1] = (float)a->oy[t];
         }
     }
-    /* Blocking: the host array is rewritten for the next sampling right
-     * after this one is enqueued (refine_pass samples twice). */
+    /* Blocking: the host array may be rewritten for the next pass as soon
+     * as this returns. */
     CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, a->offsets, CL_TRUE, 0, 2 * real_size(plan) * ntiles,
                                       a->offsets_host, 0, NULL, NULL));
 error:
@@ -289,10 +311,13 @@ int accurate_set_reference(struct clx_plan *plan, clx_pixel_type type)
         return status;
     CL_CALL(ctx, clEnqueueCopyBuffer(ctx->queue, a->tiles, a->ref_tiles, 0, 0, bytes, 0, NULL, NULL));
     if ((status = prepare(plan, a->coarse_prepare, &a->coarse, a->tiles, plan->nwin)) != CLX_OK ||
-        (status = stage_set_reference(ctx, &a->coarse)) != CLX_OK ||
-        (status = prepare(plan, a->fine_prepare, &a->fine, a->tiles, plan->nwin)) != CLX_OK)
+        (status = stage_set_reference(ctx, &a->coarse)) != CLX_OK)
         return status;
-    status = stage_set_reference(ctx, &a->fine);
+    struct stage *moved[] = { &a->offset, &a->refine };
+    for (int i = 0; i < 2; i++)
+        if (moved[i]->correlator && ((status = prepare(plan, a->moved_prepare, moved[i], a->tiles, plan->nwin)) ||
+                                     (status = stage_set_reference(ctx, moved[i])) != CLX_OK))
+            return status;
 error:
     return status;
 }
@@ -345,21 +370,15 @@ static double keep_inside(double o, int corner, int size, int extent, unsigned *
     return o < lo ? lo : o > hi ? hi : o;
 }
 
-/* Closes tile t's iteration with residual (rx, ry) and stage s's flags. */
-static void take_residual(struct clx_plan *plan, int t, const struct stage_peak *pk)
-{
-    struct accurate_pipeline *a = plan->accurate;
-    /* The last pass's word counts for the fit and the search border. */
-    a->flags[t] = (a->flags[t] & ~(unsigned)(CLX_FLAG_FIT_FAILED | CLX_FLAG_EDGE)) |
-                  (pk->flags & (CLX_FLAG_FIT_FAILED | CLX_FLAG_EDGE));
-}
-
 /*
- * One window-offset pass over the first ntiles tiles: image windows moved
- * by round(d), correlated over a few pixels with the reference's windows;
- * d = the move + the peak.
+ * One pass of the moved windows over the first ntiles tiles: each tile's
+ * image window sampled at p + (ox, oy) (kept inside the image), correlated
+ * with the reference's windows by stage s, and the peak's position added to
+ * the move. A window-offset pass moves by round(d); a refinement iteration
+ * moves by d itself, counts, and closes a tile whose residual fell below
+ * the tolerance (closed tiles are correlated again but left as they are).
  */
-static int offset_pass(struct clx_plan *plan, int ntiles)
+static int moved_pass(struct clx_plan *plan, struct stage *s, int ntiles, int refining)
 {
     struct accurate_pipeline *a = plan->accurate;
     const struct kernel_params *p = &plan->params;
@@ -367,59 +386,32 @@ static int offset_pass(struct clx_plan *plan, int ntiles)
     int status;
 
     for (int t = 0; t < ntiles; t++) {
-        const clx_region *r = &plan->regions[t % plan->nwin];
-        a->ox[t] = keep_inside(isnan(a->dx[t]) ? 0 : round(a->dx[t]), r->x, p->win_w, plan->image_w, &a->flags[t]);
-        a->oy[t] = keep_inside(isnan(a->dy[t]) ? 0 : round(a->dy[t]), r->y, p->win_h, plan->image_h, &a->flags[t]);
-    }
-    if ((status = upload_offsets(plan, ntiles)) != CLX_OK || (status = sample(plan, ntiles)) ||
-        (status = prepare(plan, a->fine_prepare, &a->fine, a->tiles, ntiles)) != CLX_OK ||
-        (status = stage_enqueue(plan->ctx, &a->fine, ntiles, &done)) != CLX_OK ||
-        (status = wait_event(plan->ctx, &done)) != CLX_OK)
-        return status;
-    for (int t = 0; t < ntiles; t++) {
-        struct stage_peak pk;
-        if (isnan(a->dx[t]))
+        if (a->converged[t])
             continue;
-        stage_peak_of(&a->fine, (size_t)t, &pk);
-        a->dx[t] = a->ox[t] + pk.ix + pk.sx;
-        a->dy[t] = a->oy[t] + pk.iy + pk.sy;
-        take_residual(plan, t, &pk);
-    }
-    return CLX_OK;
-}
-
-/*
- * One refinement iteration over the first ntiles tiles: image windows
- * sampled at p + d (kept inside the image), correlated over a few pixels
- * with the reference's windows; open tiles get d = offset + residual peak,
- * and close when the residual is below the tolerance.
- */
-static int refine_pass(struct clx_plan *plan, int ntiles)
-{
-    struct accurate_pipeline *a = plan->accurate;
-    const struct kernel_params *p = &plan->params;
-    cl_event done = NULL;
-    int status;
-
-    for (int t = 0; t < ntiles; t++) {
         const clx_region *r = &plan->regions[t % plan->nwin];
-        a->ox[t] = keep_inside(isnan(a->dx[t]) ? 0 : a->dx[t], r->x, p->win_w, plan->image_w, &a->flags[t]);
-        a->oy[t] = keep_inside(isnan(a->dy[t]) ? 0 : a->dy[t], r->y, p->win_h, plan->image_h, &a->flags[t]);
+        double mx = isnan(a->dx[t]) ? 0 : refining ? a->dx[t] : round(a->dx[t]);
+        double my = isnan(a->dy[t]) ? 0 : refining ? a->dy[t] : round(a->dy[t]);
+        a->ox[t] = keep_inside(mx, r->x, p->win_w, plan->image_w, &a->flags[t]);
+        a->oy[t] = keep_inside(my, r->y, p->win_h, plan->image_h, &a->flags[t]);
     }
     if ((status = upload_offsets(plan, ntiles)) != CLX_OK || (status = sample(plan, ntiles)) != CLX_OK ||
-        (status = prepare(plan, a->fine_prepare, &a->fine, a->tiles, ntiles)) != CLX_OK ||
-        (status = stage_enqueue(plan->ctx, &a->fine, ntiles, &done)) != CLX_OK ||
+        (status = prepare(plan, a->moved_prepare, s, a->tiles, ntiles)) != CLX_OK ||
+        (status = stage_enqueue(plan->ctx, s, ntiles, &done)) != CLX_OK ||
         (status = wait_event(plan->ctx, &done)) != CLX_OK)
         return status;
     for (int t = 0; t < ntiles; t++) {
         struct stage_peak pk;
         if (isnan(a->dx[t]) || a->converged[t])
             continue;
-        stage_peak_of(&a->fine, (size_t)t, &pk);
+        stage_peak_of(s, (size_t)t, &pk);
         double ux = pk.ix + pk.sx, uy = pk.iy + pk.sy;
         a->dx[t] = a->ox[t] + ux;
         a->dy[t] = a->oy[t] + uy;
-        take_residual(plan, t, &pk);
+        /* The last pass's word counts for the fit and the search border. */
+        a->flags[t] = (a->flags[t] & ~(unsigned)(CLX_FLAG_FIT_FAILED | CLX_FLAG_EDGE)) |
+                      (pk.flags & (CLX_FLAG_FIT_FAILED | CLX_FLAG_EDGE));
+        if (!refining)
+            continue;
         a->iterations[t]++;
         /* A failed fit gives a zero sub-pixel part: no evidence of convergence. */
         a->converged[t] = !(pk.flags & CLX_FLAG_FIT_FAILED) && fabs(ux) < plan->opt.tolerance &&
@@ -436,8 +428,12 @@ static int all_converged(const struct accurate_pipeline *a, int ntiles)
     return 1;
 }
 
-/* ZNCC of every tile's window sampled at its final d. */
-static int measure_zncc(struct clx_plan *plan, int ntiles)
+/*
+ * ZNCC of every tile's window sampled at its final d. When every tile's
+ * refinement converged, the last pass sampled each window within the
+ * tolerance of its final d, and those windows are used as they are.
+ */
+static int measure_zncc(struct clx_plan *plan, int ntiles, int resample)
 {
     struct clx_context *ctx = plan->ctx;
     struct accurate_pipeline *a = plan->accurate;
@@ -447,13 +443,15 @@ static int measure_zncc(struct clx_plan *plan, int ntiles)
     unsigned ignored;
     int status;
 
-    for (int t = 0; t < ntiles; t++) {
-        const clx_region *r = &plan->regions[t % plan->nwin];
-        a->ox[t] = isnan(a->dx[t]) ? 0 : keep_inside(a->dx[t], r->x, p->win_w, plan->image_w, &ignored);
-        a->oy[t] = isnan(a->dy[t]) ? 0 : keep_inside(a->dy[t], r->y, p->win_h, plan->image_h, &ignored);
+    if (resample) {
+        for (int t = 0; t < ntiles; t++) {
+            const clx_region *r = &plan->regions[t % plan->nwin];
+            a->ox[t] = isnan(a->dx[t]) ? 0 : keep_inside(a->dx[t], r->x, p->win_w, plan->image_w, &ignored);
+            a->oy[t] = isnan(a->dy[t]) ? 0 : keep_inside(a->dy[t], r->y, p->win_h, plan->image_h, &ignored);
+        }
+        if ((status = upload_offsets(plan, ntiles)) != CLX_OK || (status = sample(plan, ntiles)))
+            return status;
     }
-    if ((status = upload_offsets(plan, ntiles)) != CLX_OK || (status = sample(plan, ntiles)))
-        return status;
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof a->ref_tiles, &a->ref_tiles));
     CL_CALL(ctx, clSetKernelArg(k, 1, sizeof a->tiles, &a->tiles));
     CL_CALL(ctx, clSetKernelArg(k, 2, sizeof plan->nwin, &plan->nwin));
@@ -479,12 +477,12 @@ int accurate_read(struct clx_plan *plan, clx_result *results)
 
     first_pass_results(plan, ntiles);
     for (int pass = 1; pass < o->passes; pass++)
-        if ((status = offset_pass(plan, ntiles)) != CLX_OK)
+        if ((status = moved_pass(plan, &a->offset, ntiles, 0)) != CLX_OK)
             return status;
     for (int i = 0; i < o->refine && !all_converged(a, ntiles); i++)
-        if ((status = refine_pass(plan, ntiles)) != CLX_OK)
+        if ((status = moved_pass(plan, &a->refine, ntiles, 1)) != CLX_OK)
             return status;
-    if ((status = measure_zncc(plan, ntiles)) != CLX_OK)
+    if ((status = measure_zncc(plan, ntiles, !(o->refine > 0 && all_converged(a, ntiles)))) != CLX_OK)
         return status;
 
     for (int t = 0; t < ntiles; t++) {
@@ -517,13 +515,14 @@ void accurate_release(struct clx_plan *plan)
         clReleaseEvent(a->coarse_done);
     clx_filter_release(a->prefilter);
     stage_release(&a->coarse);
-    stage_release(&a->fine);
-    cl_kernel kernels[] = { a->sample, a->coarse_prepare, a->fine_prepare, a->zncc_kernel, a->to_real[0], a->to_real[1],
+    stage_release(&a->offset);
+    stage_release(&a->refine);
+    cl_kernel kernels[] = { a->sample, a->coarse_prepare, a->moved_prepare, a->zncc_kernel, a->to_real[0], a->to_real[1],
                             a->to_real[2] };
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         if (kernels[i])
             clReleaseKernel(kernels[i]);
-    cl_program programs[] = { a->sample_program, a->coarse_program, a->fine_program, a->zncc_program,
+    cl_program programs[] = { a->sample_program, a->coarse_program, a->moved_program, a->zncc_program,
                               a->to_real_program[0], a->to_real_program[1], a->to_real_program[2] };
     for (size_t i = 0; i < sizeof programs / sizeof programs[0]; i++)
         if (programs[i])

@@ -15,13 +15,15 @@ struct clx_filter;
 
 struct accurate_pipeline {
     struct clx_filter *prefilter;     /* NULL: no pre-filter */
-    cl_program sample_program, coarse_program, fine_program, zncc_program;
+    cl_program sample_program, coarse_program, moved_program, zncc_program;
     cl_program to_real_program[3];    /* image_to_real for pixel type t - 1, built when needed */
     cl_kernel to_real[3];
-    cl_kernel sample, coarse_prepare, fine_prepare, zncc_kernel;
+    cl_kernel sample, coarse_prepare, zncc_kernel;
+    cl_kernel moved_prepare;          /* tile_prepare for the offset and refine stages' (direct) layout */
 
     struct stage coarse;              /* the first pass: the whole search range */
-    struct stage fine;                /* window offset and refinement: a few pixels, direct */
+    struct stage offset;              /* window-offset passes: --fine-shift pixels, direct (if passes > 1) */
+    struct stage refine;              /* refinement: REFINE_RADIUS pixels, direct (if refine > 0) */
 
     cl_mem filtered;                  /* the batch's images, pre-filtered, as reals */
     cl_mem offsets;                   /* per tile: where its window is sampled (real2) */

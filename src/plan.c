@@ -128,12 +128,13 @@ static void job_costs(const struct clx_plan *plan, size_t *per_image, size_t *la
     if (*largest < pixels * sizeof(float))
         *largest = pixels * sizeof(float);
     if (plan->opt.mode == CLX_MODE_ACCURATE) {
-        struct kernel_params fine = plan->params;
-        fine.search_rx = fine.search_ry = plan->opt.fine_shift;
-        stage_image_bytes(dev, &fine, CLX_METHOD_DIRECT, plan->nwin, &each, &big);
-        /* The fine stage, the filtered image and the filter's scratch, the
+        /* The window-offset and refinement stages (costed both at the
+         * larger radius), the filtered image and the filter's scratch, the
          * sampled windows. */
-        *per_image += each + 2 * pixels * rs + (size_t)plan->nwin * plan->params.win_w * plan->params.win_h * rs;
+        struct kernel_params moved = plan->params;
+        moved.search_rx = moved.search_ry = plan->opt.fine_shift;
+        stage_image_bytes(dev, &moved, CLX_METHOD_DIRECT, plan->nwin, &each, &big);
+        *per_image += 2 * each + 2 * pixels * rs + (size_t)plan->nwin * plan->params.win_w * plan->params.win_h * rs;
         if (*largest < pixels * rs)
             *largest = pixels * rs;
     }

@@ -21,6 +21,7 @@
 /* The kernels a plan on each path builds. */
 static const char *const kernels_fft = "window_sums.cl prepare.cl spectrum_multiply.cl argmax.cl neighbourhood.cl";
 static const char *const kernels_direct = "window_sums.cl prepare.cl correlate_direct.cl argmax.cl neighbourhood.cl";
+static const char *const kernels_direct_few = "correlate_direct_few.cl";
 /* The accurate mode's own kernels, built with either path's layout. */
 static const char *const kernels_accurate = "sample_windows.cl tile_prepare.cl zncc.cl";
 
@@ -60,7 +61,9 @@ static int print_filters(const struct device_entry *dev)
 
 int main(void)
 {
-    const struct { int w, h, max_shift; } jobs[] = { { 7, 5, 0 }, { 100, 100, 0 }, { 11, 13, 0 }, { 64, 48, 6 } };
+    /* The last job is a refinement's: the direct path's few-shifts form. */
+    const struct { int w, h, max_shift, fit; } jobs[] = { { 7, 5, 0, 5 }, { 100, 100, 0, 7 }, { 11, 13, 0, 5 },
+                                                          { 64, 48, 6, 5 }, { 100, 100, 1, 3 } };
     const clx_pixel_type pixels[] = { CLX_PIXEL_U8, CLX_PIXEL_U16, CLX_PIXEL_F32 };
     const enum device_vendor vendors[] = { VENDOR_OTHER, VENDOR_NVIDIA, VENDOR_AMD, VENDOR_INTEL, VENDOR_POCL };
     const struct correlator_ops *paths[] = { &correlator_fft, &correlator_direct };
@@ -86,15 +89,15 @@ int main(void)
                     p.search_ry = jobs[j].max_shift ? jobs[j].max_shift : p.win_h - 1;
                     p.pixel = pixels[px];
                     p.use_double = dbl;
-                    p.fit_size = j == 1 ? 7 : 5;
+                    p.fit_size = jobs[j].fit;
                     paths[path]->configure(&dev, &p, 4 * p.win_w);
-                    const char *kernels = path == 0 ? kernels_fft : kernels_direct;
+                    const char *kernels = path == 0 ? kernels_fft : p.direct.few ? kernels_direct_few : kernels_direct;
                     bad |= print(kernels, &p);
                     /* The accurate mode: each window function and interpolator. */
                     p.window_fn = n % 3;
                     p.interp = n % 2;
                     bad |= print(kernels_accurate, &p);
-                    if (paths[path] == &correlator_direct && !dbl) {
+                    if (paths[path] == &correlator_direct && !p.direct.few && !dbl) {
                         /* The texture and hybrid variants, and a split. */
                         p.direct.source = 1;
                         bad |= print(kernels, &p);

@@ -254,6 +254,17 @@ int main(void)
     const char *split_variants[] = { "direct_split=4" };
     check_job(ctx, &sizes[5], split_variants, 1);
 
+    /* The few-shifts form (a search of a pixel or two, as the accurate
+     * mode's refinement makes), chosen by default there, against the
+     * shift-parallel kernel and other work-group sizes. */
+    const char *few_variants[] = { NULL, "direct_few=0", "direct_few_wg=32", "direct_few=1,direct_few_wg=128" };
+    const struct job few[] = {
+        { 23, 19, 1, 3, 1, 4, 3, "n-to-mn" },     { 100, 100, 1, 2, 1, 2, 0, "n-to-mn" },
+        { 5, 7, 1, 2, 1, 2, 0, "n-to-mn" },       { 64, 48, 2, 2, 2, 3, 0, "n-to-m" },
+    };
+    for (size_t f = 0; f < sizeof few / sizeof few[0]; f++)
+        check_job(ctx, &few[f], few_variants, 4);
+
     clx_context_release(ctx);
     printf("%s (%d failures)\n", test_failures ? "FAILED" : "passed", test_failures);
     return test_failures ? 1 : 0;
