@@ -100,21 +100,16 @@ void second_peak(__global const real *corr, __global const int *peaks, __global 
     }
 
     real bv = -INFINITY;
-    /* (x, y) of element i, stepped along without a division per element. */
-    int y = lid / CORR_W, x = lid - y * CORR_W;
-    const int step_y = ARGMAX_WG / CORR_W, step_x = ARGMAX_WG - step_y * CORR_W;
-    for (int i = lid; i < CORR_PIXELS; i += ARGMAX_WG, x += step_x, y += step_y) {
-        if (x >= CORR_W) {
-            x -= CORR_W;
-            y++;
-        }
-        const int ux = corr_shift_x(x);
+    for (int i = lid; i < CORR_PIXELS; i += ARGMAX_WG) {
+        const real v = c[i];
+        /* Only a value above the best so far needs its place and its
+         * neighbours looked at: the common case is one load and one test. */
+        if (!(v > bv))
+            continue;
+        const int y = i / CORR_W;
+        const int ux = corr_shift_x(i - y * CORR_W);
         const int uy = corr_shift_y(y);
         if (abs(ux) > SEARCH_RX || abs(uy) > SEARCH_RY || (abs(ux - px) <= r && abs(uy - py) <= r))
-            continue;
-        const real v = c[i];
-        /* Only a value above the best so far needs its neighbours looked at. */
-        if (!(v > bv))
             continue;
         int is_max = 1;
         for (int dy = -1; dy <= 1 && is_max; dy++)

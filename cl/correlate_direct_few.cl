@@ -12,8 +12,10 @@
  * order, so the result is the same on every run.
  *
  * Layouts as correlate_direct.cl: compact windows (PAD_W = WIN_W), compact
- * correlation (CORR_W = 2 STORE_RX + 1); tile t uses reference window t % nwin.
- * NDRange: global (DIRECT_FEW_WG * ntiles), local (DIRECT_FEW_WG).
+ * correlation (CORR_W = 2 STORE_RX + 1). Slot s holds tile s, or tile
+ * tile_ids[s] when the slots are a subset (the refinement's open tiles);
+ * tile t uses reference window t % nwin.
+ * NDRange: global (DIRECT_FEW_WG * slots), local (DIRECT_FEW_WG).
  */
 #include "common.h"
 
@@ -29,14 +31,16 @@
 #endif
 
 __kernel __attribute__((reqd_work_group_size(DIRECT_FEW_WG, 1, 1)))
-void correlate_direct_few(__global const real *refs, __global const real *tiles, int nwin, __global real *out)
+void correlate_direct_few(__global const real *refs, __global const real *tiles, __global const int *tile_ids,
+                          int nwin, __global real *out)
 {
     /* [work-item][shift]: writes and the final reads both fall on
      * consecutive addresses across work-items. */
     __local real part[DIRECT_FEW_WG][CORR_PIXELS];
-    const int tile = get_group_id(0), lid = get_local_id(0);
+    const int slot = get_group_id(0), lid = get_local_id(0);
+    const int tile = tile_ids ? tile_ids[slot] : slot;
     __global const real *r = refs + (size_t)(tile % nwin) * WIN_PIXELS;
-    __global const real *d = tiles + (size_t)tile * WIN_PIXELS;
+    __global const real *d = tiles + (size_t)slot * WIN_PIXELS;
 
     /* acc[j][i]: shift (i - STORE_RX, j - STORE_RY). */
     real acc[CORR_H][CORR_W];
@@ -69,6 +73,6 @@ void correlate_direct_few(__global const real *refs, __global const real *tiles,
         for (int k = 0; k < DIRECT_FEW_WG; k++)
             sum += part[k][s];
         const int j = s / CORR_W, i = s - j * CORR_W;
-        out[(size_t)tile * CORR_PIXELS + corr_index(i - STORE_RX, j - STORE_RY)] = sum;
+        out[(size_t)slot * CORR_PIXELS + corr_index(i - STORE_RX, j - STORE_RY)] = sum;
     }
 }

@@ -3,11 +3,12 @@
  * as reals (pre-filtered, or converted by image_to_real).
  *
  * sample_windows: tile t (image t / nwin, window t % nwin) at its window's
- * corner plus the tile's offset. Integer offsets copy pixels; fractional
- * ones interpolate with Lanczos-3 (INTERP 1, the default) or Keys' cubic
- * convolution (INTERP 0, a = -0.5), which is what the refinement moves
- * windows with. Taps outside the image repeat its edge pixel.
- * NDRange: global (WIN_W, WIN_H, ntiles) rounded up to (SAMPLE_TX, SAMPLE_TY, 1).
+ * corner plus the tile's offset, into slot t, or, when tile_ids is not
+ * NULL (the refinement's open tiles), tile tile_ids[s] into slot s.
+ * Fractional offsets interpolate with Lanczos-3 (INTERP 1, the default) or
+ * Keys' cubic convolution (INTERP 0, a = -0.5); taps outside the image
+ * repeat its edge pixel. copy_windows does the same for integer offsets.
+ * NDRange: global (WIN_W, WIN_H, slots) rounded up to (SAMPLE_TX, SAMPLE_TY, 1).
  */
 #include "common.h"
 
@@ -87,20 +88,21 @@ static inline real tap_weight(real f, int i)
  */
 __kernel __attribute__((reqd_work_group_size(SAMPLE_TX, SAMPLE_TY, 1)))
 void sample_windows(__global const real *images, int image_w, int image_h, __global const int2 *corners, int nwin,
-                    __global const real2 *offsets, __global real *tiles)
+                    __global const real2 *offsets, __global const int *tile_ids, __global real *tiles)
 {
     __local real wx[TAPS], wy[TAPS];
     __local real patch[PATCH_H][PATCH_W];
     __local real rows[PATCH_H][SAMPLE_TX];
     const int lx = get_local_id(0), ly = get_local_id(1), lid = ly * SAMPLE_TX + lx;
-    const int x = get_global_id(0), y = get_global_id(1), tile = get_global_id(2);
+    const int x = get_global_id(0), y = get_global_id(1), slot = get_global_id(2);
+    const int tile = tile_ids ? tile_ids[slot] : slot;
     const int img = tile / nwin;
     const int2 corner = corners[tile - img * nwin];
     const real2 o = offsets[tile];
     const real ox0 = floor(o.x), oy0 = floor(o.y);
     const real fx = o.x - ox0, fy = o.y - oy0;
     __global const real *image = images + (size_t)img * image_w * image_h;
-    __global real *out = tiles + (size_t)tile * WIN_PIXELS;
+    __global real *out = tiles + (size_t)slot * WIN_PIXELS;
 
     /* The weights, normalised so that a flat image stays flat (Lanczos
      * weights sum to 1 only approximately). */
@@ -137,4 +139,24 @@ void sample_windows(__global const real *images, int image_w, int image_h, __glo
         v += wy[k] * rows[ly + k][lx];
     if (x < WIN_W && y < WIN_H)
         out[y * WIN_W + x] = v;
+}
+
+/*
+ * copy_windows: sample_windows for integer offsets (the first pass, the
+ * window-offset passes): the pixels themselves, without the interpolation's
+ * local memory and barriers. Same arguments and NDRange.
+ */
+__kernel __attribute__((reqd_work_group_size(SAMPLE_TX, SAMPLE_TY, 1)))
+void copy_windows(__global const real *images, int image_w, int image_h, __global const int2 *corners, int nwin,
+                  __global const real2 *offsets, __global const int *tile_ids, __global real *tiles)
+{
+    const int x = get_global_id(0), y = get_global_id(1), slot = get_global_id(2);
+    if (x >= WIN_W || y >= WIN_H)
+        return;
+    const int tile = tile_ids ? tile_ids[slot] : slot;
+    const int img = tile / nwin;
+    const int2 corner = corners[tile - img * nwin];
+    const real2 o = offsets[tile];
+    const int ix = clamp(corner.x + x + (int)o.x, 0, image_w - 1), iy = clamp(corner.y + y + (int)o.y, 0, image_h - 1);
+    tiles[(size_t)slot * WIN_PIXELS + y * WIN_W + x] = images[(size_t)img * image_w * image_h + (size_t)iy * image_w + ix];
 }

@@ -123,10 +123,13 @@ error:
 
 /* Always transforms all ntiles tiles the plans were baked for; tiles past
  * the ones asked for hold values nobody reads. */
-static int fft_enqueue(struct clx_context *ctx, void *opaque, cl_mem prepared, int ntiles, cl_mem corr)
+static int fft_enqueue(struct clx_context *ctx, void *opaque, cl_mem prepared, int ntiles, cl_mem tile_ids,
+                       cl_mem corr)
 {
     struct fft_state *st = opaque;
     cl_kernel k = st->multiply;
+    if (tile_ids)
+        return ctx_fail(ctx, CLX_ERR_UNSUPPORTED, "the FFT path correlates whole batches, not subsets");
     int status = fft_plan_execute(st->r2c, prepared, st->spectra);
     if (status != CLX_OK)
         return status;

@@ -34,8 +34,16 @@ struct correlator_ops {
                   void **state);
     /* The reference's prepared windows are the first nwin tiles of `prepared`. */
     int (*set_reference)(struct clx_context *ctx, void *state, cl_mem prepared);
-    /* Correlates the first ntiles tiles of `prepared` into `corr`. */
-    int (*enqueue)(struct clx_context *ctx, void *state, cl_mem prepared, int ntiles, cl_mem corr);
+    /*
+     * Correlates the first ntiles tiles of `prepared` into `corr`. With
+     * `tile_ids` (ints) not NULL, they are a subset: slot i holds tile
+     * tile_ids[i], correlated with reference window tile_ids[i] % nwin;
+     * only a path whose takes_subsets says so accepts that.
+     */
+    int (*enqueue)(struct clx_context *ctx, void *state, cl_mem prepared, int ntiles, cl_mem tile_ids,
+                   cl_mem corr);
+    /* Whether enqueue accepts tile_ids with this configuration (NULL: never). */
+    int (*takes_subsets)(const struct kernel_params *p);
     void (*release)(void *state);
 };
 

@@ -90,7 +90,7 @@ int method_time(struct clx_context *ctx, const struct correlator_ops *ops, const
     for (int r = 0; r <= REPEATS; r++) {
         CL_CALL(ctx, clFinish(ctx->queue));
         double t0 = now_ms();
-        if ((status = ops->enqueue(ctx, state, prepared, run_tiles, corr)) != CLX_OK)
+        if ((status = ops->enqueue(ctx, state, prepared, run_tiles, NULL, corr)) != CLX_OK)
             goto error;
         CL_CALL(ctx, clFinish(ctx->queue));
         double t = now_ms() - t0;

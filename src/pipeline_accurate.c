@@ -100,10 +100,11 @@ static int create_host_arrays(struct clx_plan *plan)
     a->iterations = calloc(n, sizeof *a->iterations);
     a->converged = calloc(n, sizeof *a->converged);
     a->flags = calloc(n, sizeof *a->flags);
+    a->open = calloc(n, sizeof *a->open);
     a->offsets_host = calloc(n, 2 * real_size(plan));
     a->zncc_host = calloc(n, real_size(plan));
     if (!a->dx || !a->dy || !a->ox || !a->oy || !a->peak || !a->peak_ratio || !a->zncc || !a->ix || !a->iy ||
-        !a->iterations || !a->converged || !a->flags || !a->offsets_host || !a->zncc_host)
+        !a->iterations || !a->converged || !a->flags || !a->open || !a->offsets_host || !a->zncc_host)
         return ctx_fail(plan->ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
     return CLX_OK;
 }
@@ -161,6 +162,7 @@ int accurate_create(struct clx_plan *plan)
         (o->refine > 0 &&
          (status = stage_create(ctx, &a->refine, &refine, &moved_config, plan->nwin, ntiles)) != CLX_OK) ||
         (status = build(ctx, "sample_windows.cl", &base, "sample_windows", &a->sample_program, &a->sample)) ||
+        (status = kernel_create(ctx, a->sample_program, "copy_windows", &a->copy)) ||
         (status = build(ctx, "tile_prepare.cl", &a->coarse.params, "tile_prepare", &a->coarse_program,
                         &a->coarse_prepare)) ||
         /* Both moved stages are direct: compact windows, one layout. */
@@ -173,6 +175,7 @@ int accurate_create(struct clx_plan *plan)
         (status = create_buffer(ctx, rs * ntiles * window, &a->tiles, "sampled windows")) ||
         (status = create_buffer(ctx, rs * plan->nwin * window, &a->ref_tiles, "reference windows")) ||
         (status = create_buffer(ctx, rs * ntiles, &a->zncc_values, "zncc")) ||
+        (status = create_buffer(ctx, sizeof(cl_int) * ntiles, &a->tile_ids, "tile ids")) ||
         (status = create_host_arrays(plan)) != CLX_OK)
         return status;
     if (window_grid_detect(plan->regions, plan->nwin, &a->grid) != 0)
@@ -239,14 +242,16 @@ error:
     return status;
 }
 
-/* Samples the first ntiles tiles' windows at their offsets from the
- * filtered images (tile t from image t / nwin). */
-static int sample(struct clx_plan *plan, int ntiles)
+/* Samples the windows of the first nslots tiles (or of tiles tile_ids[0 ..
+ * nslots - 1]) at their offsets from the filtered images (tile t from image
+ * t / nwin) into slots 0 .. nslots - 1 of `tiles`; `integer`: every offset
+ * is a whole number of pixels (copied, not interpolated). */
+static int sample(struct clx_plan *plan, int nslots, cl_mem tile_ids, int integer)
 {
     struct clx_context *ctx = plan->ctx;
     struct accurate_pipeline *a = plan->accurate;
     const struct kernel_params *p = &plan->params;
-    cl_kernel k = a->sample;
+    cl_kernel k = integer ? a->copy : a->sample;
     int status = CLX_OK;
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof a->filtered, &a->filtered));
     CL_CALL(ctx, clSetKernelArg(k, 1, sizeof plan->image_w, &plan->image_w));
@@ -254,10 +259,11 @@ static int sample(struct clx_plan *plan, int ntiles)
     CL_CALL(ctx, clSetKernelArg(k, 3, sizeof plan->corners, &plan->corners));
     CL_CALL(ctx, clSetKernelArg(k, 4, sizeof plan->nwin, &plan->nwin));
     CL_CALL(ctx, clSetKernelArg(k, 5, sizeof a->offsets, &a->offsets));
-    CL_CALL(ctx, clSetKernelArg(k, 6, sizeof a->tiles, &a->tiles));
+    CL_CALL(ctx, clSetKernelArg(k, 6, sizeof tile_ids, &tile_ids));
+    CL_CALL(ctx, clSetKernelArg(k, 7, sizeof a->tiles, &a->tiles));
     size_t local[3] = { (size_t)p->sample_tx, (size_t)p->sample_ty, 1 };
     size_t global[3] = { ((size_t)p->win_w + local[0] - 1) / local[0] * local[0],
-                         ((size_t)p->win_h + local[1] - 1) / local[1] * local[1], (size_t)ntiles };
+                         ((size_t)p->win_h + local[1] - 1) / local[1] * local[1], (size_t)nslots };
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 3, NULL, global, local, 0, NULL, NULL));
 error:
     return status;
@@ -307,7 +313,7 @@ int accurate_set_reference(struct clx_plan *plan, clx_pixel_type type)
 
     zero_offsets(plan, plan->nwin);
     if ((status = filter_images(plan, type, 1)) != CLX_OK || (status = upload_offsets(plan, plan->nwin)) ||
-        (status = sample(plan, plan->nwin)) != CLX_OK)
+        (status = sample(plan, plan->nwin, NULL, 1)) != CLX_OK)
         return status;
     CL_CALL(ctx, clEnqueueCopyBuffer(ctx->queue, a->tiles, a->ref_tiles, 0, 0, bytes, 0, NULL, NULL));
     if ((status = prepare(plan, a->coarse_prepare, &a->coarse, a->tiles, plan->nwin)) != CLX_OK ||
@@ -328,10 +334,10 @@ int accurate_push(struct clx_plan *plan, clx_pixel_type type, size_t count)
     int ntiles = (int)count * plan->nwin, status;
     zero_offsets(plan, ntiles);
     if ((status = filter_images(plan, type, count)) != CLX_OK || (status = upload_offsets(plan, ntiles)) ||
-        (status = sample(plan, ntiles)) != CLX_OK ||
+        (status = sample(plan, ntiles, NULL, 1)) != CLX_OK ||
         (status = prepare(plan, a->coarse_prepare, &a->coarse, a->tiles, ntiles)) != CLX_OK)
         return status;
-    return stage_enqueue(plan->ctx, &a->coarse, ntiles, &a->coarse_done);
+    return stage_enqueue(plan->ctx, &a->coarse, ntiles, NULL, &a->coarse_done);
 }
 
 /* The first pass's peaks, estimates, peak ratios and flags. */
@@ -371,21 +377,57 @@ static double keep_inside(double o, int corner, int size, int extent, unsigned *
 }
 
 /*
+ * The tiles a pass works on, into a->open and *nslots: all of them, or, for
+ * a refinement whose stage takes subsets, only the open ones (not
+ * converged, with an estimate), uploaded as the pass's *tile_ids.
+ */
+static int open_tiles(struct clx_plan *plan, struct stage *s, int ntiles, int refining, int *nslots,
+                      cl_mem *tile_ids)
+{
+    struct clx_context *ctx = plan->ctx;
+    struct accurate_pipeline *a = plan->accurate;
+    int n = 0, status = CLX_OK;
+    *tile_ids = NULL;
+    *nslots = ntiles;
+    if (!refining || !stage_takes_subsets(s)) {
+        for (int t = 0; t < ntiles; t++)
+            a->open[t] = t;
+        return CLX_OK;
+    }
+    for (int t = 0; t < ntiles; t++)
+        if (!a->converged[t] && !isnan(a->dx[t]))
+            a->open[n++] = t;
+    *nslots = n;
+    *tile_ids = a->tile_ids;
+    if (n > 0)
+        CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, a->tile_ids, CL_TRUE, 0, sizeof(cl_int) * n, a->open, 0, NULL,
+                                          NULL));
+error:
+    return status;
+}
+
+/*
  * One pass of the moved windows over the first ntiles tiles: each tile's
  * image window sampled at p + (ox, oy) (kept inside the image), correlated
  * with the reference's windows by stage s, and the peak's position added to
  * the move. A window-offset pass moves by round(d); a refinement iteration
  * moves by d itself, counts, and closes a tile whose residual fell below
- * the tolerance (closed tiles are correlated again but left as they are).
+ * the tolerance. Later iterations correlate only the tiles still open
+ * (where the stage can): a batch then costs what its tiles need, not what
+ * its slowest tile needs.
  */
 static int moved_pass(struct clx_plan *plan, struct stage *s, int ntiles, int refining)
 {
     struct accurate_pipeline *a = plan->accurate;
     const struct kernel_params *p = &plan->params;
     cl_event done = NULL;
-    int status;
+    cl_mem tile_ids;
+    int nslots, status;
 
-    for (int t = 0; t < ntiles; t++) {
+    if ((status = open_tiles(plan, s, ntiles, refining, &nslots, &tile_ids)) != CLX_OK || nslots == 0)
+        return status;
+    for (int i = 0; i < nslots; i++) {
+        int t = a->open[i];
         if (a->converged[t])
             continue;
         const clx_region *r = &plan->regions[t % plan->nwin];
@@ -394,16 +436,18 @@ static int moved_pass(struct clx_plan *plan, struct stage *s, int ntiles, int re
         a->ox[t] = keep_inside(mx, r->x, p->win_w, plan->image_w, &a->flags[t]);
         a->oy[t] = keep_inside(my, r->y, p->win_h, plan->image_h, &a->flags[t]);
     }
-    if ((status = upload_offsets(plan, ntiles)) != CLX_OK || (status = sample(plan, ntiles)) != CLX_OK ||
-        (status = prepare(plan, a->moved_prepare, s, a->tiles, ntiles)) != CLX_OK ||
-        (status = stage_enqueue(plan->ctx, s, ntiles, &done)) != CLX_OK ||
+    if ((status = upload_offsets(plan, ntiles)) != CLX_OK ||
+        (status = sample(plan, nslots, tile_ids, !refining)) != CLX_OK ||
+        (status = prepare(plan, a->moved_prepare, s, a->tiles, nslots)) != CLX_OK ||
+        (status = stage_enqueue(plan->ctx, s, nslots, tile_ids, &done)) != CLX_OK ||
         (status = wait_event(plan->ctx, &done)) != CLX_OK)
         return status;
-    for (int t = 0; t < ntiles; t++) {
+    for (int i = 0; i < nslots; i++) {
         struct stage_peak pk;
+        int t = a->open[i];
         if (isnan(a->dx[t]) || a->converged[t])
             continue;
-        stage_peak_of(s, (size_t)t, &pk);
+        stage_peak_of(s, (size_t)i, &pk);
         double ux = pk.ix + pk.sx, uy = pk.iy + pk.sy;
         a->dx[t] = a->ox[t] + ux;
         a->dy[t] = a->oy[t] + uy;
@@ -428,12 +472,8 @@ static int all_converged(const struct accurate_pipeline *a, int ntiles)
     return 1;
 }
 
-/*
- * ZNCC of every tile's window sampled at its final d. When every tile's
- * refinement converged, the last pass sampled each window within the
- * tolerance of its final d, and those windows are used as they are.
- */
-static int measure_zncc(struct clx_plan *plan, int ntiles, int resample)
+/* ZNCC of every tile's window sampled at its final d. */
+static int measure_zncc(struct clx_plan *plan, int ntiles)
 {
     struct clx_context *ctx = plan->ctx;
     struct accurate_pipeline *a = plan->accurate;
@@ -443,15 +483,13 @@ static int measure_zncc(struct clx_plan *plan, int ntiles, int resample)
     unsigned ignored;
     int status;
 
-    if (resample) {
-        for (int t = 0; t < ntiles; t++) {
-            const clx_region *r = &plan->regions[t % plan->nwin];
-            a->ox[t] = isnan(a->dx[t]) ? 0 : keep_inside(a->dx[t], r->x, p->win_w, plan->image_w, &ignored);
-            a->oy[t] = isnan(a->dy[t]) ? 0 : keep_inside(a->dy[t], r->y, p->win_h, plan->image_h, &ignored);
-        }
-        if ((status = upload_offsets(plan, ntiles)) != CLX_OK || (status = sample(plan, ntiles)))
-            return status;
+    for (int t = 0; t < ntiles; t++) {
+        const clx_region *r = &plan->regions[t % plan->nwin];
+        a->ox[t] = isnan(a->dx[t]) ? 0 : keep_inside(a->dx[t], r->x, p->win_w, plan->image_w, &ignored);
+        a->oy[t] = isnan(a->dy[t]) ? 0 : keep_inside(a->dy[t], r->y, p->win_h, plan->image_h, &ignored);
     }
+    if ((status = upload_offsets(plan, ntiles)) != CLX_OK || (status = sample(plan, ntiles, NULL, 0)))
+        return status;
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof a->ref_tiles, &a->ref_tiles));
     CL_CALL(ctx, clSetKernelArg(k, 1, sizeof a->tiles, &a->tiles));
     CL_CALL(ctx, clSetKernelArg(k, 2, sizeof plan->nwin, &plan->nwin));
@@ -482,7 +520,7 @@ int accurate_read(struct clx_plan *plan, clx_result *results)
     for (int i = 0; i < o->refine && !all_converged(a, ntiles); i++)
         if ((status = moved_pass(plan, &a->refine, ntiles, 1)) != CLX_OK)
             return status;
-    if ((status = measure_zncc(plan, ntiles, !(o->refine > 0 && all_converged(a, ntiles)))) != CLX_OK)
+    if ((status = measure_zncc(plan, ntiles)) != CLX_OK)
         return status;
 
     for (int t = 0; t < ntiles; t++) {
@@ -517,7 +555,8 @@ void accurate_release(struct clx_plan *plan)
     stage_release(&a->coarse);
     stage_release(&a->offset);
     stage_release(&a->refine);
-    cl_kernel kernels[] = { a->sample, a->coarse_prepare, a->moved_prepare, a->zncc_kernel, a->to_real[0], a->to_real[1],
+    cl_kernel kernels[] = { a->sample, a->copy, a->coarse_prepare, a->moved_prepare, a->zncc_kernel,
+                            a->to_real[0], a->to_real[1],
                             a->to_real[2] };
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         if (kernels[i])
@@ -527,13 +566,13 @@ void accurate_release(struct clx_plan *plan)
     for (size_t i = 0; i < sizeof programs / sizeof programs[0]; i++)
         if (programs[i])
             clReleaseProgram(programs[i]);
-    cl_mem bufs[] = { a->filtered, a->offsets, a->tiles, a->ref_tiles, a->zncc_values };
+    cl_mem bufs[] = { a->filtered, a->offsets, a->tiles, a->ref_tiles, a->zncc_values, a->tile_ids };
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i])
             clReleaseMemObject(bufs[i]);
     window_grid_release(&a->grid);
     void *host[] = { a->dx, a->dy, a->ox, a->oy, a->peak, a->peak_ratio, a->zncc, a->ix, a->iy, a->iterations,
-                     a->converged, a->flags, a->offsets_host, a->zncc_host };
+                     a->converged, a->flags, a->open, a->offsets_host, a->zncc_host };
     for (size_t i = 0; i < sizeof host / sizeof host[0]; i++)
         free(host[i]);
     free(a);

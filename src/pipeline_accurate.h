@@ -18,7 +18,7 @@ struct accurate_pipeline {
     cl_program sample_program, coarse_program, moved_program, zncc_program;
     cl_program to_real_program[3];    /* image_to_real for pixel type t - 1, built when needed */
     cl_kernel to_real[3];
-    cl_kernel sample, coarse_prepare, zncc_kernel;
+    cl_kernel sample, copy, coarse_prepare, zncc_kernel;   /* copy: copy_windows (integer moves) */
     cl_kernel moved_prepare;          /* tile_prepare for the offset and refine stages' (direct) layout */
 
     struct stage coarse;              /* the first pass: the whole search range */
@@ -30,6 +30,7 @@ struct accurate_pipeline {
     cl_mem tiles;                     /* per tile: the sampled window (WIN_W x WIN_H reals) */
     cl_mem ref_tiles;                 /* the reference's windows, sampled the same way */
     cl_mem zncc_values;               /* per tile */
+    cl_mem tile_ids;                  /* a refinement pass's open tiles, slot by slot (ints) */
 
     /* Per tile, on the host: the estimate, its state and quality. */
     double *dx, *dy;
@@ -37,6 +38,7 @@ struct accurate_pipeline {
     double *peak, *peak_ratio, *zncc;
     int *ix, *iy, *iterations, *converged;
     unsigned *flags;
+    cl_int *open;                     /* the tiles of the pass in flight, slot by slot */
     void *offsets_host;               /* real2 per tile */
     void *zncc_host;
 

@@ -76,7 +76,7 @@ int seed_push(struct clx_plan *plan, clx_pixel_type type, size_t count)
     struct seed_pipeline *sp = plan->seed;
     int status = prepare(plan, type, count);
     if (status == CLX_OK)
-        status = stage_enqueue(plan->ctx, &sp->stage, (int)(count * plan->nwin), &sp->done);
+        status = stage_enqueue(plan->ctx, &sp->stage, (int)(count * plan->nwin), NULL, &sp->done);
     return status;
 }
 

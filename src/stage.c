@@ -129,13 +129,18 @@ int stage_set_reference(struct clx_context *ctx, struct stage *s)
     return s->correlator->set_reference(ctx, s->correlator_state, s->prepared);
 }
 
-int stage_enqueue(struct clx_context *ctx, struct stage *s, int ntiles, cl_event *done)
+int stage_takes_subsets(const struct stage *s)
+{
+    return s->correlator->takes_subsets && s->correlator->takes_subsets(&s->params);
+}
+
+int stage_enqueue(struct clx_context *ctx, struct stage *s, int ntiles, cl_mem tile_ids, cl_event *done)
 {
     const struct kernel_params *p = &s->params;
     size_t rs = real_size(p), tiles = (size_t)ntiles;
     int status;
 
-    if ((status = s->correlator->enqueue(ctx, s->correlator_state, s->prepared, ntiles, s->corr)) != CLX_OK ||
+    if ((status = s->correlator->enqueue(ctx, s->correlator_state, s->prepared, ntiles, tile_ids, s->corr)) != CLX_OK ||
         (status = peak_finder_enqueue(ctx, &s->peaks, s->corr, ntiles, s->peak_index, s->neighbourhoods,
                                       s->second_peak ? s->second : NULL)) != CLX_OK)
         return status;

@@ -67,9 +67,13 @@ int stage_create(struct clx_context *ctx, struct stage *s, const struct kernel_p
 /* The reference's prepared windows are in the first nwin tiles of `prepared`. */
 int stage_set_reference(struct clx_context *ctx, struct stage *s);
 
-/* Correlates the first ntiles tiles and enqueues the downloads of their
- * peaks; *done completes when they are on the host. */
-int stage_enqueue(struct clx_context *ctx, struct stage *s, int ntiles, cl_event *done);
+/* Correlates the first ntiles tiles (slots, when tile_ids is not NULL: see
+ * correlator.h) and enqueues the downloads of their peaks; *done completes
+ * when they are on the host. */
+int stage_enqueue(struct clx_context *ctx, struct stage *s, int ntiles, cl_mem tile_ids, cl_event *done);
+
+/* Whether stage_enqueue takes a subset of tiles (tile_ids). */
+int stage_takes_subsets(const struct stage *s);
 
 /*
  * Tile t's peak after the downloads completed: ix, iy, peak and the
