@@ -11,8 +11,9 @@
  *      round(d) and correlated again over a few pixels -> d = round(d) + peak:
  *      removes the bias of the overlap shrinking with the shift;
  *   4. refinement (up to `refine` iterations): the image window sampled at
- *      p + d with Lanczos-3 interpolation, correlated over a few pixels,
- *      d += the residual peak, until the residual is below the tolerance:
+ *      p + d with Lanczos-3 interpolation, correlated over one pixel either
+ *      way, d += the residual peak (scaled by the estimator's gain as
+ *      refine_step.c measures it), until the step is below the tolerance:
  *      the estimator then only sees peaks at zero, where its bias vanishes.
  *      What remains is the interpolator's phase error (it shifts content by
  *      slightly less or more than the fraction asked): 0.011 px on the
@@ -101,10 +102,12 @@ static int create_host_arrays(struct clx_plan *plan)
     a->converged = calloc(n, sizeof *a->converged);
     a->flags = calloc(n, sizeof *a->flags);
     a->open = calloc(n, sizeof *a->open);
+    a->steps = calloc(n, sizeof *a->steps);
     a->offsets_host = calloc(n, 2 * real_size(plan));
     a->zncc_host = calloc(n, real_size(plan));
     if (!a->dx || !a->dy || !a->ox || !a->oy || !a->peak || !a->peak_ratio || !a->zncc || !a->ix || !a->iy ||
-        !a->iterations || !a->converged || !a->flags || !a->open || !a->offsets_host || !a->zncc_host)
+        !a->iterations || !a->converged || !a->flags || !a->open || !a->steps ||
+        !a->offsets_host || !a->zncc_host)
         return ctx_fail(plan->ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
     return CLX_OK;
 }
@@ -356,6 +359,7 @@ static void first_pass_results(struct clx_plan *plan, int ntiles)
             a->peak_ratio[t] = pk.peak > 0 ? INFINITY : NAN;
         a->iterations[t] = 0;
         a->converged[t] = 0;
+        refine_step_reset(&a->steps[t]);
         if (isnan(pk.peak)) {
             a->dx[t] = a->dy[t] = NAN;
             continue;
@@ -411,8 +415,8 @@ error:
  * image window sampled at p + (ox, oy) (kept inside the image), correlated
  * with the reference's windows by stage s, and the peak's position added to
  * the move. A window-offset pass moves by round(d); a refinement iteration
- * moves by d itself, counts, and closes a tile whose residual fell below
- * the tolerance. Later iterations correlate only the tiles still open
+ * moves by d itself, takes the step refine_step.h works out from the peak,
+ * counts, and closes a tile whose step fell below the tolerance. Later iterations correlate only the tiles still open
  * (where the stage can): a batch then costs what its tiles need, not what
  * its slowest tile needs.
  */
@@ -448,18 +452,20 @@ static int moved_pass(struct clx_plan *plan, struct stage *s, int ntiles, int re
         if (isnan(a->dx[t]) || a->converged[t])
             continue;
         stage_peak_of(s, (size_t)i, &pk);
-        double ux = pk.ix + pk.sx, uy = pk.iy + pk.sy;
-        a->dx[t] = a->ox[t] + ux;
-        a->dy[t] = a->oy[t] + uy;
+        double o[2] = { a->ox[t], a->oy[t] }, u[2] = { pk.ix + pk.sx, pk.iy + pk.sy }, step[2] = { u[0], u[1] };
+        /* A failed fit gives a zero sub-pixel part: no evidence of convergence. */
+        int usable = pk.ix == 0 && pk.iy == 0 && !(pk.flags & CLX_FLAG_FIT_FAILED);
+        if (refining)
+            refine_step_next(&a->steps[t], o, u, usable, step);
+        a->dx[t] = o[0] + step[0];
+        a->dy[t] = o[1] + step[1];
         /* The last pass's word counts for the fit and the search border. */
         a->flags[t] = (a->flags[t] & ~(unsigned)(CLX_FLAG_FIT_FAILED | CLX_FLAG_EDGE)) |
                       (pk.flags & (CLX_FLAG_FIT_FAILED | CLX_FLAG_EDGE));
         if (!refining)
             continue;
         a->iterations[t]++;
-        /* A failed fit gives a zero sub-pixel part: no evidence of convergence. */
-        a->converged[t] = !(pk.flags & CLX_FLAG_FIT_FAILED) && fabs(ux) < plan->opt.tolerance &&
-                          fabs(uy) < plan->opt.tolerance;
+        a->converged[t] = usable && fabs(step[0]) < plan->opt.tolerance && fabs(step[1]) < plan->opt.tolerance;
     }
     return CLX_OK;
 }
@@ -572,7 +578,7 @@ void accurate_release(struct clx_plan *plan)
             clReleaseMemObject(bufs[i]);
     window_grid_release(&a->grid);
     void *host[] = { a->dx, a->dy, a->ox, a->oy, a->peak, a->peak_ratio, a->zncc, a->ix, a->iy, a->iterations,
-                     a->converged, a->flags, a->open, a->offsets_host, a->zncc_host };
+                     a->converged, a->flags, a->open, a->steps, a->offsets_host, a->zncc_host };
     for (size_t i = 0; i < sizeof host / sizeof host[0]; i++)
         free(host[i]);
     free(a);

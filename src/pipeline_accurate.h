@@ -8,6 +8,7 @@
 #include <CL/cl.h>
 #include "clxcorr.h"
 #include "outliers.h"
+#include "refine_step.h"
 #include "stage.h"
 
 struct clx_plan;
@@ -39,6 +40,7 @@ struct accurate_pipeline {
     int *ix, *iy, *iterations, *converged;
     unsigned *flags;
     cl_int *open;                     /* the tiles of the pass in flight, slot by slot */
+    struct refine_step *steps;        /* each tile's refinement state */
     void *offsets_host;               /* real2 per tile */
     void *zncc_host;
 
