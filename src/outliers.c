@@ -94,16 +94,16 @@ static double residual(double value, const double *neighbours, int n)
 }
 
 /*
- * The least-squares plane v = c[0] + c[1] x + c[2] y through the finite
- * values; c = 0 when there are too few or they are collinear.
+ * The least-squares plane v = c[0] + c[1] x + c[2] y through the values
+ * with use[i] set; c = 0 when there are too few or they are collinear.
  */
-static void affine_fit(const double *x, const double *y, const double *v, int n, double c[3])
+static void plane_fit(const double *x, const double *y, const double *v, const int *use, int n, double c[3])
 {
     double m[3][4] = { { 0 } };
     c[0] = c[1] = c[2] = 0;
     int used = 0;
     for (int i = 0; i < n; i++) {
-        if (!isfinite(v[i]))
+        if (!use[i])
             continue;
         double row[3] = { 1, x[i], y[i] };
         for (int a = 0; a < 3; a++) {
@@ -138,6 +138,47 @@ static void affine_fit(const double *x, const double *y, const double *v, int n,
     }
     for (int a = 0; a < 3; a++)
         c[a] = m[a][3] / m[a][a];
+}
+
+/*
+ * The affine trend of the finite values, robust to the outliers the test is
+ * there to find: a plain least-squares fit lets one wild window tilt the
+ * plane and push a whole row of good neighbours past the threshold. So:
+ * fit, drop the values further from the plane than 3 median absolute
+ * deviations (at least 2 OUTLIER_EPSILON), fit the rest again, until the
+ * set stops changing (a few rounds).
+ */
+static void affine_fit(const double *x, const double *y, const double *v, int n, double c[3])
+{
+    int *use = malloc(sizeof(int) * n);
+    double *dev = malloc(sizeof(double) * n);
+    c[0] = c[1] = c[2] = 0;
+    if (!use || !dev)
+        goto done;
+    for (int i = 0; i < n; i++)
+        use[i] = isfinite(v[i]);
+    for (int round = 0; round < 5; round++) {
+        plane_fit(x, y, v, use, n, c);
+        int m = 0, changed = 0;
+        for (int i = 0; i < n; i++)
+            if (use[i])
+                dev[m++] = fabs(v[i] - (c[0] + c[1] * x[i] + c[2] * y[i]));
+        if (m == 0)
+            break;
+        double cut = 3 * 1.4826 * median(dev, m);
+        if (cut < 2 * OUTLIER_EPSILON)
+            cut = 2 * OUTLIER_EPSILON;
+        for (int i = 0; i < n; i++) {
+            int keep = isfinite(v[i]) && fabs(v[i] - (c[0] + c[1] * x[i] + c[2] * y[i])) <= cut;
+            changed |= keep != use[i];
+            use[i] = keep;
+        }
+        if (!changed)
+            break;
+    }
+done:
+    free(use);
+    free(dev);
 }
 
 void outliers_flag(const struct window_grid *grid, const clx_region *regions, clx_result *results)

@@ -3,12 +3,13 @@
  * normalised median test of Westerweel and Scarano (Exp. Fluids 39, 2005),
  * for windows laid out on a grid (internal).
  *
- * The test runs on the offsets minus their least-squares affine fit over
- * the image's windows (u - (a + b x + c y) per component): a homogeneous
- * strain or rotation, the usual state of an EBSD map, then leaves no
- * gradient for the border windows, whose neighbours all lie on one side, to
- * be mistaken for an outlier (with the plain test, 0.2 % strain flagged
- * most of a 10 x 5 grid's top and bottom rows).
+ * The test runs on the offsets minus their affine fit over the image's
+ * windows (u - (a + b x + c y) per component; least squares, refitted
+ * without the values far from the plane so that a wild window cannot tilt
+ * it): a homogeneous strain or rotation, the usual state of an EBSD map,
+ * then leaves no gradient for the border windows, whose neighbours all lie
+ * on one side, to be mistaken for an outlier (with the plain test, 0.2 %
+ * strain flagged most of a 10 x 5 grid's top and bottom rows).
  *
  * For each window and each component: u_m, the median of its up to 8 grid
  * neighbours' (detrended) values; r_m, the median of |u_i - u_m| over those

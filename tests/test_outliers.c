@@ -2,7 +2,8 @@
  * test_outliers.c - grid detection and the normalised median test
  * (src/outliers.c): a smooth field with noise keeps every vector, so does a
  * strongly strained and rotated one (the border windows too), a spurious
- * vector is flagged and only it, neighbours without offsets are left out,
+ * vector is flagged and only it (a wild one too, which must not tilt the
+ * trend the test runs on), neighbours without offsets are left out,
  * and windows that do not form a grid are recognised as such.
  */
 #ifdef HAVE_CONFIG_H
@@ -84,6 +85,25 @@ int main(void)
               expected);
     }
     printf("normalised median test: %d of %d flagged (the 3 spurious ones)\n", flagged, NX * NY);
+    window_grid_release(&grid);
+
+    /* A 4 x 3 grid, strained, with one wild vector (12 px off): only it is
+     * flagged; a plain least-squares trend, tilted by it, flagged a column. */
+    clx_region small[12];
+    clx_result few[12];
+    for (int i = 0; i < 12; i++) {
+        small[i] = (clx_region){ 12 + 52 * (i % 4), 12 + 56 * (i / 4), 40, 40 };
+        few[i] = (clx_result){ 0 };
+        few[i].dx = 0.37 + 0.002 * small[i].x + 0.005 * (td_uniform(&seed) - 0.5);
+        few[i].dy = -1.62 - 0.002 * small[i].y + 0.005 * (td_uniform(&seed) - 0.5);
+    }
+    few[5].dx = -11.6;
+    few[5].dy = 7.9;
+    CHECK(window_grid_detect(small, 12, &grid) == 0, "a 4 x 3 grid");
+    outliers_flag(&grid, small, few);
+    for (int i = 0; i < 12; i++)
+        CHECK(((few[i].flags & CLX_FLAG_OUTLIER) != 0) == (i == 5), "4 x 3 grid, window %d: flags %u", i,
+              few[i].flags);
     window_grid_release(&grid);
 
     /* Not grids: a missing window, a stray one, two at one corner. */
