@@ -6,9 +6,8 @@
 #   speckle  512x512 speckle moved in 0.1 px steps (0 to 2 px), 36 windows
 #            of 64x64 (clxcorr-samples --kind speckle).
 # Errors are the offset minus the true displacement at the window centre;
-# every row counts, flagged or not. "rms" is the root mean square of the
-# error vector's length, sqrt(mean(ex^2 + ey^2)); "rms/axis" that over both
-# components taken one by one (rms / sqrt 2).
+# every row counts, flagged or not (bench/offset_error.awk says how "rms",
+# "rms/axis" and "max" are taken).
 #
 #   bench/accuracy.sh BUILD_DIR [OUT_DIR] [--sweep] [-- EXTRA clxcorr OPTIONS]
 #
@@ -30,12 +29,7 @@ mkdir -p "$out"
 
 # error SET CSV: rms, rms per axis, max |error|, rows, flagged rows.
 error() {
-    awk -F, 'NR == FNR { if (FNR > 1) truth[$1 "," $2] = $5 "," $6; next }
-        FNR > 1 { n = split($1, p, "/"); key = p[n] "," $2; if (!(key in truth)) next
-                  split(truth[key], t, ","); ex = $5 - t[1]; ey = $6 - t[2]; e2 = ex * ex + ey * ey
-                  s += e2; rows++; if (e2 > m) m = e2; if ($8 != 0) flagged++ }
-        END { printf "rms %.4f px  rms/axis %.4f px  max %.4f px  rows %d  flagged %d", sqrt(s / rows),
-              sqrt(s / (2 * rows)), sqrt(m), rows, flagged }' "$1/truth.csv" "$2"
+    awk -F, -f "$(dirname "$0")/offset_error.awk" "$1/truth.csv" "$2"
 }
 
 # run LABEL SET OPTIONS...

@@ -1,0 +1,46 @@
+#!/bin/sh
+# Accurate mode (the default) on small generated sets, against their truth:
+# the issue's targets, 0.03 px RMS on the Kikuchi-like set and 0.01 px on the
+# speckle set moved in 0.1 px steps, with seed mode several times worse on
+# both; the quality columns; and seed mode's columns unchanged.
+. "$TESTS_SRCDIR/lib.sh"
+need_device
+error_awk="$TESTS_SRCDIR/../bench/offset_error.awk"
+
+# The sets bench/accuracy.sh measures, with fewer images.
+"$CLXCORR_SAMPLES" --out "$TMP/kikuchi" --count 3 || exit 99
+"$CLXCORR_SAMPLES" --out "$TMP/speckle" --kind speckle --count 6 || exit 99
+
+# rms SET CSV: the RMS error vector length, px.
+rms() {
+    awk -F, -f "$error_awk" "$TMP/$1/truth.csv" "$2" | awk '{ print $2 }'
+}
+
+for set in kikuchi speckle; do
+    limit=0.03
+    [ "$set" = speckle ] && limit=0.01
+    S=$TMP/$set
+    "$CLXCORR" offsets -q --regions "$S/regions.txt" "$S/reference.tif" "$S"/image_*.tif >"$TMP/$set.csv" \
+        || fail "$set: accurate mode failed"
+    "$CLXCORR" offsets -q --mode seed --regions "$S/regions.txt" "$S/reference.tif" "$S"/image_*.tif \
+        >"$TMP/$set.seed.csv" || fail "$set: seed mode failed"
+    accurate=$(rms $set "$TMP/$set.csv")
+    seed=$(rms $set "$TMP/$set.seed.csv")
+    awk -v a="$accurate" -v l="$limit" 'BEGIN { exit !(a <= l) }' \
+        && pass "$set: accurate mode rms $accurate px <= $limit" || fail "$set: accurate mode rms $accurate px > $limit"
+    awk -v a="$accurate" -v s="$seed" 'BEGIN { exit !(5 * a < s) }' \
+        && pass "$set: seed mode rms $seed px, over 5 times accurate mode's" \
+        || fail "$set: seed mode rms $seed px is not 5 times accurate mode's $accurate px"
+    # Every window of these sets matches: no flags, ZNCC near 1, a clear
+    # peak, refinement done in a few iterations.
+    awk -F, 'NR > 1 && ($8 != 0 || $9 < 0.95 || $10 <= 1 || $11 < 1 || $11 > 8) { bad++; if (bad < 4) print }
+             END { exit bad > 0 }' "$TMP/$set.csv" >"$TMP/bad" \
+        && pass "$set: no flags, zncc >= 0.95, peak ratio > 1, 1-8 iterations" \
+        || fail "$set: rows out of range: $(cat "$TMP/bad")"
+done
+
+head -1 "$TMP/kikuchi.csv" | grep -qx "image,region,x,y,dx,dy,peak,flags,zncc,peak_ratio,iterations" \
+    && pass "accurate mode's header" || fail "header: $(head -1 "$TMP/kikuchi.csv")"
+head -1 "$TMP/kikuchi.seed.csv" | grep -qx "image,region,x,y,dx,dy,peak,flags" \
+    && pass "seed mode's header" || fail "seed header: $(head -1 "$TMP/kikuchi.seed.csv")"
+finish
