@@ -377,14 +377,14 @@ typedef struct clx_plan_options {
 
     /* Accurate mode only (clx_plan_options_init sets the defaults
      * bench/accuracy.sh chose: background:8, Hann, 2 passes, 8
-     * refinements, 0.001 px, 4 px): */
+     * refinements, 0.001 px, 2 px): */
     const char *prefilter;  /* filter spec (see clx_filter_options); NULL or "none": none */
     clx_window_fn window;   /* window function */
     double window_alpha;    /* Tukey's taper fraction, 0..1 */
     int passes;             /* correlation passes: 1 plus window-offset passes (>= 1) */
     int refine;             /* at most this many sub-pixel refinement iterations (>= 0) */
     double tolerance;       /* refinement stops below this correction, in pixels */
-    int fine_shift;         /* search radius of the window-offset and refinement passes */
+    int fine_shift;         /* search radius of the window-offset passes (refinement: 1 px) */
 } clx_plan_options;
 
 void clx_plan_options_init(clx_plan_options *options);
