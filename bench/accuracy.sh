@@ -4,15 +4,20 @@
 #   kikuchi  900x900 Kikuchi-like patterns, shifts up to 6 px, 0.2 % strain,
 #            50 windows of 100x100 (clxcorr-samples' defaults);
 #   speckle  512x512 speckle moved in 0.1 px steps (0 to 2 px), 36 windows
-#            of 64x64 (clxcorr-samples --kind speckle).
+#            of 64x64 (clxcorr-samples --kind speckle);
+#   kikuchi-noise  the Kikuchi set's first 12 patterns with Gaussian noise of
+#            200 counts (about Poisson noise at their mean of 24,000): where
+#            the pre-filters differ most.
 # Errors are the offset minus the true displacement at the window centre;
 # every row counts, flagged or not (bench/offset_error.awk says how "rms",
 # "rms/axis" and "max" are taken).
 #
 #   bench/accuracy.sh BUILD_DIR [OUT_DIR] [--sweep] [-- EXTRA clxcorr OPTIONS]
 #
-# --sweep also tries the accurate mode's options one at a time around the
-# defaults (how the defaults were chosen).
+# It ends with both modes' patterns/s on the Kikuchi set (bench/clxcorr-
+# throughput, REPEAT patterns each, default 96). --sweep also tries the
+# accurate mode's options one at a time around the defaults (how the
+# defaults were chosen).
 set -eu
 build=${1:?usage: bench/accuracy.sh BUILD_DIR [OUT_DIR] [--sweep] [-- OPTIONS]}
 shift
@@ -26,6 +31,7 @@ mkdir -p "$out"
 
 "$build/samples/clxcorr-samples" --out "$out/kikuchi" --count 24
 "$build/samples/clxcorr-samples" --out "$out/speckle" --kind speckle --count 21
+"$build/samples/clxcorr-samples" --out "$out/kikuchi-noise" --count 12 --noise 200
 
 # error SET CSV: rms, rms per axis, max |error|, rows, flagged rows.
 error() {
@@ -39,24 +45,38 @@ run() {
     # shellcheck disable=SC2086
     "$clx" offsets -q "$@" --regions "$out/$set/regions.txt" "$out/$set/reference.tif" "$out/$set"/image_*.tif \
         >"$out/$set.$label.csv"
-    printf '%-9s %-44s %s\n' "$set" "$label" "$(error "$out/$set" "$out/$set.$label.csv")"
+    printf '%-13s %-52s %s\n' "$set" "$label" "$(error "$out/$set" "$out/$set.$label.csv")"
 }
 
-for set in kikuchi speckle; do
+# The device the runs use, as clxcorr -v names it.
+echo "device: $("$clx" offsets -v "$@" --mode seed --regions "$out/speckle/regions.txt" \
+    "$out/speckle/reference.tif" "$out/speckle/image_0001.tif" 2>&1 >/dev/null | sed -n 's/^clxcorr: device //p')"
+for set in kikuchi speckle kikuchi-noise; do
     run "seed" $set --mode seed "$@"
     run "accurate (defaults)" $set --mode accurate "$@"
 done
 
+# Patterns per second of both modes from memory (decoded once; uploads,
+# device work and host fits included), on the Kikuchi set; the device is
+# CLXCORR_DEVICE's, or the default.
+for mode in seed accurate; do
+    "$build/bench/clxcorr-throughput" --mode $mode --repeat "${REPEAT:-96}" --regions "$out/kikuchi/regions.txt" \
+        "$out/kikuchi/reference.tif" "$out/kikuchi"/image_*.tif
+done
+
 if [ "$sweep" -eq 1 ]; then
-    for set in kikuchi speckle; do
-        for pf in none background:4 background:8 background:16 background:32 highpass:2 background-divide:16; do
+    for set in kikuchi speckle kikuchi-noise; do
+        run "first pass only (no prefilter, offset, refinement)" $set --prefilter none --refine 0 --passes 1 "$@"
+        for pf in none background:4 background:12 background:20 highpass:2 background-divide:12 \
+            gaussian:1+background:8; do
             run "prefilter $pf" $set --prefilter $pf "$@"
         done
-        for w in hann tukey:0.25 tukey:0.5; do run "window-fn $w" $set --window-fn $w "$@"; done
-        for e in lsq parabola3 centroid; do run "estimator $e" $set --estimator $e "$@"; done
+        for w in none tukey:0.25 tukey:0.5; do run "window-fn $w" $set --window-fn $w "$@"; done
+        for e in gauss3 parabola3 centroid; do run "estimator $e" $set --estimator $e "$@"; done
+        run "fit-size 5" $set --fit-size 5 "$@"
         for p in 1 3; do run "passes $p" $set --passes $p "$@"; done
-        for r in 0 1 2 8; do run "refine $r" $set --refine $r "$@"; done
-        run "fit-size 3" $set --fit-size 3 "$@"
-        run "prefilter none, refine 0, passes 1" $set --prefilter none --refine 0 --passes 1 "$@"
+        for r in 0 1 2 4; do run "refine $r" $set --refine $r "$@"; done
+        for t in 0.0001 0.01; do run "tol $t" $set --tol $t "$@"; done
+        for f in 1 4; do run "fine-shift $f" $set --fine-shift $f "$@"; done
     done
 fi

@@ -7,6 +7,7 @@
  *
  *   clxcorr-throughput [--device SPEC] [--batch B] [--repeat N] [--double]
  *                      [--method M] [--max-shift R] [--mode seed|accurate]
+ *                      [--param KEY=VALUE,...]
  *                      --regions FILE REFERENCE IMAGE...   (seed mode unless asked)
  */
 #ifdef HAVE_CONFIG_H
@@ -41,16 +42,16 @@ int main(int argc, char **argv)
         { "repeat", required_argument, NULL, 'n' }, { "double", no_argument, NULL, 'D' },
         { "regions", required_argument, NULL, 'r' }, { "method", required_argument, NULL, 'm' },
         { "max-shift", required_argument, NULL, 'R' }, { "mode", required_argument, NULL, 'M' },
-        { NULL, 0, NULL, 0 }
+        { "param", required_argument, NULL, 'p' }, { NULL, 0, NULL, 0 }
     };
-    const char *device = NULL, *regions_path = NULL;
+    const char *device = NULL, *regions_path = NULL, *params = NULL;
     int batch = 0, use_double = 0, max_shift = 0, c;
     clx_method method = CLX_METHOD_AUTO;
     clx_mode mode = CLX_MODE_SEED;
     long repeat = 4096;
     clx_message msg;
 
-    while ((c = getopt_long(argc, argv, "d:b:n:Dr:m:R:M:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "d:b:n:Dr:m:R:M:p:", longopts, NULL)) != -1) {
         switch (c) {
         case 'd': device = optarg; break;
         case 'b': batch = atoi(optarg); break;
@@ -63,11 +64,13 @@ int main(int argc, char **argv)
             break;
         case 'R': max_shift = atoi(optarg); break;
         case 'M': mode = strcmp(optarg, "accurate") == 0 ? CLX_MODE_ACCURATE : CLX_MODE_SEED; break;
+        case 'p': params = optarg; break;
         default: return 2;
         }
     }
     if (!regions_path || argc - optind < 2) {
-        fprintf(stderr, "usage: clxcorr-throughput [--device SPEC] [--batch B] [--repeat N] [--double] "
+        fprintf(stderr, "usage: clxcorr-throughput [--device SPEC] [--batch B] [--repeat N] [--double] [--method M] "
+                        "[--max-shift R] [--mode seed|accurate] [--param KEY=VALUE,...] "
                         "--regions FILE REFERENCE IMAGE...\n");
         return 2;
     }
@@ -99,6 +102,7 @@ int main(int argc, char **argv)
     popt.method = method;
     popt.mode = mode;
     popt.max_shift = max_shift;
+    popt.params = params;
     if (clx_plan_create(ctx, &ref, regions, nregions, &popt, &plan) != CLX_OK)
         die("plan", clx_context_message(ctx));
 
@@ -121,10 +125,10 @@ int main(int argc, char **argv)
         done += (long)b;
     }
     double elapsed = now() - t0;
-    printf("clxcorr %s %s %s max-shift=%d device=\"%s\" batch=%zu regions=%zu window=%dx%d image=%dx%d: %.1f "
+    printf("clxcorr %s %s %s max-shift=%d%s%s device=\"%s\" batch=%zu regions=%zu window=%dx%d image=%dx%d: %.1f "
            "patterns/s (%.4f ms/pattern)\n",
            clx_mode_name(mode), use_double ? "double" : "float", clx_method_name(clx_plan_method(plan)), max_shift,
-           clx_context_device(ctx)->name, b, nregions, regions[0].w, regions[0].h, ref.width, ref.height,
+           params ? " params=" : "", params ? params : "", clx_context_device(ctx)->name, b, nregions, regions[0].w, regions[0].h, ref.width, ref.height,
            done / elapsed, 1e3 * elapsed / done);
 
     clx_plan_release(plan);
