@@ -75,4 +75,12 @@ int parse_estimator(const char *text, clx_estimator *estimator);
 /* Parses --window-fn's value: none, hann, tukey or tukey:ALPHA. */
 int parse_window_fn(const char *text, clx_window_fn *fn, double *alpha);
 
+/*
+ * The window options agree: --regions or --grid, not both (one of them when
+ * `required`; the message then says how), --window with --grid and --grid
+ * with --window, --margin only with --grid. Reports the first problem and
+ * returns -1.
+ */
+int check_window_options(int have_regions, int have_grid, int have_window, int have_margin, int required);
+
 #endif

@@ -182,32 +182,14 @@ static int parse_args(int argc, char **argv, struct correlate_args *a)
         report_error("correlate needs -o OUT.tif");
         return -1;
     }
-    if (a->regions_path && a->have_grid) {
-        report_error("give either --regions or --grid, not both");
+    if (check_window_options(a->regions_path != NULL, a->have_grid, a->have_window, a->have_margin, 0))
         return -1;
-    }
-    if (a->have_grid != a->have_window) {
-        report_error(a->have_grid ? "--grid needs --window WxH" : "--window is only used with --grid");
-        return -1;
-    }
-    if (a->have_margin && !a->have_grid) {
-        report_error("--margin is only used with --grid");
-        return -1;
-    }
     if (a->lefts != 1 && a->form != FORM_N_TO_MN && a->form != FORM_N_TO_M) {
         report_error("--lefts is only used with --form n-to-mn or n-to-m");
         return -1;
     }
-    for (; optind < argc; optind++)
-        if (image_list_add(&a->images, argv[optind]) != CLX_OK) {
-            report_error("out of memory");
-            return -1;
-        }
-    if (!a->list_path && a->images.count == 0) {
-        report_error("no images given (see clxcorr correlate --help)");
-        return -1;
-    }
-    return 0;
+    return image_list_add_args(&a->images, argc, argv, optind, a->list_path != NULL,
+                               " (see clxcorr correlate --help)");
 }
 
 /* The rights of left `i`: entries [*first, *first + *count) of the list. */

@@ -217,16 +217,8 @@ static int parse_args(int argc, char **argv, struct filter_args *a)
     report_set_verbosity(verbosity);
     if (check_args(a))
         return -1;
-    for (; optind < argc; optind++)
-        if (image_list_add(&a->images, argv[optind]) != CLX_OK) {
-            report_error("out of memory");
-            return -1;
-        }
-    if (!a->list_path && a->images.count == 0) {
-        report_error("no images given (see clxcorr filter --help)");
-        return -1;
-    }
-    return 0;
+    return image_list_add_args(&a->images, argc, argv, optind, a->list_path != NULL,
+                               " (see clxcorr filter --help)");
 }
 
 static const char *const border_names[] = { "clamp", "mirror", "zero" };

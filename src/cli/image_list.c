@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli.h"
 #include "image_list.h"
 
 int image_list_add(struct image_list *list, const char *entry)
@@ -24,6 +25,20 @@ int image_list_add(struct image_list *list, const char *entry)
         return CLX_ERR_HOST_MEMORY;
     list->entries[list->count++] = copy;
     return CLX_OK;
+}
+
+int image_list_add_args(struct image_list *list, int argc, char **argv, int first, int have_list, const char *hint)
+{
+    for (int i = first; i < argc; i++)
+        if (image_list_add(list, argv[i]) != CLX_OK) {
+            report_error("out of memory");
+            return -1;
+        }
+    if (!have_list && list->count == 0) {
+        report_error("no images given%s", hint);
+        return -1;
+    }
+    return 0;
 }
 
 int image_list_read(struct image_list *list, const char *path, clx_message *msg)

@@ -18,6 +18,12 @@ struct image_list {
 };
 
 int image_list_add(struct image_list *list, const char *entry);
+/*
+ * Adds the command line's remaining words (argv[first] on) and checks that
+ * there is an image, unless a --list will bring them; reports a problem
+ * (the error ends with `hint`) and returns -1.
+ */
+int image_list_add_args(struct image_list *list, int argc, char **argv, int first, int have_list, const char *hint);
 /* Adds every non-blank line of `path` ("-": standard input) that does not
  * start with '#'. */
 int image_list_read(struct image_list *list, const char *path, clx_message *msg);

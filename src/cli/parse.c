@@ -1,4 +1,5 @@
-/* parse.c - option values: integers, "AxB" pairs and "A,B,..." lists, with clear errors. */
+/* parse.c - option values (integers, "AxB" pairs, "A,B,..." lists, names)
+ * with clear errors, and the window options' consistency. */
 #include "config.h"
 
 #include <errno.h>
@@ -79,6 +80,27 @@ int parse_estimator(const char *text, clx_estimator *estimator)
         }
     report_error("--estimator: unknown estimator '%s' (lsq, gauss3, parabola3 or centroid)", text);
     return -1;
+}
+
+int check_window_options(int have_regions, int have_grid, int have_window, int have_margin, int required)
+{
+    if (have_regions && have_grid) {
+        report_error("give either --regions or --grid, not both");
+        return -1;
+    }
+    if (required && !have_regions && !have_grid) {
+        report_error("no windows given: use --regions FILE or --grid NXxNY --window WxH");
+        return -1;
+    }
+    if (have_grid != have_window) {
+        report_error(have_grid ? "--grid needs --window WxH" : "--window is only used with --grid");
+        return -1;
+    }
+    if (have_margin && !have_grid) {
+        report_error("--margin is only used with --grid");
+        return -1;
+    }
+    return 0;
 }
 
 int parse_window_fn(const char *text, clx_window_fn *fn, double *alpha)
