@@ -51,6 +51,21 @@ int ctx_cl_fail(struct clx_context *ctx, cl_int code, const char *call, const ch
                     ctx->dev.info.name, cl_errstr(code), file, line);
 }
 
+int ctx_create_buffer(struct clx_context *ctx, size_t bytes, cl_mem *out, const char *what)
+{
+    cl_int err;
+    *out = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    if (err == CL_SUCCESS)
+        return CLX_OK;
+    *out = NULL;
+    if (cl_status(err) == CLX_ERR_DEVICE_MEMORY)
+        return ctx_fail(ctx, CLX_ERR_DEVICE_MEMORY,
+                        "out of device memory or resources on %s allocating the %s (%.1f MiB: %s); try a smaller "
+                        "batch", ctx->dev.info.name, what, bytes / 1048576.0, cl_errstr(err));
+    return ctx_fail(ctx, cl_status(err), "clCreateBuffer for the %s (%.1f MiB) failed on %s: %s", what,
+                    bytes / 1048576.0, ctx->dev.info.name, cl_errstr(err));
+}
+
 /* The device layer's skip messages go to the caller's log as warnings: a
  * skipped device changes where the job runs. */
 struct skip_log {

@@ -25,4 +25,8 @@ void ctx_log(struct clx_context *ctx, clx_log_level level, const char *fmt, ...)
 /* Records a one-line error in the context and returns status. */
 int ctx_fail(struct clx_context *ctx, int status, const char *fmt, ...) CLX_PRINTF(3, 4);
 
+/* A read-write device buffer; a failure names `what` (e.g. "correlations")
+ * and its size. *out is NULL then. */
+int ctx_create_buffer(struct clx_context *ctx, size_t bytes, cl_mem *out, const char *what);
+
 #endif

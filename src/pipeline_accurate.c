@@ -73,18 +73,6 @@ static int build(struct clx_context *ctx, const char *file, const struct kernel_
     return status == CLX_OK ? kernel_create(ctx, *program, name, kernel) : status;
 }
 
-static int create_buffer(struct clx_context *ctx, size_t bytes, cl_mem *out, const char *what)
-{
-    cl_int err;
-    *out = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, bytes, NULL, &err);
-    if (err == CL_SUCCESS)
-        return CLX_OK;
-    char call[96];
-    snprintf(call, sizeof call, "clCreateBuffer(%s)", what);
-    *out = NULL;
-    return ctx_cl_fail(ctx, err, call, __FILE__, __LINE__);
-}
-
 static int create_host_arrays(struct clx_plan *plan)
 {
     struct accurate_pipeline *a = plan->accurate;
@@ -173,12 +161,13 @@ int accurate_create(struct clx_plan *plan)
          (status = build(ctx, "tile_prepare.cl", o->refine > 0 ? &a->refine.params : &a->offset.params,
                          "tile_prepare", &a->moved_program, &a->moved_prepare))) ||
         (status = build(ctx, "zncc.cl", &base, "zncc", &a->zncc_program, &a->zncc_kernel)) ||
-        (status = create_buffer(ctx, rs * plan->batch * plan->image_w * plan->image_h, &a->filtered, "filtered")) ||
-        (status = create_buffer(ctx, 2 * rs * ntiles, &a->offsets, "offsets")) ||
-        (status = create_buffer(ctx, rs * ntiles * window, &a->tiles, "sampled windows")) ||
-        (status = create_buffer(ctx, rs * plan->nwin * window, &a->ref_tiles, "reference windows")) ||
-        (status = create_buffer(ctx, rs * ntiles, &a->zncc_values, "zncc")) ||
-        (status = create_buffer(ctx, sizeof(cl_int) * ntiles, &a->tile_ids, "tile ids")) ||
+        (status = ctx_create_buffer(ctx, rs * plan->batch * plan->image_w * plan->image_h, &a->filtered,
+                                    "filtered images")) ||
+        (status = ctx_create_buffer(ctx, 2 * rs * ntiles, &a->offsets, "offsets")) ||
+        (status = ctx_create_buffer(ctx, rs * ntiles * window, &a->tiles, "sampled windows")) ||
+        (status = ctx_create_buffer(ctx, rs * plan->nwin * window, &a->ref_tiles, "reference windows")) ||
+        (status = ctx_create_buffer(ctx, rs * ntiles, &a->zncc_values, "zncc")) ||
+        (status = ctx_create_buffer(ctx, sizeof(cl_int) * ntiles, &a->tile_ids, "tile ids")) ||
         (status = create_host_arrays(plan)) != CLX_OK)
         return status;
     if (window_grid_detect(plan->regions, plan->nwin, &a->grid) != 0)

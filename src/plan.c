@@ -167,7 +167,8 @@ static int choose_batch(struct clx_plan *plan, int requested)
         if ((unsigned long long)requested > by_alloc ||
             (unsigned long long)requested * per_image > dev->global_memory)
             return ctx_fail(ctx, CLX_ERR_DEVICE_MEMORY,
-                            "a batch of %d images needs %.0f MiB of device memory; %s has %.0f MiB (at most %llu images fit)",
+                            "a batch of %d images needs %.0f MiB of device memory; %s has %.0f MiB "
+                            "(at most %llu images fit)",
                             requested, requested * (double)per_image / 1048576.0, dev->name,
                             dev->global_memory / 1048576.0, fits);
         plan->batch = requested;
@@ -189,22 +190,10 @@ static int choose_batch(struct clx_plan *plan, int requested)
 
 /* ---- upload -------------------------------------------------------------- */
 
-static int create_buffer(struct clx_context *ctx, size_t bytes, cl_mem *out, const char *what)
-{
-    cl_int err;
-    *out = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, bytes, NULL, &err);
-    if (err == CL_SUCCESS)
-        return CLX_OK;
-    char call[96];
-    snprintf(call, sizeof call, "clCreateBuffer(%s)", what);
-    *out = NULL;
-    return ctx_cl_fail(ctx, err, call, __FILE__, __LINE__);
-}
-
 static int upload_corners(struct clx_plan *plan)
 {
     struct clx_context *ctx = plan->ctx;
-    int status = create_buffer(ctx, sizeof(cl_int2) * plan->nwin, &plan->corners, "corners");
+    int status = ctx_create_buffer(ctx, sizeof(cl_int2) * plan->nwin, &plan->corners, "corners");
     if (status != CLX_OK)
         return status;
     cl_int2 *corners = malloc(sizeof *corners * plan->nwin);
@@ -232,7 +221,7 @@ static int reserve_image_buffers(struct clx_plan *plan, size_t bytes)
         if (plan->images)
             clReleaseMemObject(plan->images);
         plan->images_bytes = 0;
-        status = create_buffer(ctx, bytes, &plan->images, "images");
+        status = ctx_create_buffer(ctx, bytes, &plan->images, "images");
         if (status != CLX_OK)
             return status;
         plan->images_bytes = bytes;

@@ -50,18 +50,6 @@ void stage_image_bytes(const struct device_entry *dev, const struct kernel_param
     }
 }
 
-static int create_buffer(struct clx_context *ctx, size_t bytes, cl_mem *out, const char *what)
-{
-    cl_int err;
-    *out = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, bytes, NULL, &err);
-    if (err == CL_SUCCESS)
-        return CLX_OK;
-    char call[96];
-    snprintf(call, sizeof call, "clCreateBuffer(%s)", what);
-    *out = NULL;
-    return ctx_cl_fail(ctx, err, call, __FILE__, __LINE__);
-}
-
 static int create_buffers(struct clx_context *ctx, struct stage *s)
 {
     const struct kernel_params *p = &s->params;
@@ -70,11 +58,12 @@ static int create_buffers(struct clx_context *ctx, struct stage *s)
     size_t nb = rs * p->fit_size * p->fit_size * tiles;
     int status;
 
-    if ((status = create_buffer(ctx, tile_prepared * tiles, &s->prepared, "prepared windows")) ||
-        (status = create_buffer(ctx, (size_t)p->corr_w * p->corr_h * rs * tiles, &s->corr, "correlations")) ||
-        (status = create_buffer(ctx, sizeof(cl_int) * tiles, &s->peak_index, "peaks")) ||
-        (status = create_buffer(ctx, nb, &s->neighbourhoods, "neighbourhoods")) ||
-        (s->second_peak && (status = create_buffer(ctx, rs * tiles, &s->second, "second peaks"))))
+    if ((status = ctx_create_buffer(ctx, tile_prepared * tiles, &s->prepared, "prepared windows")) ||
+        (status = ctx_create_buffer(ctx, (size_t)p->corr_w * p->corr_h * rs * tiles, &s->corr,
+                                    "correlations")) ||
+        (status = ctx_create_buffer(ctx, sizeof(cl_int) * tiles, &s->peak_index, "peaks")) ||
+        (status = ctx_create_buffer(ctx, nb, &s->neighbourhoods, "neighbourhoods")) ||
+        (s->second_peak && (status = ctx_create_buffer(ctx, rs * tiles, &s->second, "second peaks"))))
         return status;
     s->peak_index_host = malloc(sizeof(int) * tiles);
     s->neighbourhoods_host = malloc(nb);
