@@ -40,6 +40,7 @@
  * along the others.
  */
 #include "common.h"
+#include "direct_layout.h"
 
 #ifndef DIRECT_TX
 #define DIRECT_TX 16        /* work-items along the shift columns */
@@ -72,12 +73,6 @@
 #define DIRECT_BROADCAST 0  /* reference values via 0 local memory, 1 sub-group broadcast, 2 PTX shfl */
 #endif
 
-#if PAD_W != WIN_W || PAD_H != WIN_H
-#error "the direct path reads compact windows: PAD_W = WIN_W, PAD_H = WIN_H"
-#endif
-#if CORR_W != 2 * STORE_RX + 1 || CORR_H != 2 * STORE_RY + 1
-#error "the direct path writes a compact correlation: CORR_W = 2 STORE_RX + 1"
-#endif
 #if DIRECT_SOURCE != 0 && USE_DOUBLE
 #error "the texture path reads floats: use DIRECT_SOURCE 0 in double precision"
 #endif

@@ -18,16 +18,10 @@
  * NDRange: global (DIRECT_FEW_WG * slots), local (DIRECT_FEW_WG).
  */
 #include "common.h"
+#include "direct_layout.h"
 
 #ifndef DIRECT_FEW_WG
 #define DIRECT_FEW_WG 64    /* work-items per tile */
-#endif
-
-#if PAD_W != WIN_W || PAD_H != WIN_H
-#error "the direct path reads compact windows: PAD_W = WIN_W, PAD_H = WIN_H"
-#endif
-#if CORR_W != 2 * STORE_RX + 1 || CORR_H != 2 * STORE_RY + 1
-#error "the direct path writes a compact correlation: CORR_W = 2 STORE_RX + 1"
 #endif
 
 __kernel __attribute__((reqd_work_group_size(DIRECT_FEW_WG, 1, 1)))

@@ -42,10 +42,13 @@ static size_t real_size(const struct kernel_params *p)
 
 /*
  * Up to this many stored shifts, the few-shifts form: its work-items keep
- * one accumulator per shift, so the bound is set by registers. Measured on
- * PoCL (2 cores), 12 images of 50 windows of 100 x 100 with 25, 49 and 121
- * stored shifts: 0.07, 0.11, 0.17 s against 0.69, 0.70, 1.31 s for the
- * shift-parallel kernel, whose 16-shift-wide blocks are mostly idle here.
+ * one accumulator per shift, so the bound is set by registers. Measured
+ * with 50 windows of 100 x 100: on PoCL (2 cores), 12 images with 25, 49
+ * and 121 stored shifts took 0.07, 0.11, 0.17 s against 0.69, 0.70, 1.31 s
+ * for the shift-parallel kernel, whose 16-shift-wide blocks are mostly idle
+ * there; on an NVIDIA H200 the seed pipeline ran at 4,244 / 4,102 / 3,451
+ * patterns/s with 49 / 81 / 169 stored shifts against 4,454 / 3,886 / 3,970
+ * (bench/gpu-accurate.sh): a tie up to 81, a loss beyond.
  */
 #define FEW_SHIFTS_MAX 49
 
@@ -179,7 +182,8 @@ static int check_variant(struct clx_context *ctx, const struct kernel_params *p,
                         "%zu texels; %s offers %zu", (size_t)ntiles * p->win_w * p->win_h, dev,
                         ctx->dev.image_max_buffer);
     if (d->broadcast == 1 && !ctx->dev.has_subgroups)
-        return ctx_fail(ctx, CLX_ERR_UNSUPPORTED, "%s has no sub-groups (cl_khr_subgroups) for direct_broadcast=1", dev);
+        return ctx_fail(ctx, CLX_ERR_UNSUPPORTED, "%s has no sub-groups (cl_khr_subgroups) for direct_broadcast=1",
+                        dev);
     if (d->broadcast == 2 && ctx->dev.vendor != VENDOR_NVIDIA)
         return ctx_fail(ctx, CLX_ERR_UNSUPPORTED, "direct_broadcast=2 is NVIDIA PTX; %s is not an NVIDIA device", dev);
     if (d->broadcast != 0 && ((size_t)d->tx * d->ty) % 32 != 0)
