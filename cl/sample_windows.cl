@@ -158,5 +158,6 @@ void copy_windows(__global const real *images, int image_w, int image_h, __globa
     const int2 corner = corners[tile - img * nwin];
     const real2 o = offsets[tile];
     const int ix = clamp(corner.x + x + (int)o.x, 0, image_w - 1), iy = clamp(corner.y + y + (int)o.y, 0, image_h - 1);
-    tiles[(size_t)slot * WIN_PIXELS + y * WIN_W + x] = images[(size_t)img * image_w * image_h + (size_t)iy * image_w + ix];
+    tiles[(size_t)slot * WIN_PIXELS + y * WIN_W + x] =
+        images[(size_t)img * image_w * image_h + (size_t)iy * image_w + ix];
 }

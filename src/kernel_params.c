@@ -80,7 +80,8 @@ int kernel_options_format(const struct kernel_params *p, char *buf, size_t len)
                      " -D DIRECT_TX=%d -D DIRECT_TY=%d -D DIRECT_SPX=%d -D DIRECT_IPI=%d -D DIRECT_ROWS=%d"
                      " -D DIRECT_SPLIT=%d -D DIRECT_SOURCE=%d -D DIRECT_HYBRID_TEX=%d -D DIRECT_HYBRID_DEN=%d"
                      " -D DIRECT_BROADCAST=%d -D DIRECT_FEW_WG=%d"
-                     " -D FILTER_R=%d -D FILTER_BORDER=%d -D FILTER_EPILOGUE=%d -D FILTER_INPUT_REAL=%d -D FILTER_K=%d -D FILTER_ROWS_TX=%d -D FILTER_ROWS_TY=%d"
+                     " -D FILTER_R=%d -D FILTER_BORDER=%d -D FILTER_EPILOGUE=%d -D FILTER_INPUT_REAL=%d"
+                     " -D FILTER_K=%d -D FILTER_ROWS_TX=%d -D FILTER_ROWS_TY=%d"
                      " -D FILTER_COLS_TX=%d -D FILTER_COLS_TY=%d",
                      std, (int)p->vendor, p->use_double ? 1 : 0, pixel_ctype(p->pixel), p->pixel == CLX_PIXEL_F32,
                      p->win_w, p->win_h, p->pad_w, p->pad_h, p->corr_w, p->corr_h, p->store_rx, p->store_ry,

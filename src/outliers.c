@@ -220,7 +220,8 @@ void outliers_flag(const struct window_grid *grid, const clx_region *regions, cl
                         ndy[k++] = rdy[nb];
                     }
                 }
-            if (k >= 3 && (residual(rdx[me], ndx, k) > OUTLIER_THRESHOLD || residual(rdy[me], ndy, k) > OUTLIER_THRESHOLD))
+            if (k >= 3 &&
+                (residual(rdx[me], ndx, k) > OUTLIER_THRESHOLD || residual(rdy[me], ndy, k) > OUTLIER_THRESHOLD))
                 results[me].flags |= CLX_FLAG_OUTLIER;
         }
 done:

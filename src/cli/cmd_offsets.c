@@ -68,7 +68,8 @@ static void usage(FILE *f)
           "      --explain        say which method was used and why (measured times)\n"
           "      --estimator E    sub-pixel estimator: lsq (the seed's F x F quadratic fit,\n"
           "                       default), gauss3, parabola3 (three-point fits per axis)\n"
-          "                       or centroid\n"
+          "                       or centroid; where it finds no maximum, accurate mode\n"
+          "                       falls back to parabola3\n"
           "  -F, --fit-size F     the F x F values the estimator sees, odd, >= 3\n"
           "                       (default 5 in seed mode, 3 in accurate mode)\n"
           "      --double         every device stage in double precision (needs a\n"
@@ -85,8 +86,9 @@ static void usage(FILE *f)
           "                       (default 2)\n"
           "      --refine N       at most N refinement iterations: the image window sampled\n"
           "                       at the sub-pixel offset (Lanczos-3 interpolation),\n"
-          "                       correlated, and the residual added (default 8)\n"
-          "      --tol T          refinement stops when the residual is below T px\n"
+          "                       correlated, and the residual added, divided by the\n"
+          "                       estimator's gain as measured so far (default 8)\n"
+          "      --tol T          refinement stops when its step is below T px\n"
           "                       (default 0.001)\n"
           "      --fine-shift R   search radius of the window-offset passes (default 2;\n"
           "                       refinement iterations search 1 px)\n"
@@ -320,29 +322,10 @@ static int parse_args(int argc, char **argv, struct offsets_args *a)
         return -1;
     }
     a->reference = argv[optind++];
-    if (!!a->regions_path == !!a->have_grid) {
-        report_error(a->regions_path ? "give either --regions or --grid, not both"
-                                     : "no windows given: use --regions FILE or --grid NXxNY --window WxH");
+    if (check_window_options(a->regions_path != NULL, a->have_grid, a->have_window, a->have_margin, 1))
         return -1;
-    }
-    if (a->have_grid != a->have_window) {
-        report_error(a->have_grid ? "--grid needs --window WxH" : "--window is only used with --grid");
-        return -1;
-    }
-    if (a->have_margin && !a->have_grid) {
-        report_error("--margin is only used with --grid");
-        return -1;
-    }
-    for (; optind < argc; optind++)
-        if (image_list_add(&a->images, argv[optind]) != CLX_OK) {
-            report_error("out of memory");
-            return -1;
-        }
-    if (!a->list_path && a->images.count == 0) {
-        report_error("no images given: name them after the reference or use --list FILE");
-        return -1;
-    }
-    return 0;
+    return image_list_add_args(&a->images, argc, argv, optind, a->list_path != NULL,
+                               ": name them after the reference or use --list FILE");
 }
 
 static int load_windows(const struct offsets_args *a, const clx_image *ref, clx_region **regions, size_t *n)
@@ -498,7 +481,8 @@ int cmd_offsets(int argc, char **argv)
         report_error("reference: %s", msg.text);
         goto done;
     }
-    if (load_windows(&a, &ref, &r.regions, &r.nregions) != CLX_OK || open_device(a.device, a.plan.use_double, a.no_cache, &r.ctx) != 0)
+    if (load_windows(&a, &ref, &r.regions, &r.nregions) != CLX_OK ||
+        open_device(a.device, a.plan.use_double, a.no_cache, &r.ctx) != 0)
         goto done;
 
     a.plan.expected_images = a.images.count;
