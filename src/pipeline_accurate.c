@@ -405,9 +405,9 @@ error:
  * with the reference's windows by stage s, and the peak's position added to
  * the move. A window-offset pass moves by round(d); a refinement iteration
  * moves by d itself, takes the step refine_step.h works out from the peak,
- * counts, and closes a tile whose step fell below the tolerance. Later iterations correlate only the tiles still open
- * (where the stage can): a batch then costs what its tiles need, not what
- * its slowest tile needs.
+ * counts, and closes a tile whose step fell below the tolerance. Later
+ * iterations correlate only the tiles still open (where the stage can): a
+ * batch then costs what its tiles need, not what its slowest tile needs.
  */
 static int moved_pass(struct clx_plan *plan, struct stage *s, int ntiles, int refining)
 {
