@@ -5,8 +5,11 @@
  * For each window size and search radius it times, with the same routine the
  * automatic choice uses (method_time), the correlation stage alone (prepared
  * windows in, correlations out) per window: one image's windows, and a
- * batch of images. Prints a table; a second table compares direct-kernel
- * variants on a few jobs.
+ * batch of images. Then, for each of those cells, it lets the automatic
+ * choice decide as a plan would (method_choose, measuring afresh: the
+ * context's cache is a new temporary directory) and says what the choice
+ * costs against the faster path of the table. A second table compares
+ * direct-kernel variants on a few jobs.
  *
  *   clxcorr-crossover [--device SPEC] [--windows N] [--images B] [--double]
  */
@@ -17,6 +20,8 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "context.h"
 #include "method_choice.h"
@@ -58,6 +63,14 @@ int main(int argc, char **argv)
     clx_context_options_init(&copt);
     copt.device = device;
     copt.need_fp64 = use_double;
+    /* A cache of our own: the automatic choice must measure, not read an
+     * earlier run's decision. */
+    char cache_dir[] = "/tmp/clxcorr-crossover.XXXXXX";
+    if (!mkdtemp(cache_dir)) {
+        perror("clxcorr-crossover: mkdtemp");
+        return 1;
+    }
+    copt.cache_dir = cache_dir;
     if (clx_context_open(&copt, &ctx, &msg) != CLX_OK) {
         fprintf(stderr, "clxcorr-crossover: %s\n", msg.text);
         return 1;
@@ -69,9 +82,13 @@ int main(int argc, char **argv)
         { 8, 0 },  { 16, 0 }, { 24, 0 }, { 32, 0 }, { 48, 0 }, { 64, 0 }, { 96, 0 }, { 112, 0 }, { 128, 0 },
         { 64, 4 }, { 64, 8 }, { 64, 16 }, { 100, 4 }, { 100, 8 }, { 100, 16 }, { 100, 32 }, { 128, 8 }, { 128, 16 },
     };
-    printf("\nms per window, correlation stage only (prepared windows in, correlations out)\n");
-    printf("%8s %6s | %10s %10s %7s | %10s %10s %7s\n", "window", "R", "fft 1img", "direct 1img", "winner",
-           "fft batch", "direct batch", "winner");
+    printf("\nms per window, correlation stage only (prepared windows in, correlations out); auto: what the\n"
+           "automatic choice picked, measuring on its own, and its time over the faster path's (1.00: it picked\n"
+           "the faster; direct batch -1: not run, one image's direct time was already over 20x the FFT's)\n");
+    printf("%8s %6s | %10s %10s %7s %12s | %10s %12s %7s %12s\n", "window", "R", "fft 1img", "direct 1img",
+           "winner", "auto", "fft batch", "direct batch", "winner", "auto");
+    int cells = 0, right = 0;
+    double worst = 1;
     for (size_t j = 0; j < sizeof jobs / sizeof jobs[0]; j++) {
         struct kernel_params p;
         kernel_params_defaults(&p, &ctx->dev);
@@ -87,10 +104,29 @@ int main(int argc, char **argv)
         double db = d1 > 20 * f1 && d1 > 1.0 ? -1
                                              : time_or_nan(ctx, &correlator_direct, &p, NULL, nwin, nwin * images,
                                                            nwin * images);
-        printf("%5dx%-3d %6d | %10.5f %10.5f %7s | %10.5f %10.5f %7s\n", jobs[j].w, jobs[j].w, p.search_rx, f1, d1,
-               d1 < f1 ? "direct" : "fft", fb, db, db >= 0 && db < fb ? "direct" : "fft");
+        /* The automatic choice for the same two cells, and what it costs. */
+        struct method_choice c1, cb;
+        if (method_choose(ctx, CLX_METHOD_AUTO, &p, nwin, nwin, &c1) != CLX_OK ||
+            method_choose(ctx, CLX_METHOD_AUTO, &p, nwin, nwin * images, &cb) != CLX_OK) {
+            fprintf(stderr, "clxcorr-crossover: %s\n", clx_context_message(ctx));
+            return 1;
+        }
+        int auto1_direct = c1.correlator == &correlator_direct, autob_direct = cb.correlator == &correlator_direct;
+        double best1 = d1 < f1 ? d1 : f1, bestb = db >= 0 && db < fb ? db : fb;
+        /* A batch's direct time not run: one image's stands for it. */
+        double ratio1 = (auto1_direct ? d1 : f1) / best1;
+        double ratiob = (autob_direct ? (db >= 0 ? db : d1) : fb) / bestb;
+        cells += 2;
+        right += (auto1_direct == (d1 < f1)) + (autob_direct == (db >= 0 && db < fb));
+        worst = ratio1 > worst ? ratio1 : worst;
+        worst = ratiob > worst ? ratiob : worst;
+        printf("%5dx%-3d %6d | %10.5f %10.5f %7s %6s x%.2f | %10.5f %12.5f %7s %6s x%.2f\n", jobs[j].w, jobs[j].w,
+               p.search_rx, f1, d1, d1 < f1 ? "direct" : "fft", c1.correlator->name, ratio1, fb, db,
+               db >= 0 && db < fb ? "direct" : "fft", cb.correlator->name, ratiob);
         fflush(stdout);
     }
+    printf("auto picked the faster path in %d of %d cells (%.0f %%); at worst %.2f times the faster path's time\n",
+           right, cells, 100.0 * right / cells, worst);
 
     printf("\ndirect-kernel variants, ms per window over a batch\n");
     const char *variants[] = {
@@ -127,5 +163,10 @@ int main(int argc, char **argv)
         }
     }
     clx_context_release(ctx);
+    /* The temporary cache: kernel binaries and the choices. */
+    char command[sizeof cache_dir + 16];
+    snprintf(command, sizeof command, "rm -rf '%s'", cache_dir);
+    if (system(command) != 0)
+        fprintf(stderr, "clxcorr-crossover: could not remove %s\n", cache_dir);
     return 0;
 }
