@@ -32,12 +32,30 @@ static size_t spectrum_bytes(const struct kernel_params *p)
     return (size_t)(p->pad_w / 2 + 1) * p->pad_h * 2 * rs;
 }
 
+/* The FFT library p names (fft=clfft|vkfft), or an error when this build lacks it. */
+static int params_backend(struct clx_context *ctx, const struct kernel_params *p, const struct fft_backend **out)
+{
+    const char *name = kernel_params_fft_name(p);
+    *out = fft_backend_named(name);
+    if (*out)
+        return CLX_OK;
+    if (strcmp(name, "vkfft") == 0)
+        return ctx_fail(ctx, CLX_ERR_UNSUPPORTED, "VkFFT is not built into this clxcorr (configure found no vkFFT.h)");
+    return ctx_fail(ctx, CLX_ERR_ARGUMENT, "fft_backend %d: no such FFT library", p->fft_backend);
+}
+
 static void fft_configure(const struct device_entry *dev, struct kernel_params *p, int ntiles)
 {
     /* 2w x 2h keeps the correlation linear; a larger size the FFT library
-     * handles keeps it linear too. The FFT computes every shift. */
-    p->pad_w = fft_default_backend()->good_size(2 * p->win_w);
-    p->pad_h = fft_default_backend()->good_size(2 * p->win_h);
+     * handles keeps it linear too. The FFT computes every shift. A library
+     * this build lacks is reported by fft_create. Both libraries pad to the
+     * same sizes, so the layout does not depend on whether an fft=
+     * override was applied before this or after (stage_create: after). */
+    const struct fft_backend *fft = fft_backend_named(kernel_params_fft_name(p));
+    if (!fft)
+        fft = fft_default_backend();
+    p->pad_w = fft->good_size(2 * p->win_w);
+    p->pad_h = fft->good_size(2 * p->win_h);
     p->corr_w = p->pad_w;
     p->corr_h = p->pad_h;
     p->store_rx = p->win_w - 1;
@@ -71,11 +89,13 @@ static void fft_release(void *opaque)
 
 static int fft_create(struct clx_context *ctx, const struct kernel_params *p, int nwin, int ntiles, void **out)
 {
-    const struct fft_backend *fft = fft_default_backend();
+    const struct fft_backend *fft;
     int status;
     cl_int err;
 
     *out = NULL;
+    if ((status = params_backend(ctx, p, &fft)) != CLX_OK)
+        return status;
     struct fft_state *st = calloc(1, sizeof *st);
     if (!st)
         return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");

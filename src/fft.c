@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "context.h"
 #include "fft.h"
@@ -15,6 +16,20 @@ struct fft_plan {
 const struct fft_backend *fft_default_backend(void)
 {
     return &fft_backend_clfft;
+}
+
+const struct fft_backend *fft_backend_named(const char *name)
+{
+    static const struct fft_backend *const built_in[] = {
+        &fft_backend_clfft,
+#ifdef HAVE_VKFFT
+        &fft_backend_vkfft,
+#endif
+    };
+    for (size_t i = 0; name && i < sizeof built_in / sizeof built_in[0]; i++)
+        if (strcmp(built_in[i]->name, name) == 0)
+            return built_in[i];
+    return NULL;
 }
 
 int fft_plan_create(struct clx_context *ctx, const struct fft_backend *backend, enum fft_kind kind,

@@ -2,8 +2,8 @@
  * fft.h - batched 2-D real FFTs behind one small interface (internal).
  *
  * The correlation code (src/correlate_fft.c) sees only these calls; each
- * backend lives in its own file (src/fft_clfft.c). Transforms are out of
- * place and batched:
+ * backend lives in its own file (src/fft_clfft.c, src/fft_vkfft.c when
+ * configure found VkFFT). Transforms are out of place and batched:
  *   FFT_R2C: `batch` real nx x ny arrays (row length nx, contiguous) to
  *            `batch` complex (nx / 2 + 1) x ny half-spectra;
  *   FFT_C2R: the reverse, scaled by 1 / (nx ny) so that C2R(R2C(x)) = x.
@@ -34,9 +34,15 @@ struct fft_backend {
 };
 
 extern const struct fft_backend fft_backend_clfft;
+#ifdef HAVE_VKFFT
+extern const struct fft_backend fft_backend_vkfft;
+#endif
 
-/* The backend used for new plans. */
+/* The backend used for new plans unless one is asked for (clFFT). */
 const struct fft_backend *fft_default_backend(void);
+
+/* The backend called `name` ("clfft", "vkfft"); NULL when unknown or not built in. */
+const struct fft_backend *fft_backend_named(const char *name);
 
 int fft_plan_create(struct clx_context *ctx, const struct fft_backend *backend, enum fft_kind kind,
                     int nx, int ny, int batch, int use_double, struct fft_plan **plan);

@@ -93,15 +93,26 @@ int kernel_options_format(const struct kernel_params *p, char *buf, size_t len)
     return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
+/* The FFT libraries by kernel_params.fft_backend, named as fft_backend_named() names them. */
+static const char *const fft_names[] = { "clfft", "vkfft", NULL };
+
+const char *kernel_params_fft_name(const struct kernel_params *p)
+{
+    size_t known = sizeof fft_names / sizeof fft_names[0] - 1;
+    return p->fft_backend >= 0 && (size_t)p->fft_backend < known ? fft_names[p->fft_backend] : "?";
+}
+
 /* The overridable values, by the name of their -D macro in lower case. */
 struct param_field {
     const char *key;
     size_t offset;
     int min, max;
     int pow2;                  /* must be a power of two */
+    const char *const *names;  /* a named choice: the names of 0, 1, ... (NULL-terminated); NULL: an integer */
 };
 
-#define FIELD(key, member, min, max, pow2) { key, offsetof(struct kernel_params, member), min, max, pow2 }
+#define FIELD(key, member, min, max, pow2) { key, offsetof(struct kernel_params, member), min, max, pow2, NULL }
+#define NAMED(key, member, names) { key, offsetof(struct kernel_params, member), 0, 0, 0, names }
 static const struct param_field fields[] = {
     FIELD("sums_wg", sums_wg, 1, 4096, 1),
     FIELD("argmax_wg", argmax_wg, 1, 4096, 1),
@@ -123,8 +134,22 @@ static const struct param_field fields[] = {
     FIELD("direct_broadcast", direct.broadcast, 0, 2, 0),
     FIELD("direct_few", direct.few, 0, 1, 0),
     FIELD("direct_few_wg", direct.few_wg, 1, 1024, 1),
+    NAMED("fft", fft_backend, fft_names),
 };
 #undef FIELD
+#undef NAMED
+
+/* A named choice's value: the index of `value` among f->names, or -1 with `why` listing them. */
+static int named_value(const struct param_field *f, const char *value, char *why, size_t why_len)
+{
+    for (int i = 0; f->names[i]; i++)
+        if (strcmp(f->names[i], value) == 0)
+            return i;
+    size_t used = (size_t)snprintf(why, why_len, "parameter %s=%s: expected", f->key, value);
+    for (int i = 0; f->names[i] && used < why_len; i++)
+        used += (size_t)snprintf(why + used, why_len - used, "%s%s", i ? " or " : " ", f->names[i]);
+    return -1;
+}
 
 int kernel_params_override(struct kernel_params *p, const char *overrides, char *why, size_t why_len)
 {
@@ -160,6 +185,13 @@ int kernel_params_override(struct kernel_params *p, const char *overrides, char 
             if (used < why_len)
                 snprintf(why + used, why_len - used, ")");
             return -1;
+        }
+        if (f->names) {
+            int v = named_value(f, eq + 1, why, why_len);
+            if (v < 0)
+                return -1;
+            *(int *)((char *)p + f->offset) = v;
+            continue;
         }
         char *end;
         errno = 0;

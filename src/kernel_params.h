@@ -60,6 +60,7 @@ struct kernel_params {
     struct filter_params filter;
     enum device_vendor vendor;  /* CLX_VENDOR: for cl/vendor.h's predicates */
     int opencl_c_major;       /* the device's OpenCL C version, for -cl-std */
+    int fft_backend;          /* not a kernel macro: the FFT path's library, 0 clFFT, 1 VkFFT (key fft=clfft|vkfft) */
 };
 
 /* Work-group sizes that suit the device (everything else zeroed). */
@@ -70,10 +71,13 @@ int kernel_options_format(const struct kernel_params *p, char *buf, size_t len);
 
 /*
  * Applies "KEY=VALUE,KEY=VALUE" overrides (keys: the macros in lower case,
- * e.g. direct_split, sums_wg). Returns 0, or -1 with `why` saying which
- * key or value is wrong.
+ * e.g. direct_split, sums_wg; fft=clfft|vkfft picks the FFT library). Returns
+ * 0, or -1 with `why` saying which key or value is wrong.
  */
 int kernel_params_override(struct kernel_params *p, const char *overrides, char *why, size_t why_len);
+
+/* The name of p's FFT library ("clfft", "vkfft"), as fft_backend_named() takes it. */
+const char *kernel_params_fft_name(const struct kernel_params *p);
 
 /* Checks the work-group shapes against the device; 0 or -1 with `why`. */
 int kernel_params_check(const struct kernel_params *p, const struct device_entry *dev, char *why,

@@ -34,7 +34,11 @@ const char *clx_version(void)
 
 const char *clx_build_features(void)
 {
+#ifdef HAVE_VKFFT
+    return "clfft vkfft";
+#else
     return "clfft";
+#endif
 }
 
 void msg_clear(clx_message *msg)

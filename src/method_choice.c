@@ -117,9 +117,9 @@ error:
 static void cache_key(const struct clx_context *ctx, const struct kernel_params *p, int nwin, int ntiles,
                       char *key, size_t len)
 {
-    snprintf(key, len, "%s|%s|%s|%s|win=%dx%d|search=%dx%d|fit=%d|windows=%d|tiles=%d", ctx->dev.info.name,
+    snprintf(key, len, "%s|%s|%s|%s|win=%dx%d|search=%dx%d|fit=%d|windows=%d|tiles=%d|fft=%s", ctx->dev.info.name,
              ctx->dev.info.driver_version, PACKAGE_VERSION, p->use_double ? "double" : "float", p->win_w,
-             p->win_h, p->search_rx, p->search_ry, p->fit_size, nwin, ntiles);
+             p->win_h, p->search_rx, p->search_ry, p->fit_size, nwin, ntiles, kernel_params_fft_name(p));
 }
 
 static int cache_path(const struct clx_context *ctx, char *out, size_t len)

@@ -1,0 +1,441 @@
+/*
+ * test_fft_backends.c - every FFT backend built in (src/fft.h) on the
+ * device of the run: R2C against a direct host DFT (small sizes), C2R(R2C(x))
+ * = x, batches whose members differ, a plan run on other buffers, R2C
+ * leaving its input alone, in float and (where the device has fp64)
+ * double; VkFFT against clFFT on a larger batch; and the correlation stage
+ * with fft=vkfft against fft=clfft through the public API. In a build
+ * without VkFFT, fft=vkfft must fail with its one-line message.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "context.h"
+#include "fft.h"
+#include "kernel_params.h"
+#include "test_data.h"
+
+static const char *const backend_names[] = { "clfft", "vkfft" };
+
+/*
+ * The contract checks, in float and, where the device has fp64, double.
+ * clFFT's kernels take PoCL 2 to 10 s per length to compile (VkFFT's under
+ * 3 s) and test_stages checks clFFT at many lengths through the
+ * correlations, so the longer lengths run on VkFFT alone here; the
+ * 200x200 float round trips of both are in check_agree.
+ */
+static const struct {
+    int nx, ny, batch;
+    int with_dft;               /* against the host DFT, not only the round trip */
+    int skip_clfft;             /* VkFFT only (see above) */
+    int double_only;
+} cases[] = {
+    { 12, 10, 3, 1, 0, 0 },
+    { 30, 18, 2, 1, 1, 0 },
+    { 200, 200, 2, 0, 1, 1 },
+};
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static void die(struct clx_context *ctx, const char *what)
+{
+    fprintf(stderr, "%s: %s\n", what, clx_context_message(ctx));
+    exit(1);
+}
+
+/* A device buffer of `count` reals (float or double) or, with values, filled from them. */
+static cl_mem buffer_of(struct clx_context *ctx, size_t count, int use_double, const double *values)
+{
+    size_t rs = use_double ? sizeof(double) : sizeof(float);
+    cl_int err;
+    cl_mem m = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, rs * count, NULL, &err);
+    if (err != CL_SUCCESS) {
+        fprintf(stderr, "clCreateBuffer: %d\n", err);
+        exit(1);
+    }
+    if (values) {
+        void *raw = malloc(rs * count);
+        for (size_t i = 0; i < count; i++) {
+            if (use_double)
+                ((double *)raw)[i] = values[i];
+            else
+                ((float *)raw)[i] = (float)values[i];
+        }
+        if (clEnqueueWriteBuffer(ctx->queue, m, CL_TRUE, 0, rs * count, raw, 0, NULL, NULL) != CL_SUCCESS) {
+            fprintf(stderr, "clEnqueueWriteBuffer failed\n");
+            exit(1);
+        }
+        free(raw);
+    }
+    return m;
+}
+
+static double *read_reals(struct clx_context *ctx, cl_mem m, size_t count, int use_double)
+{
+    size_t rs = use_double ? sizeof(double) : sizeof(float);
+    void *raw = malloc(rs * count);
+    double *out = malloc(sizeof(double) * count);
+    if (!raw || !out || clEnqueueReadBuffer(ctx->queue, m, CL_TRUE, 0, rs * count, raw, 0, NULL, NULL) != CL_SUCCESS) {
+        fprintf(stderr, "reading a device buffer failed\n");
+        exit(1);
+    }
+    for (size_t i = 0; i < count; i++)
+        out[i] = use_double ? ((double *)raw)[i] : ((float *)raw)[i];
+    free(raw);
+    return out;
+}
+
+/* `batch` arrays of nx x ny values in [-1, 1), each from its own seed. */
+static double *random_reals(int nx, int ny, int batch, uint64_t seed)
+{
+    size_t n = (size_t)nx * ny * batch;
+    double *x = malloc(sizeof(double) * n);
+    for (size_t i = 0; i < n; i++)
+        x[i] = 2 * td_uniform(&seed) - 1;
+    return x;
+}
+
+/* The half-spectrum of one nx x ny array by the direct sum, interleaved
+ * (re, im), rows of nx / 2 + 1; twiddles from exact integer phases. */
+static void host_r2c(const double *x, int nx, int ny, double *spectrum)
+{
+    const double two_pi = 6.283185307179586476925286766559;
+    int hx = nx / 2 + 1;
+    for (int ky = 0; ky < ny; ky++)
+        for (int kx = 0; kx < hx; kx++) {
+            double re = 0, im = 0;
+            for (int y = 0; y < ny; y++)
+                for (int xx = 0; xx < nx; xx++) {
+                    /* phase = kx xx / nx + ky y / ny, reduced exactly over nx ny */
+                    long turn = ((long)kx * xx * ny + (long)ky * y * nx) % ((long)nx * ny);
+                    double a = two_pi * (double)turn / ((double)nx * ny);
+                    re += x[(size_t)y * nx + xx] * cos(a);
+                    im -= x[(size_t)y * nx + xx] * sin(a);
+                }
+            spectrum[2 * ((size_t)ky * hx + kx)] = re;
+            spectrum[2 * ((size_t)ky * hx + kx) + 1] = im;
+        }
+}
+
+static double max_abs_diff(const double *a, const double *b, size_t n)
+{
+    double worst = 0;
+    for (size_t i = 0; i < n; i++)
+        worst = fmax(worst, fabs(a[i] - b[i]));
+    return worst;
+}
+
+static double l2_norm(const double *a, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += a[i] * a[i];
+    return sqrt(s);
+}
+
+/* Relative tolerance of one transform's values. */
+static double tolerance(int use_double)
+{
+    return use_double ? 1e-12 : 2e-6;
+}
+
+static struct fft_plan *plan_of(struct clx_context *ctx, const struct fft_backend *fft, enum fft_kind kind, int nx,
+                                int ny, int batch, int use_double, double *ms)
+{
+    struct fft_plan *plan;
+    double t0 = now_ms();
+    if (fft_plan_create(ctx, fft, kind, nx, ny, batch, use_double, &plan) != CLX_OK)
+        die(ctx, "fft_plan_create");
+    *ms += now_ms() - t0;
+    return plan;
+}
+
+/*
+ * One backend, size and precision: R2C of `batch` distinct arrays (against
+ * the host DFT when `with_dft`), R2C's input unchanged, C2R back to the
+ * input; then the same plans on a second set of buffers.
+ */
+static void check_backend(struct clx_context *ctx, const struct fft_backend *fft, int nx, int ny, int batch,
+                          int use_double, int with_dft, double *plan_ms)
+{
+    const char *precision = use_double ? "double" : "float";
+    size_t nreal = (size_t)nx * ny, ncomplex = (size_t)(nx / 2 + 1) * ny;
+    double tol = tolerance(use_double), t0 = now_ms();
+    struct fft_plan *r2c = plan_of(ctx, fft, FFT_R2C, nx, ny, batch, use_double, plan_ms);
+    struct fft_plan *c2r = plan_of(ctx, fft, FFT_C2R, nx, ny, batch, use_double, plan_ms);
+
+    for (int set = 0; set < 2; set++) {
+        double *x = random_reals(nx, ny, batch, 1000u * nx + ny + 77u * set + (use_double ? 5 : 0));
+        cl_mem in = buffer_of(ctx, nreal * batch, use_double, x);
+        cl_mem spectra = buffer_of(ctx, 2 * ncomplex * batch, use_double, NULL);
+        cl_mem back = buffer_of(ctx, nreal * batch, use_double, NULL);
+        double *want = malloc(sizeof(double) * 2 * ncomplex);
+
+        if (fft_plan_execute(r2c, in, spectra) != CLX_OK)
+            die(ctx, "R2C");
+        double *got = read_reals(ctx, spectra, 2 * ncomplex * batch, use_double);
+        double *kept = read_reals(ctx, in, nreal * batch, use_double);
+        if (fft_plan_execute(c2r, spectra, back) != CLX_OK)
+            die(ctx, "C2R");
+        double *round = read_reals(ctx, back, nreal * batch, use_double);
+
+        CHECK(max_abs_diff(kept, x, nreal * batch) <= (use_double ? 0 : 1e-7),
+              "%s %dx%d x %d %s: R2C changed its input", fft->name, nx, ny, batch, precision);
+        for (int b = 0; b < batch; b++) {
+            const double *xb = x + b * nreal;
+            double norm = l2_norm(xb, nreal);
+            if (with_dft) {
+                host_r2c(xb, nx, ny, want);
+                double err = max_abs_diff(got + 2 * ncomplex * b, want, 2 * ncomplex);
+                CHECK(err <= tol * norm,
+                      "%s %dx%d x %d %s set %d member %d: R2C differs from the DFT by %.3g (norm %.3g)",
+                      fft->name, nx, ny, batch, precision, set, b, err, norm);
+            }
+            /* Values in [-1, 1): the round trip's error is absolute. */
+            double err = max_abs_diff(round + b * nreal, xb, nreal);
+            CHECK(err <= 10 * tol, "%s %dx%d x %d %s set %d member %d: C2R(R2C(x)) differs from x by %.3g",
+                  fft->name, nx, ny, batch, precision, set, b, err);
+        }
+        free(x);
+        free(want);
+        free(got);
+        free(kept);
+        free(round);
+        clReleaseMemObject(in);
+        clReleaseMemObject(spectra);
+        clReleaseMemObject(back);
+    }
+    fft_plan_destroy(r2c);
+    fft_plan_destroy(c2r);
+    printf("%s %dx%d x %d %s: %s checked (%.0f ms)\n", fft->name, nx, ny, batch, precision,
+           with_dft ? "DFT and round trip" : "round trip", now_ms() - t0);
+}
+
+/* Two backends' spectra of one batch against each other, and each one's
+ * round trip against the input. */
+static void check_agree(struct clx_context *ctx, const struct fft_backend *a, const struct fft_backend *b, int nx,
+                        int ny, int batch, int use_double, double *plan_ms)
+{
+    size_t nreal = (size_t)nx * ny, ncomplex = (size_t)(nx / 2 + 1) * ny;
+    double *x = random_reals(nx, ny, batch, 4242), tol = tolerance(use_double);
+    double *spectra[2];
+    const struct fft_backend *backends[2] = { a, b };
+
+    for (int i = 0; i < 2; i++) {
+        struct fft_plan *r2c = plan_of(ctx, backends[i], FFT_R2C, nx, ny, batch, use_double, &plan_ms[i]);
+        struct fft_plan *c2r = plan_of(ctx, backends[i], FFT_C2R, nx, ny, batch, use_double, &plan_ms[i]);
+        cl_mem in = buffer_of(ctx, nreal * batch, use_double, x);
+        cl_mem spec = buffer_of(ctx, 2 * ncomplex * batch, use_double, NULL);
+        cl_mem out = buffer_of(ctx, nreal * batch, use_double, NULL);
+        if (fft_plan_execute(r2c, in, spec) != CLX_OK)
+            die(ctx, "R2C");
+        spectra[i] = read_reals(ctx, spec, 2 * ncomplex * batch, use_double);
+        if (fft_plan_execute(c2r, spec, out) != CLX_OK)
+            die(ctx, "C2R");
+        double *round = read_reals(ctx, out, nreal * batch, use_double);
+        for (int m = 0; m < batch; m++) {
+            double err = max_abs_diff(round + nreal * m, x + nreal * m, nreal);
+            CHECK(err <= 10 * tol, "%s %dx%d x %d member %d: C2R(R2C(x)) differs from x by %.3g", backends[i]->name,
+                  nx, ny, batch, m, err);
+        }
+        free(round);
+        fft_plan_destroy(r2c);
+        fft_plan_destroy(c2r);
+        clReleaseMemObject(in);
+        clReleaseMemObject(spec);
+        clReleaseMemObject(out);
+    }
+    for (int m = 0; m < batch; m++) {
+        double norm = l2_norm(x + m * nreal, nreal);
+        double err = max_abs_diff(spectra[0] + 2 * ncomplex * m, spectra[1] + 2 * ncomplex * m, 2 * ncomplex);
+        CHECK(err <= 2 * tol * norm, "%dx%d x %d member %d: %s and %s spectra differ by %.3g (norm %.3g)", nx, ny,
+              batch, m, a->name, b->name, err, norm);
+    }
+    printf("%s and %s agree on %dx%d x %d (%s), round trips checked\n", a->name, b->name, nx, ny, batch,
+           use_double ? "double" : "float");
+    free(x);
+    free(spectra[0]);
+    free(spectra[1]);
+}
+
+/* ---- the correlation stage through the public API ---------------------- */
+
+/* Windows of 100 x 100: the FFT path pads them to 200 x 200, check_agree's
+ * size, whose kernels PoCL has compiled by then. */
+#define IMAGE_W 240
+#define IMAGE_H 220
+#define NIMAGES 3
+#define NWIN 4
+
+struct stage_run {
+    clx_result results[NIMAGES * NWIN];
+    float *surfaces;
+    int sw, sh;
+};
+
+/* A seed-mode FFT plan in float with `params`; returns its status (the run is filled on CLX_OK). */
+static int run_stage(clx_context *ctx, const char *params, const clx_image *ref, const clx_image *images,
+                     const clx_region *regions, struct stage_run *out)
+{
+    clx_plan_options opt;
+    clx_plan *plan;
+    clx_plan_options_init(&opt);
+    opt.mode = CLX_MODE_SEED;
+    opt.method = CLX_METHOD_FFT;
+    opt.batch = NIMAGES;
+    opt.params = params;
+    int status = clx_plan_create(ctx, ref, regions, NWIN, &opt, &plan);
+    if (status != CLX_OK)
+        return status;
+    clx_plan_surface_size(plan, &out->sw, &out->sh);
+    size_t count = (size_t)NIMAGES * NWIN * out->sw * out->sh;
+    out->surfaces = malloc(sizeof(float) * count);
+    if (clx_plan_push(plan, images, NIMAGES) != CLX_OK ||
+        clx_plan_read_surfaces(plan, out->surfaces, count) != CLX_OK ||
+        clx_plan_read(plan, out->results, NIMAGES * NWIN) != CLX_OK)
+        die(ctx, "push/read");
+    clx_plan_release(plan);
+    return CLX_OK;
+}
+
+static int vkfft_plans_logged;
+
+static void count_vkfft_plans(void *user, clx_log_level level, const char *line)
+{
+    (void)user;
+    (void)level;
+    if (strncmp(line, "VkFFT ", 6) == 0)
+        vkfft_plans_logged++;
+}
+
+/* The largest surface difference of tile t relative to its peak; offsets checked too. */
+static double compare_tile(const struct stage_run *a, const struct stage_run *b, int t)
+{
+    const clx_result *ra = &a->results[t], *rb = &b->results[t];
+    size_t surf = (size_t)a->sw * a->sh;
+    double peak = 0, err = 0;
+    for (size_t e = 0; e < surf; e++) {
+        peak = fmax(peak, fabs(a->surfaces[t * surf + e]));
+        err = fmax(err, fabs(a->surfaces[t * surf + e] - b->surfaces[t * surf + e]));
+    }
+    CHECK(err <= 2e-5 * peak, "tile %d: surfaces differ by %.3g of peak %.6g", t, err, peak);
+    CHECK(ra->ix == rb->ix && ra->iy == rb->iy, "tile %d: integer peak (%d,%d) with clfft, (%d,%d) with vkfft", t,
+          ra->ix, ra->iy, rb->ix, rb->iy);
+    CHECK(fabs(ra->dx - rb->dx) <= 1e-3 && fabs(ra->dy - rb->dy) <= 1e-3,
+          "tile %d: offset (%.5f,%.5f) with clfft, (%.5f,%.5f) with vkfft", t, ra->dx, ra->dy, rb->dx, rb->dy);
+    return err / peak;
+}
+
+/* The correlation stage with fft=vkfft against fft=clfft, or, in a build
+ * without VkFFT, fft=vkfft's refusal. */
+static void check_stage(clx_context *ctx)
+{
+    const clx_region regions[NWIN] = { { 4, 4, 100, 100 }, { 136, 6, 100, 100 }, { 10, 112, 100, 100 },
+                                       { 138, 116, 100, 100 } };
+    clx_image ref, images[NIMAGES];
+    struct stage_run with_clfft, with_vkfft = { .surfaces = NULL };
+
+    td_textured_image(&ref, IMAGE_W, IMAGE_H, CLX_PIXEL_U16, 0, 0, 31);
+    for (int i = 0; i < NIMAGES; i++)
+        td_textured_image(&images[i], IMAGE_W, IMAGE_H, CLX_PIXEL_U16, 1.3 * i - 2.1, 0.7 - 0.9 * i, 31);
+
+    if (run_stage(ctx, "fft=clfft", &ref, images, regions, &with_clfft) != CLX_OK)
+        die(ctx, "clx_plan_create (fft=clfft)");
+    int status = run_stage(ctx, "fft=vkfft", &ref, images, regions, &with_vkfft);
+    if (!fft_backend_named("vkfft")) {
+        CHECK(status == CLX_ERR_UNSUPPORTED, "fft=vkfft without VkFFT: status %d", status);
+        const char *want = "VkFFT is not built into this clxcorr (configure found no vkFFT.h)";
+        CHECK(strcmp(clx_context_message(ctx), want) == 0, "fft=vkfft without VkFFT: message '%s'",
+              clx_context_message(ctx));
+        printf("stage: fft=vkfft refused: %s\n", clx_context_message(ctx));
+    } else {
+        if (status != CLX_OK)
+            die(ctx, "clx_plan_create (fft=vkfft)");
+        double worst = 0;
+        for (int t = 0; t < NIMAGES * NWIN; t++)
+            worst = fmax(worst, compare_tile(&with_clfft, &with_vkfft, t));
+        printf("stage: fft=vkfft gives fft=clfft's surfaces (worst %.3g of the peak) and offsets\n", worst);
+    }
+    free(with_clfft.surfaces);
+    free(with_vkfft.surfaces);
+    for (int i = 0; i < NIMAGES; i++)
+        clx_image_free(&images[i]);
+    clx_image_free(&ref);
+}
+
+/* The "fft" key takes the backends' names and nothing else. */
+static void check_params(void)
+{
+    struct kernel_params p;
+    char why[256];
+    memset(&p, 0, sizeof p);
+    CHECK(kernel_params_override(&p, "fft=vkfft", why, sizeof why) == 0 && p.fft_backend == 1 &&
+          strcmp(kernel_params_fft_name(&p), "vkfft") == 0, "fft=vkfft: %s", why);
+    CHECK(kernel_params_override(&p, "fft=clfft", why, sizeof why) == 0 && p.fft_backend == 0 &&
+          strcmp(kernel_params_fft_name(&p), "clfft") == 0, "fft=clfft: %s", why);
+    CHECK(kernel_params_override(&p, "fft=fftw", why, sizeof why) == -1 &&
+          strcmp(why, "parameter fft=fftw: expected clfft or vkfft") == 0, "fft=fftw: '%s'", why);
+    CHECK(fft_backend_named("fftw") == NULL && fft_backend_named("clfft") == &fft_backend_clfft, "fft_backend_named");
+}
+
+int main(void)
+{
+    clx_context *ctx;
+    if (td_open_context(&ctx, 0) == TEST_SKIP)
+        return TEST_SKIP;
+    int fp64 = clx_context_device(ctx)->has_fp64;
+    double t_start = now_ms();
+    check_params();
+
+    ctx->log = count_vkfft_plans;
+    ctx->log_level = CLX_LOG_DEBUG;
+    for (size_t i = 0; i < sizeof backend_names / sizeof backend_names[0]; i++) {
+        const struct fft_backend *fft = fft_backend_named(backend_names[i]);
+        double plan_ms = 0, t0 = now_ms();
+        if (!fft) {
+            printf("%s: not built in\n", backend_names[i]);
+            continue;
+        }
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            if (cases[c].skip_clfft && fft == &fft_backend_clfft)
+                continue;
+            for (int d = cases[c].double_only; d <= fp64; d++)
+                check_backend(ctx, fft, cases[c].nx, cases[c].ny, cases[c].batch, d, cases[c].with_dft, &plan_ms);
+        }
+        printf("%s: %.0f ms, of which plan creation %.0f ms\n", fft->name, now_ms() - t0, plan_ms);
+    }
+    if (!fp64)
+        printf("device has no fp64: double precision not checked\n");
+
+    if (fft_backend_named("vkfft")) {
+        double plan_ms[2] = { 0, 0 }, t0 = now_ms();
+        check_agree(ctx, &fft_backend_clfft, fft_backend_named("vkfft"), 200, 200, 7, 0, plan_ms);
+        printf("200x200 x 7: %.0f ms, of which plan creation: clfft %.0f ms, vkfft %.0f ms\n", now_ms() - t0,
+               plan_ms[0], plan_ms[1]);
+    }
+
+    int before = vkfft_plans_logged;
+    double t0 = now_ms();
+    check_stage(ctx);
+    if (fft_backend_named("vkfft"))
+        CHECK(vkfft_plans_logged == before + 2, "fft=vkfft made %d VkFFT plans, expected 2",
+              vkfft_plans_logged - before);
+    printf("stage check: %.0f ms; all: %.0f ms\n", now_ms() - t0, now_ms() - t_start);
+
+    clx_context_release(ctx);
+    printf("%s (%d failures)\n", test_failures ? "FAILED" : "passed", test_failures);
+    return test_failures ? 1 : 0;
+}
