@@ -1,13 +1,15 @@
 /*
- * throughput.c - clxcorr-throughput: patterns per second of the seed pipeline
- * from host memory, measured the way bench/peer_cupy.py (the CuPy + cuFFT
- * reference) measures it: images decoded once, then pushed batch after batch
- * (upload, correlation, download and host fit included, disk excluded).
+ * throughput.c - clxcorr-throughput: patterns per second from host memory,
+ * measured the way bench/peer_cupy.py (the CuPy + cuFFT reference) measures
+ * it: images decoded once, then streamed through the device (upload,
+ * correlation, download and host fit included, disk excluded) by
+ * clx_stream_run, as `clxcorr offsets` does, its loader threads copying the
+ * decoded images into pinned memory. The clock starts once the plans exist.
  * Uses the public API only.
  *
  *   clxcorr-throughput [--device SPEC] [--batch B] [--repeat N] [--double]
  *                      [--method M] [--max-shift R] [--mode seed|accurate]
- *                      [--param KEY=VALUE,...]
+ *                      [--param KEY=VALUE,...] [--lanes L] [--threads T]
  *                      --regions FILE REFERENCE IMAGE...   (seed mode unless asked)
  */
 #ifdef HAVE_CONFIG_H
@@ -29,6 +31,36 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* What the stream's callbacks see. */
+struct source {
+    const clx_image *images;
+    size_t nimages;
+    double start;
+    int batch, lanes;
+    const char *method;
+};
+
+static int load(void *user, size_t i, clx_image *staged, clx_message *msg)
+{
+    struct source *src = user;
+    return clx_image_copy_to(&src->images[i % src->nimages], staged, msg);
+}
+
+static int deliver(void *user, size_t i, const clx_result *results, size_t n, clx_message *msg)
+{
+    return CLX_OK;
+}
+
+static int started(void *user, const clx_plan *plan, int lanes, clx_message *msg)
+{
+    struct source *src = user;
+    src->batch = clx_plan_batch_size(plan);
+    src->lanes = lanes;
+    src->method = clx_method_name(clx_plan_method(plan));
+    src->start = now();
+    return CLX_OK;
+}
+
 static void die(const char *what, const char *why)
 {
     fprintf(stderr, "clxcorr-throughput: %s: %s\n", what, why);
@@ -42,16 +74,17 @@ int main(int argc, char **argv)
         { "repeat", required_argument, NULL, 'n' }, { "double", no_argument, NULL, 'D' },
         { "regions", required_argument, NULL, 'r' }, { "method", required_argument, NULL, 'm' },
         { "max-shift", required_argument, NULL, 'R' }, { "mode", required_argument, NULL, 'M' },
-        { "param", required_argument, NULL, 'p' }, { NULL, 0, NULL, 0 }
+        { "param", required_argument, NULL, 'p' }, { "lanes", required_argument, NULL, 'L' },
+        { "threads", required_argument, NULL, 'j' }, { NULL, 0, NULL, 0 }
     };
     const char *device = NULL, *regions_path = NULL, *params = NULL;
-    int batch = 0, use_double = 0, max_shift = 0, c;
+    int batch = 0, use_double = 0, max_shift = 0, lanes = 0, threads = 0, c;
     clx_method method = CLX_METHOD_AUTO;
     clx_mode mode = CLX_MODE_SEED;
     long repeat = 4096;
     clx_message msg;
 
-    while ((c = getopt_long(argc, argv, "d:b:n:Dr:m:R:M:p:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "d:b:n:Dr:m:R:M:p:L:j:", longopts, NULL)) != -1) {
         switch (c) {
         case 'd': device = optarg; break;
         case 'b': batch = atoi(optarg); break;
@@ -65,12 +98,14 @@ int main(int argc, char **argv)
         case 'R': max_shift = atoi(optarg); break;
         case 'M': mode = strcmp(optarg, "accurate") == 0 ? CLX_MODE_ACCURATE : CLX_MODE_SEED; break;
         case 'p': params = optarg; break;
+        case 'L': lanes = atoi(optarg); break;
+        case 'j': threads = atoi(optarg); break;
         default: return 2;
         }
     }
     if (!regions_path || argc - optind < 2) {
         fprintf(stderr, "usage: clxcorr-throughput [--device SPEC] [--batch B] [--repeat N] [--double] [--method M] "
-                        "[--max-shift R] [--mode seed|accurate] [--param KEY=VALUE,...] "
+                        "[--max-shift R] [--mode seed|accurate] [--param KEY=VALUE,...] [--lanes L] [--threads T] "
                         "--regions FILE REFERENCE IMAGE...\n");
         return 2;
     }
@@ -95,7 +130,6 @@ int main(int argc, char **argv)
     if (clx_context_open(&copt, &ctx, &msg) != CLX_OK)
         die("device", msg.text);
     clx_plan_options popt;
-    clx_plan *plan;
     clx_plan_options_init(&popt);
     popt.batch = batch;
     popt.use_double = use_double;
@@ -103,42 +137,32 @@ int main(int argc, char **argv)
     popt.mode = mode;
     popt.max_shift = max_shift;
     popt.params = params;
-    if (clx_plan_create(ctx, &ref, regions, nregions, &popt, &plan) != CLX_OK)
-        die("plan", clx_context_message(ctx));
+    /* Warm-up: a short stream builds the kernels and FFT plans and settles
+     * the automatic choices (cached), so that the timed one starts warm. */
+    clx_stream_options sopt;
+    clx_stream_options_init(&sopt);
+    sopt.lanes = lanes;
+    sopt.loaders = threads;
+    sopt.started = started;
+    struct source src = { images, nimages, 0, 0, 0, "" };
+    if (clx_stream_run(ctx, &ref, regions, nregions, &popt, &sopt, nimages, load, deliver, &src, NULL) != CLX_OK)
+        die("warm-up", clx_context_message(ctx));
+    size_t done = 0;
+    if (clx_stream_run(ctx, &ref, regions, nregions, &popt, &sopt, (size_t)repeat, load, deliver, &src, &done) !=
+        CLX_OK)
+        die("run", clx_context_message(ctx));
+    double elapsed = now() - src.start;
+    printf("clxcorr %s %s %s max-shift=%d%s%s device=\"%s\" batch=%d lanes=%d regions=%zu window=%dx%d image=%dx%d: "
+           "%.1f patterns/s (%.4f ms/pattern)\n",
+           clx_mode_name(mode), use_double ? "double" : "float", src.method, max_shift, params ? " params=" : "",
+           params ? params : "", clx_context_device(ctx)->name, src.batch, src.lanes, nregions, regions[0].w,
+           regions[0].h, ref.width, ref.height, done / elapsed, 1e3 * elapsed / done);
 
-    /* One batch of images, cycling through the decoded set. */
-    size_t b = (size_t)clx_plan_batch_size(plan);
-    clx_image *batch_images = calloc(b, sizeof *batch_images);
-    clx_result *results = calloc(b * nregions, sizeof *results);
-    for (size_t i = 0; i < b; i++)
-        batch_images[i] = images[i % nimages];
-
-    /* Warm-up: kernels, FFT plans and first-touch costs stay out of the timing. */
-    for (int i = 0; i < 2; i++)
-        if (clx_plan_push(plan, batch_images, b) != CLX_OK || clx_plan_read(plan, results, b * nregions) != CLX_OK)
-            die("warm-up", clx_context_message(ctx));
-    long done = 0;
-    double t0 = now();
-    while (done < repeat) {
-        if (clx_plan_push(plan, batch_images, b) != CLX_OK || clx_plan_read(plan, results, b * nregions) != CLX_OK)
-            die("run", clx_context_message(ctx));
-        done += (long)b;
-    }
-    double elapsed = now() - t0;
-    printf("clxcorr %s %s %s max-shift=%d%s%s device=\"%s\" batch=%zu regions=%zu window=%dx%d image=%dx%d: %.1f "
-           "patterns/s (%.4f ms/pattern)\n",
-           clx_mode_name(mode), use_double ? "double" : "float", clx_method_name(clx_plan_method(plan)), max_shift,
-           params ? " params=" : "", params ? params : "", clx_context_device(ctx)->name, b, nregions, regions[0].w, regions[0].h, ref.width, ref.height,
-           done / elapsed, 1e3 * elapsed / done);
-
-    clx_plan_release(plan);
     clx_context_release(ctx);
     for (size_t i = 0; i < nimages; i++)
         clx_image_free(&images[i]);
     clx_image_free(&ref);
     free(images);
-    free(batch_images);
-    free(results);
     free(regions);
     return 0;
 }

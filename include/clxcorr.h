@@ -78,7 +78,7 @@ typedef struct clx_message {
     char text[1024];
 } clx_message;
 
-/* The library version ("0.1.0") and its build features ("clfft"). */
+/* The library version ("0.1.0") and its build features ("clfft vkfft"). */
 const char *clx_version(void);
 const char *clx_build_features(void);
 
@@ -107,6 +107,10 @@ int clx_image_alloc(clx_image *image, int width, int height, clx_pixel_type type
                     clx_message *msg);
 /* Frees the pixels and clears the struct; safe on a zeroed struct. */
 void clx_image_free(clx_image *image);
+
+/* Copies src's pixels into dst's (same size), converting to dst's type,
+ * which must be as wide or wider (8 -> 16 bit -> float): never lossy. */
+int clx_image_copy_to(const clx_image *src, clx_image *dst, clx_message *msg);
 
 /*
  * An image file: TIFF (8/16-bit unsigned, 32-bit float; strips or tiles; any
@@ -372,6 +376,8 @@ typedef struct clx_plan_options {
     int use_double;     /* every device stage in double (needs fp64) */
     size_t expected_images; /* images the caller will push in all, if known (0: unknown);
                                an automatic batch is not made larger than this */
+    int plans_sharing_device; /* plans that run on this device at once, this one included (0 or 1:
+                                 only this one): an automatic batch leaves the others room */
     const char *params;     /* kernel tuning overrides, "KEY=VALUE,...": the kernels' -D
                                macros in lower case (direct_split=2,argmax_wg=128); NULL: none */
 
@@ -425,6 +431,15 @@ int clx_plan_set_reference(clx_plan *plan, const clx_image *reference);
  */
 int clx_plan_push(clx_plan *plan, const clx_image *images, size_t count);
 
+/*
+ * Like clx_plan_push, for `count` images of one pixel type laid out back to
+ * back at `pixels` (each the reference's width x height, rows contiguous):
+ * they are uploaded from there without a copy, which is fastest when the
+ * memory is pinned (clx_stream does that). The pixels must stay untouched
+ * until clx_plan_read returns.
+ */
+int clx_plan_push_pixels(clx_plan *plan, const void *pixels, clx_pixel_type type, size_t count);
+
 /* Result flags (bit set; 0 means the estimate is trusted). */
 #define CLX_FLAG_FIT_FAILED   1u  /* the F x F fit has no maximum near the peak: sub-pixel part set to 0 */
 #define CLX_FLAG_EDGE         2u  /* the integer peak lies on the border of the searched shifts */
@@ -463,6 +478,63 @@ void clx_plan_surface_size(const clx_plan *plan, int *width, int *height);
  * clx_plan_read.
  */
 int clx_plan_read_surfaces(clx_plan *plan, float *surfaces, size_t capacity);
+
+
+/* ------------------------------------------------------------------------ */
+/* Streams: many images through several plans at once                       */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * clx_stream_run processes images 0 .. count-1 with one plan's options and
+ * delivers their results in input order, keeping the device busy: loader
+ * threads fill batches of pinned host memory, several plans ("lanes", each
+ * with its own command queue and thread) upload, correlate and download at
+ * once so that one lane's transfers overlap another's kernels, and the
+ * calling thread delivers. Memory stays bounded: lanes + 2 batches are in
+ * flight, whatever `count` is.
+ *
+ * Images are staged as 16-bit unsigned, or as 32-bit float when the
+ * reference is float; `load` converts into that.
+ */
+
+/*
+ * Fills `image` (width, height, type and pixels already set: pinned memory
+ * to write into) with image `index`. Called from the loader threads, several
+ * at once for different indices. Returns CLX_OK, or an error status with
+ * msg saying what went wrong (the run then stops after delivering every
+ * image before `index`).
+ */
+typedef int (*clx_stream_load_fn)(void *user, size_t index, clx_image *image, clx_message *msg);
+
+/* Receives image `index`'s results (region_count of them, in plan order).
+ * Called from the thread that called clx_stream_run, in input order. A
+ * status other than CLX_OK (with msg) stops the run. */
+typedef int (*clx_stream_deliver_fn)(void *user, size_t index, const clx_result *results, size_t region_count,
+                                     clx_message *msg);
+
+typedef struct clx_stream_options {
+    int lanes;              /* plans at work at once; 0: 3 on a GPU, 1 on other devices */
+    int loaders;            /* loader threads; 0: the host's cores, at most 8 */
+    /* Called once the lanes' plans exist, before any image is loaded (may be
+     * NULL): the first lane's plan, for its method, explanation and batch.
+     * A status other than CLX_OK (with msg) ends the run there. */
+    int (*started)(void *user, const clx_plan *plan, int lanes, clx_message *msg);
+    /* Called after each delivered batch (may be NULL): images delivered so far. */
+    void (*progress)(void *user, size_t done, size_t count);
+} clx_stream_options;
+
+void clx_stream_options_init(clx_stream_options *options);
+
+/*
+ * Runs the stream; returns CLX_OK when all `count` images were delivered,
+ * else the first error's status, with its message in the context (images
+ * delivered before it stay delivered; *delivered, if not NULL, says how
+ * many).
+ */
+int clx_stream_run(clx_context *context, const clx_image *reference, const clx_region *regions,
+                   size_t region_count, const clx_plan_options *plan_options,
+                   const clx_stream_options *stream_options, size_t count, clx_stream_load_fn load,
+                   clx_stream_deliver_fn deliver, void *user, size_t *delivered);
 
 #ifdef __cplusplus
 }

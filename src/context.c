@@ -66,6 +66,55 @@ int ctx_create_buffer(struct clx_context *ctx, size_t bytes, cl_mem *out, const 
                     bytes / 1048576.0, ctx->dev.info.name, cl_errstr(err));
 }
 
+int ctx_pinned_alloc(struct clx_context *ctx, size_t bytes, struct pinned *out, const char *what)
+{
+    cl_int err;
+    memset(out, 0, sizeof *out);
+    out->buffer = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY | CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &err);
+    if (err == CL_SUCCESS) {
+        out->host = clEnqueueMapBuffer(ctx->queue, out->buffer, CL_TRUE, CL_MAP_WRITE, 0, bytes, 0, NULL, NULL, &err);
+        if (err == CL_SUCCESS) {
+            out->bytes = bytes;
+            return CLX_OK;
+        }
+        clReleaseMemObject(out->buffer);
+        out->buffer = NULL;
+    }
+    return ctx_fail(ctx, cl_status(err), "cannot allocate %.1f MiB of pinned host memory for the %s on %s: %s",
+                    bytes / 1048576.0, what, ctx->dev.info.name, cl_errstr(err));
+}
+
+void ctx_pinned_free(struct clx_context *ctx, struct pinned *p)
+{
+    if (!p->buffer)
+        return;
+    clEnqueueUnmapMemObject(ctx->queue, p->buffer, p->host, 0, NULL, NULL);
+    clFinish(ctx->queue);
+    clReleaseMemObject(p->buffer);
+    memset(p, 0, sizeof *p);
+}
+
+int ctx_clone(struct clx_context *ctx, struct clx_context **out)
+{
+    cl_int err;
+    struct clx_context *c = malloc(sizeof *c);
+    *out = NULL;
+    if (!c)
+        return CLX_ERR_HOST_MEMORY;
+    *c = *ctx;
+    msg_clear(&c->message);
+    c->queue = clCreateCommandQueue(c->cl, c->dev.device, 0, &err);
+    if (err != CL_SUCCESS) {
+        free(c);
+        return ctx_fail(ctx, cl_status(err), "cannot create another command queue on %s: %s",
+                        ctx->dev.info.name, cl_errstr(err));
+    }
+    /* The clone holds its own reference: the two are released in any order. */
+    clRetainContext(c->cl);
+    *out = c;
+    return CLX_OK;
+}
+
 /* The device layer's skip messages go to the caller's log as warnings: a
  * skipped device changes where the job runs. */
 struct skip_log {

@@ -19,6 +19,25 @@ struct clx_context {
     clx_message message;         /* the last error */
 };
 
+/*
+ * A second context on the same device and OpenCL context, with its own
+ * in-order queue and its own last-error message: one per thread that runs
+ * plans at the same time as others (src/stream.c), so that their work can
+ * overlap on the device. Release it with clx_context_release.
+ */
+int ctx_clone(struct clx_context *ctx, struct clx_context **out);
+
+/* Pinned (page-locked) host memory from the OpenCL driver: a buffer
+ * allocated with CL_MEM_ALLOC_HOST_PTR and mapped for writing, from which
+ * uploads run at the bus's full speed. */
+struct pinned {
+    cl_mem buffer;
+    void *host;
+    size_t bytes;
+};
+int ctx_pinned_alloc(struct clx_context *ctx, size_t bytes, struct pinned *out, const char *what);
+void ctx_pinned_free(struct clx_context *ctx, struct pinned *p);
+
 /* Sends one line to the context's log callback if the level is enabled. */
 void ctx_log(struct clx_context *ctx, clx_log_level level, const char *fmt, ...) CLX_PRINTF(3, 4);
 

@@ -39,6 +39,40 @@ size_t clx_pixel_size(clx_pixel_type type)
     return 0;
 }
 
+int clx_image_copy_to(const clx_image *src, clx_image *dst, clx_message *msg)
+{
+    static const char *const type_names[] = { "?", "8-bit", "16-bit", "32-bit float" };
+    msg_clear(msg);
+    if (!src || !dst || !src->pixels || !dst->pixels)
+        return msg_fail(msg, CLX_ERR_ARGUMENT, "clx_image_copy_to: an image without pixels");
+    if (src->width != dst->width || src->height != dst->height)
+        return msg_fail(msg, CLX_ERR_SIZE, "an image of %dx%d copied into one of %dx%d", src->width, src->height,
+                        dst->width, dst->height);
+    if (src->type < CLX_PIXEL_U8 || src->type > CLX_PIXEL_F32 || dst->type < src->type ||
+        dst->type > CLX_PIXEL_F32)
+        return msg_fail(msg, CLX_ERR_FORMAT, "%s pixels cannot become %s without loss",
+                        type_names[src->type >= CLX_PIXEL_U8 && src->type <= CLX_PIXEL_F32 ? src->type : 0],
+                        type_names[dst->type >= CLX_PIXEL_U8 && dst->type <= CLX_PIXEL_F32 ? dst->type : 0]);
+    size_t n = (size_t)src->width * src->height;
+    if (src->type == dst->type) {
+        memcpy(dst->pixels, src->pixels, n * clx_pixel_size(src->type));
+        return CLX_OK;
+    }
+    const uint8_t *u8 = src->pixels;
+    const uint16_t *u16 = src->pixels;
+    if (dst->type == CLX_PIXEL_U16) {
+        for (size_t i = 0; i < n; i++)
+            ((uint16_t *)dst->pixels)[i] = u8[i];
+    } else if (src->type == CLX_PIXEL_U8) {
+        for (size_t i = 0; i < n; i++)
+            ((float *)dst->pixels)[i] = u8[i];
+    } else {
+        for (size_t i = 0; i < n; i++)
+            ((float *)dst->pixels)[i] = u16[i];
+    }
+    return CLX_OK;
+}
+
 int clx_image_alloc(clx_image *image, int width, int height, clx_pixel_type type,
                     clx_message *msg)
 {

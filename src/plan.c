@@ -151,8 +151,9 @@ static int choose_batch(struct clx_plan *plan, int requested)
     job_costs(plan, &per_image, &largest);
 
     /* Half the device's memory for us, a quarter on CPUs whose "device
-     * memory" is the host's. */
-    unsigned long long budget = dev->global_memory / (dev->type == CLX_DEVICE_GPU ? 2 : 4);
+     * memory" is the host's; shared with the plans that run beside us. */
+    unsigned long long sharing = plan->opt.plans_sharing_device > 1 ? (unsigned)plan->opt.plans_sharing_device : 1;
+    unsigned long long budget = dev->global_memory / (dev->type == CLX_DEVICE_GPU ? 2 : 4) / sharing;
     unsigned long long by_memory = budget / per_image;
     unsigned long long by_alloc = dev->max_allocation / largest;
     unsigned long long by_index = MAX_TILES / (unsigned long long)plan->nwin;
@@ -210,39 +211,27 @@ error:
     return status;
 }
 
-/* Grows the pinned staging buffer and the device image buffer to `bytes`. */
-static int reserve_image_buffers(struct clx_plan *plan, size_t bytes)
+/* Grows the device image buffer to `bytes`. */
+static int reserve_images(struct clx_plan *plan, size_t bytes)
 {
-    struct clx_context *ctx = plan->ctx;
-    int status = CLX_OK;
-    cl_int err;
-
-    if (bytes > plan->images_bytes) {
-        if (plan->images)
-            clReleaseMemObject(plan->images);
-        plan->images_bytes = 0;
-        status = ctx_create_buffer(ctx, bytes, &plan->images, "images");
-        if (status != CLX_OK)
-            return status;
+    if (bytes <= plan->images_bytes)
+        return CLX_OK;
+    if (plan->images)
+        clReleaseMemObject(plan->images);
+    plan->images_bytes = 0;
+    int status = ctx_create_buffer(plan->ctx, bytes, &plan->images, "images");
+    if (status == CLX_OK)
         plan->images_bytes = bytes;
-    }
-    if (bytes > plan->staging_bytes) {
-        if (plan->staging) {
-            clEnqueueUnmapMemObject(ctx->queue, plan->staging, plan->staging_ptr, 0, NULL, NULL);
-            clFinish(ctx->queue);
-            clReleaseMemObject(plan->staging);
-            plan->staging = NULL;
-        }
-        plan->staging_bytes = 0;
-        plan->staging = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY | CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &err);
-        CL_CHECK_RESULT(ctx, "clCreateBuffer(pinned staging)", err);
-        plan->staging_ptr = clEnqueueMapBuffer(ctx->queue, plan->staging, CL_TRUE, CL_MAP_WRITE, 0, bytes,
-                                               0, NULL, NULL, &err);
-        CL_CHECK_RESULT(ctx, "clEnqueueMapBuffer(pinned staging)", err);
-        plan->staging_bytes = bytes;
-    }
-error:
     return status;
+}
+
+/* Grows the pinned staging buffer to `bytes`. */
+static int reserve_staging(struct clx_plan *plan, size_t bytes)
+{
+    if (bytes <= plan->staging.bytes)
+        return CLX_OK;
+    ctx_pinned_free(plan->ctx, &plan->staging);
+    return ctx_pinned_alloc(plan->ctx, bytes, &plan->staging, "staged images");
 }
 
 /* The widest pixel type among the images: narrower ones are widened
@@ -256,39 +245,36 @@ static clx_pixel_type widest_type(const clx_image *images, size_t n)
     return t;
 }
 
-static void copy_pixels(void *dst, clx_pixel_type to, const clx_image *src, size_t n)
-{
-    if (src->type == to) {
-        memcpy(dst, src->pixels, n * clx_pixel_size(to));
-        return;
-    }
-    for (size_t i = 0; i < n; i++) {
-        double v = src->type == CLX_PIXEL_U8 ? ((const uint8_t *)src->pixels)[i]
-                                             : ((const uint16_t *)src->pixels)[i];
-        if (to == CLX_PIXEL_U16)
-            ((uint16_t *)dst)[i] = (uint16_t)v;
-        else
-            ((float *)dst)[i] = (float)v;
-    }
-}
-
-/* Copies the images into pinned memory and enqueues their upload into
- * plan->images, as *type. */
-static int upload(struct clx_plan *plan, const clx_image *images, size_t n, clx_pixel_type *type)
+/* Enqueues the upload of n images of `type`, back to back at `pixels`, into
+ * plan->images. */
+static int upload_pixels(struct clx_plan *plan, const void *pixels, clx_pixel_type type, size_t n)
 {
     struct clx_context *ctx = plan->ctx;
+    size_t bytes = (size_t)plan->image_w * plan->image_h * clx_pixel_size(type) * n;
+    int status = reserve_images(plan, bytes);
+    if (status == CLX_OK)
+        CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, plan->images, CL_FALSE, 0, bytes, pixels, 0, NULL, NULL));
+error:
+    return status;
+}
+
+/* Copies the images into pinned memory, as the widest type among them
+ * (*type), and enqueues their upload. */
+static int upload(struct clx_plan *plan, const clx_image *images, size_t n, clx_pixel_type *type)
+{
     size_t pixels = (size_t)plan->image_w * plan->image_h;
     *type = widest_type(images, n);
     size_t image_bytes = pixels * clx_pixel_size(*type);
-    int status = reserve_image_buffers(plan, image_bytes * n);
+    int status = reserve_staging(plan, image_bytes * n);
     if (status != CLX_OK)
         return status;
-    for (size_t i = 0; i < n; i++)
-        copy_pixels((char *)plan->staging_ptr + i * image_bytes, *type, &images[i], pixels);
-    CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, plan->images, CL_FALSE, 0, image_bytes * n, plan->staging_ptr, 0,
-                                      NULL, NULL));
-error:
-    return status;
+    for (size_t i = 0; i < n; i++) {
+        /* Widening only (the type is the widest): it cannot fail. */
+        clx_image staged = { plan->image_w, plan->image_h, *type, (char *)plan->staging.host + i * image_bytes };
+        clx_message msg;
+        clx_image_copy_to(&images[i], &staged, &msg);
+    }
+    return upload_pixels(plan, plan->staging.host, *type, n);
 }
 
 static int check_image(struct clx_plan *plan, const clx_image *img, const char *what, size_t index)
@@ -408,11 +394,7 @@ void clx_plan_release(clx_plan *plan)
     clFinish(ctx->queue);
     seed_release(plan);
     accurate_release(plan);
-    if (plan->staging) {
-        clEnqueueUnmapMemObject(ctx->queue, plan->staging, plan->staging_ptr, 0, NULL, NULL);
-        clFinish(ctx->queue);
-        clReleaseMemObject(plan->staging);
-    }
+    ctx_pinned_free(ctx, &plan->staging);
     if (plan->corners)
         clReleaseMemObject(plan->corners);
     if (plan->images)
@@ -458,24 +440,21 @@ void clx_plan_surface_size(const clx_plan *plan, int *width, int *height)
 
 /* ---- push / read --------------------------------------------------------- */
 
-int clx_plan_push(clx_plan *plan, const clx_image *images, size_t count)
+/* The checks every push makes before it uploads anything. */
+static int push_check(clx_plan *plan, size_t count)
 {
-    if (!plan)
-        return CLX_ERR_ARGUMENT;
-    struct clx_context *ctx = plan->ctx;
-    clx_pixel_type type;
-    int status;
-
-    msg_clear(&ctx->message);
-    if (!images || count < 1 || count > (size_t)plan->batch)
-        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "push of %zu images: give 1 to %d", count, plan->batch);
+    if (count < 1 || count > (size_t)plan->batch)
+        return ctx_fail(plan->ctx, CLX_ERR_ARGUMENT, "push of %zu images: give 1 to %d", count, plan->batch);
     if (plan->pushed)
-        return ctx_fail(ctx, CLX_ERR_STATE, "push before the results of the previous push were read");
-    for (size_t i = 0; i < count; i++)
-        if ((status = check_image(plan, &images[i], "image", i)) != CLX_OK)
-            return status;
-    if ((status = upload(plan, images, count, &type)) == CLX_OK)
-        status = plan->seed ? seed_push(plan, type, count) : accurate_push(plan, type, count);
+        return ctx_fail(plan->ctx, CLX_ERR_STATE, "push before the results of the previous push were read");
+    return CLX_OK;
+}
+
+/* Enqueues the mode's work on the uploaded images and sends it off. */
+static int push_uploaded(clx_plan *plan, clx_pixel_type type, size_t count)
+{
+    struct clx_context *ctx = plan->ctx;
+    int status = plan->seed ? seed_push(plan, type, count) : accurate_push(plan, type, count);
     if (status == CLX_OK)
         status = clFlush(ctx->queue) == CL_SUCCESS ? CLX_OK : ctx_fail(ctx, CLX_ERR_OPENCL, "clFlush failed");
     if (status != CLX_OK) {
@@ -485,6 +464,46 @@ int clx_plan_push(clx_plan *plan, const clx_image *images, size_t count)
     }
     plan->pushed = count;
     return CLX_OK;
+}
+
+int clx_plan_push(clx_plan *plan, const clx_image *images, size_t count)
+{
+    if (!plan)
+        return CLX_ERR_ARGUMENT;
+    clx_pixel_type type;
+    int status;
+
+    msg_clear(&plan->ctx->message);
+    if (!images)
+        return ctx_fail(plan->ctx, CLX_ERR_ARGUMENT, "clx_plan_push: NULL images");
+    if ((status = push_check(plan, count)) != CLX_OK)
+        return status;
+    for (size_t i = 0; i < count; i++)
+        if ((status = check_image(plan, &images[i], "image", i)) != CLX_OK)
+            return status;
+    if ((status = upload(plan, images, count, &type)) != CLX_OK) {
+        clFinish(plan->ctx->queue);
+        return status;
+    }
+    return push_uploaded(plan, type, count);
+}
+
+int clx_plan_push_pixels(clx_plan *plan, const void *pixels, clx_pixel_type type, size_t count)
+{
+    if (!plan)
+        return CLX_ERR_ARGUMENT;
+    int status;
+
+    msg_clear(&plan->ctx->message);
+    if (!pixels || type < CLX_PIXEL_U8 || type > CLX_PIXEL_F32)
+        return ctx_fail(plan->ctx, CLX_ERR_ARGUMENT, "clx_plan_push_pixels: no pixels or an unknown pixel type");
+    if ((status = push_check(plan, count)) != CLX_OK)
+        return status;
+    if ((status = upload_pixels(plan, pixels, type, count)) != CLX_OK) {
+        clFinish(plan->ctx->queue);
+        return status;
+    }
+    return push_uploaded(plan, type, count);
 }
 
 int clx_plan_read(clx_plan *plan, clx_result *results, size_t capacity)

@@ -7,6 +7,7 @@
 
 #include <CL/cl.h>
 #include "clxcorr.h"
+#include "context.h"
 #include "kernel_params.h"
 #include "pipeline_accurate.h"
 #include "pipeline_seed.h"
@@ -23,9 +24,7 @@ struct clx_plan {
     cl_mem corners;                   /* int2 top-left corner per window */
     cl_mem images;                    /* the pushed images, as uploaded */
     size_t images_bytes;
-    cl_mem staging;                   /* pinned host memory the images are copied from */
-    void *staging_ptr;
-    size_t staging_bytes;
+    struct pinned staging;            /* pinned host memory clx_plan_push copies the images into */
 
     /* One of these runs the images through, by mode. */
     struct seed_pipeline *seed;

@@ -25,6 +25,7 @@ struct offsets_args {
     int explain;
     char *params;                /* --param values, comma-joined */
     clx_plan_options plan;
+    clx_stream_options stream;
     const char *reference;
     struct image_list images;
 };
@@ -96,6 +97,11 @@ static void usage(FILE *f)
           "Batches:\n"
           "  -b, --batch B        images per device batch (default: sized from device\n"
           "                       memory, at most 128 on GPUs and 16 on other devices)\n"
+          "  -j, --threads N      threads that read and decode images (default: the\n"
+          "                       host's cores, at most 8)\n"
+          "      --lanes N        batches at work on the device at once, each with its\n"
+          "                       own queue, so that transfers overlap kernels (default:\n"
+          "                       3 on GPUs, 1 on other devices)\n"
           "      --param KEY=VAL  override a kernel tuning parameter (repeatable), e.g.\n"
           "                       direct_split=2; an unknown KEY lists the known ones\n"
           "\n"
@@ -157,7 +163,8 @@ enum {
     OPT_PASSES,
     OPT_REFINE,
     OPT_TOL,
-    OPT_FINE_SHIFT
+    OPT_FINE_SHIFT,
+    OPT_LANES
 };
 
 /* Appends one --param value to the comma-joined list. */
@@ -202,6 +209,8 @@ static int parse_args(int argc, char **argv, struct offsets_args *a)
         { "refine", required_argument, NULL, OPT_REFINE },
         { "tol", required_argument, NULL, OPT_TOL },
         { "fine-shift", required_argument, NULL, OPT_FINE_SHIFT },
+        { "threads", required_argument, NULL, 'j' },
+        { "lanes", required_argument, NULL, OPT_LANES },
         { "verbose", no_argument, NULL, 'v' },
         { "quiet", no_argument, NULL, 'q' },
         { "help", no_argument, NULL, 'h' },
@@ -210,7 +219,7 @@ static int parse_args(int argc, char **argv, struct offsets_args *a)
     int c, verbosity = 1;
 
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":r:g:w:m:l:F:b:o:d:vqh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":r:g:w:m:l:F:b:j:o:d:vqh", longopts, NULL)) != -1) {
         switch (c) {
         case 'r': a->regions_path = optarg; break;
         case 'g':
@@ -304,6 +313,14 @@ static int parse_args(int argc, char **argv, struct offsets_args *a)
             if (parse_int(optarg, "--batch", 1, 1 << 20, &a->plan.batch))
                 return -1;
             break;
+        case 'j':
+            if (parse_int(optarg, "--threads", 1, 8, &a->stream.loaders))
+                return -1;
+            break;
+        case OPT_LANES:
+            if (parse_int(optarg, "--lanes", 1, 16, &a->stream.lanes))
+                return -1;
+            break;
         case 'o': a->output = optarg; break;
         case 'd': a->device = optarg; break;
         case OPT_NO_CACHE: a->no_cache = 1; break;
@@ -351,105 +368,80 @@ static int load_windows(const struct offsets_args *a, const clx_image *ref, clx_
     return status;
 }
 
-/* The images of one batch and their names. */
-struct batch {
-    clx_image *images;
-    char **names;
-    size_t count;
-};
-
-static void batch_clear(struct batch *b)
-{
-    for (size_t i = 0; i < b->count; i++) {
-        clx_image_free(&b->images[i]);
-        free(b->names[i]);
-    }
-    b->count = 0;
-}
-
-/*
- * Fills the batch with up to `max` images. Returns 0 when the list ended,
- * 1 when the batch is full, or a negative status when an image could not be
- * used (msg says why); the images read before it stay in the batch.
- */
-static int batch_fill(struct batch *b, size_t max, struct image_cursor *cur, const clx_image *ref,
-                      const char *ref_name, clx_message *msg)
-{
-    while (b->count < max) {
-        char *name;
-        clx_image *img = &b->images[b->count];
-        int r = image_cursor_next(cur, &name, img, msg);
-        if (r <= 0)
-            return r;
-        if (img->width != ref->width || img->height != ref->height) {
-            snprintf(msg->text, sizeof msg->text, "%s is %dx%d but the reference %s is %dx%d", name, img->width,
-                     img->height, ref_name, ref->width, ref->height);
-            clx_image_free(img);
-            free(name);
-            return CLX_ERR_SIZE;
-        }
-        b->names[b->count++] = name;
-    }
-    return 1;
-}
-
+/* One run: what the stream's callbacks (called from its threads) need. */
 struct run {
     clx_context *ctx;
-    clx_plan *plan;
+    const char *reference;       /* its name, for messages */
+    const clx_image *ref;
     clx_region *regions;
     size_t nregions;
-    clx_result *results;
-    struct batch batch;
+    struct image_items items;
+    const char *output;          /* --output, NULL: standard output */
+    int accurate;
     struct csv_output out;
     int out_open;
-    size_t images_done;
+    int explain;
+    struct progress progress;
 };
 
-static int run_batch(struct run *r)
+/* Loader threads: decode image i and put it where the stream wants it. */
+static int load_image(void *user, size_t i, clx_image *staged, clx_message *msg)
 {
-    clx_message msg;
-    if (clx_plan_push(r->plan, r->batch.images, r->batch.count) != CLX_OK ||
-        clx_plan_read(r->plan, r->results, r->batch.count * r->nregions) != CLX_OK) {
-        report_error("%s", clx_context_message(r->ctx));
-        return -1;
+    struct run *r = user;
+    clx_image img;
+    int status = image_item_load(&r->items, i, &img, msg);
+    if (status != CLX_OK)
+        return status;
+    if (img.width != r->ref->width || img.height != r->ref->height) {
+        char *name = image_item_name(&r->items, i);
+        snprintf(msg->text, sizeof msg->text, "%s is %dx%d but the reference %s is %dx%d", name ? name : "an image",
+                 img.width, img.height, r->reference, r->ref->width, r->ref->height);
+        free(name);
+        status = CLX_ERR_SIZE;
+    } else if (clx_image_copy_to(&img, staged, msg) != CLX_OK) {
+        char *name = image_item_name(&r->items, i);
+        snprintf(msg->text, sizeof msg->text,
+                 "%s has %s pixels, which the run cannot stage beside the reference %s's %s: convert it",
+                 name ? name : "an image", img.type == CLX_PIXEL_F32 ? "32-bit float" : "integer", r->reference,
+                 r->ref->type == CLX_PIXEL_F32 ? "float" : "integer ones");
+        free(name);
+        status = CLX_ERR_FORMAT;
     }
-    for (size_t i = 0; i < r->batch.count; i++) {
-        if (csv_output_image(&r->out, r->batch.names[i], r->regions, r->nregions, r->results + i * r->nregions,
-                             &msg) != CLX_OK) {
-            report_error("%s", msg.text);
-            return -1;
-        }
-    }
-    r->images_done += r->batch.count;
-    batch_clear(&r->batch);
-    return 0;
+    clx_image_free(&img);
+    return status;
 }
 
-static int process_images(struct run *r, const struct offsets_args *a, const clx_image *ref)
+/* The calling thread, in input order: one image's rows. */
+static int write_rows(void *user, size_t i, const clx_result *results, size_t nregions, clx_message *msg)
 {
-    struct image_cursor cur;
-    struct progress progress;
-    clx_message msg;
-    size_t max = (size_t)clx_plan_batch_size(r->plan);
-    int ended = 0, failed = 0;
-
-    image_cursor_init(&cur, &a->images);
-    progress_start(&progress, a->images.count);
-    while (!ended && !failed) {
-        int fill = batch_fill(&r->batch, max, &cur, ref, a->reference, &msg);
-        ended = fill == 0;
-        /* Finish the images read before a bad one, so their rows are written. */
-        if (r->batch.count > 0 && run_batch(r) != 0)
-            failed = 1;
-        if (fill < 0 && !failed) {
-            report_error("%s", msg.text);
-            failed = 1;
-        }
-        progress_update(&progress, r->images_done);
+    struct run *r = user;
+    char *name = image_item_name(&r->items, i);
+    if (!name) {
+        snprintf(msg->text, sizeof msg->text, "out of memory");
+        return CLX_ERR_HOST_MEMORY;
     }
-    progress_finish(&progress);
-    image_cursor_close(&cur);
-    return failed ? -1 : 0;
+    int status = csv_output_image(&r->out, name, r->regions, nregions, results, msg);
+    free(name);
+    return status;
+}
+
+/* The plans exist: the output is opened only now, so that a job the device
+ * refuses leaves no file behind. */
+static int started(void *user, const clx_plan *plan, int lanes, clx_message *msg)
+{
+    struct run *r = user;
+    if (r->explain)
+        fprintf(stderr, "clxcorr: method: %s\n", clx_plan_explanation(plan));
+    report_info("batches of %d images, %d at work at once", clx_plan_batch_size(plan), lanes);
+    int status = csv_output_open(&r->out, r->output, r->accurate, msg);
+    r->out_open = status == CLX_OK;
+    return status;
+}
+
+static void show_progress(void *user, size_t done, size_t count)
+{
+    struct run *r = user;
+    progress_update(&r->progress, done);
 }
 
 int cmd_offsets(int argc, char **argv)
@@ -463,6 +455,7 @@ int cmd_offsets(int argc, char **argv)
     memset(&a, 0, sizeof a);
     memset(&r, 0, sizeof r);
     clx_plan_options_init(&a.plan);
+    clx_stream_options_init(&a.stream);
     int parsed = parse_args(argc, argv, &a);
     if (parsed != 0) {
         image_list_free(&a.images);
@@ -485,51 +478,51 @@ int cmd_offsets(int argc, char **argv)
         open_device(a.device, a.plan.use_double, a.no_cache, &r.ctx) != 0)
         goto done;
 
-    a.plan.expected_images = a.images.count;
-    if (clx_plan_create(r.ctx, &ref, r.regions, r.nregions, &a.plan, &r.plan) != CLX_OK) {
-        report_error("%s", clx_context_message(r.ctx));
-        goto done;
-    }
-    if (a.explain)
-        fprintf(stderr, "clxcorr: method: %s\n", clx_plan_explanation(r.plan));
-    size_t batch = (size_t)clx_plan_batch_size(r.plan);
-    r.results = malloc(sizeof *r.results * batch * r.nregions);
-    r.batch.images = calloc(batch, sizeof *r.batch.images);
-    r.batch.names = calloc(batch, sizeof *r.batch.names);
-    if (!r.results || !r.batch.images || !r.batch.names) {
+    if (image_items_expand(&a.images, &r.items) != CLX_OK) {
         report_error("out of memory");
         goto done;
     }
-    if (csv_output_open(&r.out, a.output, a.plan.mode == CLX_MODE_ACCURATE, &msg) != CLX_OK) {
-        report_error("%s", msg.text);
-        goto done;
-    }
-    r.out_open = 1;
+    r.output = a.output;
+    r.accurate = a.plan.mode == CLX_MODE_ACCURATE;
+    r.reference = a.reference;
+    r.ref = &ref;
+    r.explain = a.explain;
+    a.stream.started = started;
+    a.stream.progress = show_progress;
 
+    /* The images before an entry that cannot be opened still get their rows. */
+    size_t done_images = 0;
     double start = now_seconds();
-    int failed = process_images(&r, &a, &ref);
+    progress_start(&r.progress, r.items.count);
+    int failed = r.items.count > 0 &&
+                 clx_stream_run(r.ctx, &ref, r.regions, r.nregions, &a.plan, &a.stream, r.items.count, load_image,
+                                write_rows, &r, &done_images) != CLX_OK;
+    progress_finish(&r.progress);
     double elapsed = now_seconds() - start;
-    int closed = csv_output_close(&r.out, !failed, &msg);
+    if (failed)
+        report_error("%s", clx_context_message(r.ctx));
+    else if (r.items.status != CLX_OK) {
+        report_error("%s", r.items.msg.text);
+        failed = 1;
+    }
+    int opened = r.out_open;
+    int closed = opened ? csv_output_close(&r.out, !failed, &msg) : CLX_OK;
     r.out_open = 0;
     if (closed != CLX_OK) {
         report_error("%s", msg.text);
     } else if (failed) {
-        if (a.output && strcmp(a.output, "-") != 0)
-            report_note("stopped after %zu images; their rows are in %s.part", r.images_done, a.output);
+        if (opened && a.output && strcmp(a.output, "-") != 0)
+            report_note("stopped after %zu images; their rows are in %s.part", done_images, a.output);
     } else {
         status = EXIT_OK;
-        report_info("%zu images x %zu windows in %.2f s (%.1f images/s)", r.images_done, r.nregions, elapsed,
-                    elapsed > 0 ? r.images_done / elapsed : 0.0);
+        report_info("%zu images x %zu windows in %.2f s (%.1f images/s)", done_images, r.nregions, elapsed,
+                    elapsed > 0 ? done_images / elapsed : 0.0);
     }
 
 done:
     if (r.out_open)
         csv_output_close(&r.out, 0, &msg);
-    batch_clear(&r.batch);
-    free(r.batch.images);
-    free(r.batch.names);
-    free(r.results);
-    clx_plan_release(r.plan);
+    image_items_free(&r.items);
     clx_context_release(r.ctx);
     free(r.regions);
     clx_image_free(&ref);

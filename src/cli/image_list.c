@@ -203,3 +203,83 @@ void image_cursor_close(struct image_cursor *c)
         clx_image_file_close(c->file);
     c->file = NULL;
 }
+
+/* ---- items --------------------------------------------------------------- */
+
+static int items_add(struct image_items *items, size_t *capacity, size_t entry, int page, int named)
+{
+    if (items->count == *capacity) {
+        size_t cap = *capacity ? 2 * *capacity : 256;
+        struct image_item *grown = realloc(items->items, cap * sizeof *grown);
+        if (!grown)
+            return CLX_ERR_HOST_MEMORY;
+        items->items = grown;
+        *capacity = cap;
+    }
+    items->items[items->count++] = (struct image_item){ entry, page, named };
+    return CLX_OK;
+}
+
+int image_items_expand(const struct image_list *list, struct image_items *items)
+{
+    size_t capacity = 0;
+    memset(items, 0, sizeof *items);
+    items->list = list;
+    for (size_t e = 0; e < list->count; e++) {
+        char *path;
+        int page, status;
+        clx_image_file *file = NULL;
+        if (image_entry_split(list->entries[e], &path, &page) != CLX_OK)
+            return CLX_ERR_HOST_MEMORY;
+        status = clx_image_file_open(path, &file, &items->msg);
+        int pages = status == CLX_OK ? clx_image_file_pages(file) : 0;
+        clx_image_file_close(file);
+        if (status == CLX_OK && page >= pages) {
+            snprintf(items->msg.text, sizeof items->msg.text, "%s has %d page%s; page %d does not exist", path,
+                     pages, pages == 1 ? "" : "s", page);
+            status = CLX_ERR_ARGUMENT;
+        }
+        free(path);
+        if (status != CLX_OK) {
+            items->status = status;
+            return CLX_OK;
+        }
+        int first = page >= 0 ? page : 0, last = page >= 0 ? page : pages - 1;
+        for (int p = first; p <= last; p++)
+            if (items_add(items, &capacity, e, p, page < 0 && pages > 1) != CLX_OK)
+                return CLX_ERR_HOST_MEMORY;
+    }
+    return CLX_OK;
+}
+
+void image_items_free(struct image_items *items)
+{
+    free(items->items);
+    items->items = NULL;
+    items->count = 0;
+}
+
+char *image_item_name(const struct image_items *items, size_t i)
+{
+    const struct image_item *it = &items->items[i];
+    const char *entry = items->list->entries[it->entry];
+    size_t n = strlen(entry) + 16;
+    char *name = malloc(n);
+    if (name && it->named_page)
+        snprintf(name, n, "%s#%d", entry, it->page);
+    else if (name)
+        snprintf(name, n, "%s", entry);
+    return name;
+}
+
+int image_item_load(const struct image_items *items, size_t i, clx_image *image, clx_message *msg)
+{
+    const struct image_item *it = &items->items[i];
+    char *path;
+    int page;
+    if (image_entry_split(items->list->entries[it->entry], &path, &page) != CLX_OK)
+        return CLX_ERR_HOST_MEMORY;
+    int status = clx_image_load(path, it->page, image, msg);
+    free(path);
+    return status;
+}

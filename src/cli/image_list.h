@@ -54,4 +54,33 @@ void image_cursor_init(struct image_cursor *c, const struct image_list *list);
 int image_cursor_next(struct image_cursor *c, char **name, clx_image *image, clx_message *msg);
 void image_cursor_close(struct image_cursor *c);
 
+/*
+ * The run's images one by one, each an entry's page, so that several
+ * threads can load them at once (clx_stream_run). Expanding opens every
+ * entry once to count its pages. An entry that cannot be opened ends the
+ * expansion there: `count` images come before it, and `status` and `msg`
+ * say what is wrong with it (CLX_OK: none).
+ */
+struct image_item {
+    size_t entry;              /* index into the list */
+    int page;
+    int named_page;            /* its rows say PATH#N */
+};
+
+struct image_items {
+    const struct image_list *list;
+    struct image_item *items;
+    size_t count;
+    int status;
+    clx_message msg;
+};
+
+/* Returns CLX_OK or CLX_ERR_HOST_MEMORY; a bad entry is reported in items. */
+int image_items_expand(const struct image_list *list, struct image_items *items);
+void image_items_free(struct image_items *items);
+/* The name image i's rows carry (malloc'd; NULL when out of memory). */
+char *image_item_name(const struct image_items *items, size_t i);
+/* Decodes image i (malloc'd pixels). */
+int image_item_load(const struct image_items *items, size_t i, clx_image *image, clx_message *msg);
+
 #endif
