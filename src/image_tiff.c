@@ -266,6 +266,14 @@ static void block_to_uint(const struct tiff_block *b, const struct tiff_layout *
                           clx_image *image)
 {
     unsigned max = l->sample_bytes == 1 ? 0xffu : 0xffffu;
+    if (!l->rgb && !l->invert && b->step == 1 && l->sample_bytes == clx_pixel_size(l->type)) {
+        /* Grayscale kept as it is stored, the usual pattern file: whole rows
+         * at once (the per-pixel loop below made decoding 2x slower). */
+        for (uint32_t y = 0; y < b->h; y++)
+            memcpy((unsigned char *)image->pixels + ((size_t)(b->y0 + y) * l->width + b->x0) * l->sample_bytes,
+                   b->channel[0] + (size_t)y * b->stride * l->sample_bytes, (size_t)b->w * l->sample_bytes);
+        return;
+    }
     for (uint32_t y = 0; y < b->h; y++) {
         size_t out = (size_t)(b->y0 + y) * l->width + b->x0;
         for (uint32_t x = 0; x < b->w; x++, out++) {
