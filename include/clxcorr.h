@@ -514,11 +514,17 @@ typedef int (*clx_stream_deliver_fn)(void *user, size_t index, const clx_result 
 
 typedef struct clx_stream_options {
     int lanes;              /* plans at work at once; 0: 3 on a GPU, 1 on other devices */
-    int loaders;            /* loader threads; 0: the host's cores, at most 8 */
+    int loaders;            /* loader threads; 0: one per core of the host, at most 32 */
     /* Called once the lanes' plans exist, before any image is loaded (may be
      * NULL): the first lane's plan, for its method, explanation and batch.
      * A status other than CLX_OK (with msg) ends the run there. */
     int (*started)(void *user, const clx_plan *plan, int lanes, clx_message *msg);
+    /* Called (may be NULL) from a lane's thread as soon as image `index`'s
+     * results are in, several at once for different images, before they are
+     * delivered: for work on them that need not wait for the input order
+     * (formatting rows, say). A status other than CLX_OK (with msg) stops
+     * the run before this image. */
+    int (*finish)(void *user, size_t index, const clx_result *results, size_t region_count, clx_message *msg);
     /* Called after each delivered batch (may be NULL): images delivered so far. */
     void (*progress)(void *user, size_t done, size_t count);
 } clx_stream_options;

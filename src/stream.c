@@ -35,7 +35,7 @@
 #include "plan.h"
 
 #define DEFAULT_GPU_LANES 3
-#define MAX_LOADERS 8
+#define MAX_LOADERS 32
 #define MAX_LANES 16
 
 struct slot {
@@ -63,6 +63,7 @@ struct stream {
     clx_pixel_type type;
     size_t image_bytes;
     clx_stream_load_fn load;
+    int (*finish)(void *user, size_t index, const clx_result *results, size_t nregions, clx_message *msg);
     void *user;
 
     pthread_mutex_t lock;
@@ -178,17 +179,31 @@ static void *lane_main(void *arg)
         sl->pushed = 1;
         pthread_mutex_unlock(&s->lock);
 
+        /* Images of the batch that reach delivery: all n, none after a
+         * device error, those before the first one `finish` refuses. */
+        size_t ok = 0;
         int status = CLX_OK;
+        clx_message msg;
+        msg_clear(&msg);
         if (n > 0) {
             status = clx_plan_push_pixels(lane->plan, sl->pixels.host, s->type, n);
             if (status == CLX_OK)
                 status = clx_plan_read(lane->plan, sl->results, n * s->nregions);
+            if (status != CLX_OK)
+                snprintf(msg.text, sizeof msg.text, "%s", clx_context_message(lane->ctx));
+        }
+        while (status == CLX_OK && ok < n) {
+            if (s->finish &&
+                (status = s->finish(s->user, batch_first(s, b) + ok, sl->results + ok * s->nregions, s->nregions,
+                                    &msg)) != CLX_OK)
+                break;
+            ok++;
         }
 
         pthread_mutex_lock(&s->lock);
         if (status != CLX_OK)
-            fail_at(s, batch_first(s, b), status, clx_context_message(lane->ctx));
-        sl->processed = status == CLX_OK ? n : 0;
+            fail_at(s, batch_first(s, b) + ok, status, msg.text[0] ? msg.text : "an image's results were refused");
+        sl->processed = ok;
         sl->done = 1;
         pthread_cond_broadcast(&s->changed);
     }
@@ -322,6 +337,7 @@ int clx_stream_run(clx_context *ctx, const clx_image *reference, const clx_regio
     s.type = reference->type == CLX_PIXEL_F32 ? CLX_PIXEL_F32 : CLX_PIXEL_U16;
     s.image_bytes = (size_t)s.width * s.height * clx_pixel_size(s.type);
     s.load = load;
+    s.finish = sopt->finish;
     s.user = user;
     pthread_mutex_init(&s.lock, NULL);
     pthread_cond_init(&s.changed, NULL);

@@ -73,6 +73,9 @@ static void usage(FILE *f)
           "                       falls back to parabola3\n"
           "  -F, --fit-size F     the F x F values the estimator sees, odd, >= 3\n"
           "                       (default 5 in seed mode, 3 in accurate mode)\n"
+          "      --fft LIB        the FFT library of the FFT path: vkfft (the default when\n"
+          "                       built in: faster on the devices measured), clfft, or auto\n"
+          "                       (the default)\n"
           "      --double         every device stage in double precision (needs a\n"
           "                       device with fp64)\n"
           "\n"
@@ -97,8 +100,8 @@ static void usage(FILE *f)
           "Batches:\n"
           "  -b, --batch B        images per device batch (default: sized from device\n"
           "                       memory, at most 128 on GPUs and 16 on other devices)\n"
-          "  -j, --threads N      threads that read and decode images (default: the\n"
-          "                       host's cores, at most 8)\n"
+          "  -j, --threads N      threads that read and decode images (default: one per\n"
+          "                       core of the host, at most 32)\n"
           "      --lanes N        batches at work on the device at once, each with its\n"
           "                       own queue, so that transfers overlap kernels (default:\n"
           "                       3 on GPUs, 1 on other devices)\n"
@@ -164,7 +167,8 @@ enum {
     OPT_REFINE,
     OPT_TOL,
     OPT_FINE_SHIFT,
-    OPT_LANES
+    OPT_LANES,
+    OPT_FFT
 };
 
 /* Appends one --param value to the comma-joined list. */
@@ -211,6 +215,7 @@ static int parse_args(int argc, char **argv, struct offsets_args *a)
         { "fine-shift", required_argument, NULL, OPT_FINE_SHIFT },
         { "threads", required_argument, NULL, 'j' },
         { "lanes", required_argument, NULL, OPT_LANES },
+        { "fft", required_argument, NULL, OPT_FFT },
         { "verbose", no_argument, NULL, 'v' },
         { "quiet", no_argument, NULL, 'q' },
         { "help", no_argument, NULL, 'h' },
@@ -314,8 +319,23 @@ static int parse_args(int argc, char **argv, struct offsets_args *a)
                 return -1;
             break;
         case 'j':
-            if (parse_int(optarg, "--threads", 1, 8, &a->stream.loaders))
+            if (parse_int(optarg, "--threads", 1, 32, &a->stream.loaders))
                 return -1;
+            break;
+        case OPT_FFT:
+            if (strcmp(optarg, "auto") == 0)
+                break;
+            if (strcmp(optarg, "clfft") != 0 && strcmp(optarg, "vkfft") != 0) {
+                report_error("--fft: unknown FFT library '%s' (vkfft, clfft or auto)", optarg);
+                return -1;
+            } else {
+                char param[16];
+                snprintf(param, sizeof param, "fft=%s", optarg);
+                if (add_param(a, param)) {
+                    report_error("out of memory");
+                    return -1;
+                }
+            }
             break;
         case OPT_LANES:
             if (parse_int(optarg, "--lanes", 1, 16, &a->stream.lanes))
@@ -382,6 +402,12 @@ struct run {
     int out_open;
     int explain;
     struct progress progress;
+    /* Rows formatted by the lanes (format_rows), written in order by the
+     * calling thread (write_rows): image i's in ring[i % ring_size], which
+     * holds every image between formatting and writing. */
+    struct csv_text *ring;
+    size_t ring_size;
+    double started_at;           /* when the plans were ready */
 };
 
 /* Loader threads: decode image i and put it where the stream wants it. */
@@ -411,18 +437,25 @@ static int load_image(void *user, size_t i, clx_image *staged, clx_message *msg)
     return status;
 }
 
-/* The calling thread, in input order: one image's rows. */
-static int write_rows(void *user, size_t i, const clx_result *results, size_t nregions, clx_message *msg)
+/* A lane's thread, as soon as image i's results are in: its rows as text. */
+static int format_rows(void *user, size_t i, const clx_result *results, size_t nregions, clx_message *msg)
 {
     struct run *r = user;
     char *name = image_item_name(&r->items, i);
-    if (!name) {
-        snprintf(msg->text, sizeof msg->text, "out of memory");
-        return CLX_ERR_HOST_MEMORY;
-    }
-    int status = csv_output_image(&r->out, name, r->regions, nregions, results, msg);
+    int status = name ? csv_format_image(&r->ring[i % r->ring_size], r->accurate, name, r->regions, nregions,
+                                         results)
+                      : CLX_ERR_HOST_MEMORY;
     free(name);
+    if (status != CLX_OK)
+        snprintf(msg->text, sizeof msg->text, "out of memory");
     return status;
+}
+
+/* The calling thread, in input order: image i's rows, already formatted. */
+static int write_rows(void *user, size_t i, const clx_result *results, size_t nregions, clx_message *msg)
+{
+    struct run *r = user;
+    return csv_output_write(&r->out, &r->ring[i % r->ring_size], msg);
 }
 
 /* The plans exist: the output is opened only now, so that a job the device
@@ -433,8 +466,16 @@ static int started(void *user, const clx_plan *plan, int lanes, clx_message *msg
     if (r->explain)
         fprintf(stderr, "clxcorr: method: %s\n", clx_plan_explanation(plan));
     report_info("batches of %d images, %d at work at once", clx_plan_batch_size(plan), lanes);
+    /* Images between formatting and writing: those of the stream's lanes + 2 batches. */
+    r->ring_size = (size_t)(lanes + 2) * (size_t)clx_plan_batch_size(plan);
+    r->ring = calloc(r->ring_size, sizeof *r->ring);
+    if (!r->ring) {
+        snprintf(msg->text, sizeof msg->text, "out of memory");
+        return CLX_ERR_HOST_MEMORY;
+    }
     int status = csv_output_open(&r->out, r->output, r->accurate, msg);
     r->out_open = status == CLX_OK;
+    r->started_at = now_seconds();
     return status;
 }
 
@@ -488,17 +529,17 @@ int cmd_offsets(int argc, char **argv)
     r.ref = &ref;
     r.explain = a.explain;
     a.stream.started = started;
+    a.stream.finish = format_rows;
     a.stream.progress = show_progress;
 
     /* The images before an entry that cannot be opened still get their rows. */
     size_t done_images = 0;
-    double start = now_seconds();
     progress_start(&r.progress, r.items.count);
     int failed = r.items.count > 0 &&
                  clx_stream_run(r.ctx, &ref, r.regions, r.nregions, &a.plan, &a.stream, r.items.count, load_image,
                                 write_rows, &r, &done_images) != CLX_OK;
     progress_finish(&r.progress);
-    double elapsed = now_seconds() - start;
+    double elapsed = r.started_at > 0 ? now_seconds() - r.started_at : 0;
     if (failed)
         report_error("%s", clx_context_message(r.ctx));
     else if (r.items.status != CLX_OK) {
@@ -515,14 +556,17 @@ int cmd_offsets(int argc, char **argv)
             report_note("stopped after %zu images; their rows are in %s.part", done_images, a.output);
     } else {
         status = EXIT_OK;
-        report_info("%zu images x %zu windows in %.2f s (%.1f images/s)", done_images, r.nregions, elapsed,
-                    elapsed > 0 ? done_images / elapsed : 0.0);
+        report_info("%zu images x %zu windows in %.2f s once the plans were ready (%.1f images/s)", done_images,
+                    r.nregions, elapsed, elapsed > 0 ? done_images / elapsed : 0.0);
     }
 
 done:
     if (r.out_open)
         csv_output_close(&r.out, 0, &msg);
     image_items_free(&r.items);
+    for (size_t k = 0; r.ring && k < r.ring_size; k++)
+        csv_text_free(&r.ring[k]);
+    free(r.ring);
     clx_context_release(r.ctx);
     free(r.regions);
     clx_image_free(&ref);

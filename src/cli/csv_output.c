@@ -2,10 +2,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "csv_output.h"
 
 static int write_failed(struct csv_output *out, clx_message *msg)
@@ -51,39 +53,88 @@ int csv_output_open(struct csv_output *out, const char *path, int quality, clx_m
 }
 
 /* CSV-quotes a field that needs it (RFC 4180). */
-static int put_field(FILE *f, const char *s)
+/* Appends printf-formatted text to the buffer. Returns -1 when out of memory. */
+static int text_printf(struct csv_text *t, const char *fmt, ...) CLI_PRINTF(2, 3);
+static int text_printf(struct csv_text *t, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(t->text + t->len, t->cap - t->len, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            return -1;
+        if ((size_t)n < t->cap - t->len) {
+            t->len += (size_t)n;
+            return 0;
+        }
+        size_t cap = 2 * t->cap + (size_t)n + 256;
+        char *grown = realloc(t->text, cap);
+        if (!grown)
+            return -1;
+        t->text = grown;
+        t->cap = cap;
+    }
+}
+
+/* The image name as a CSV field: quoted when it holds a comma, quote or newline. */
+static int text_field(struct csv_text *t, const char *s)
 {
     if (!strpbrk(s, ",\"\r\n"))
-        return fputs(s, f);
-    if (fputc('"', f) == EOF)
-        return EOF;
-    for (; *s; s++) {
-        if (*s == '"' && fputc('"', f) == EOF)
-            return EOF;
-        if (fputc(*s, f) == EOF)
-            return EOF;
+        return text_printf(t, "%s", s);
+    if (text_printf(t, "\"") != 0)
+        return -1;
+    for (; *s; s++)
+        if (text_printf(t, *s == '"' ? "\"\"" : "%c", *s) != 0)
+            return -1;
+    return text_printf(t, "\"");
+}
+
+int csv_format_image(struct csv_text *t, int quality, const char *image_name, const clx_region *regions,
+                     size_t nregions, const clx_result *results)
+{
+    t->len = 0;
+    t->rows = 0;
+    for (size_t i = 0; i < nregions; i++) {
+        const clx_region *r = &regions[i];
+        const clx_result *res = &results[i];
+        if (text_field(t, image_name) != 0 ||
+            text_printf(t, ",%zu,%.1f,%.1f,%.6f,%.6f,%.9g,%u", i, r->x + (r->w - 1) / 2.0, r->y + (r->h - 1) / 2.0,
+                        res->dx, res->dy, res->peak, res->flags) != 0 ||
+            (quality && text_printf(t, ",%.6f,%.4g,%d", res->zncc, res->peak_ratio, res->iterations) != 0) ||
+            text_printf(t, "\n") != 0)
+            return CLX_ERR_HOST_MEMORY;
+        t->rows++;
     }
-    return fputc('"', f);
+    return CLX_OK;
+}
+
+void csv_text_free(struct csv_text *t)
+{
+    free(t->text);
+    memset(t, 0, sizeof *t);
+}
+
+int csv_output_write(struct csv_output *out, const struct csv_text *t, clx_message *msg)
+{
+    errno = 0;
+    if (fwrite(t->text, 1, t->len, out->f) != t->len || fflush(out->f) != 0)
+        return write_failed(out, msg);
+    out->rows += t->rows;
+    return CLX_OK;
 }
 
 int csv_output_image(struct csv_output *out, const char *image_name, const clx_region *regions,
                      size_t nregions, const clx_result *results, clx_message *msg)
 {
-    errno = 0;
-    for (size_t i = 0; i < nregions; i++) {
-        const clx_region *r = &regions[i];
-        const clx_result *res = &results[i];
-        if (put_field(out->f, image_name) == EOF ||
-            fprintf(out->f, ",%zu,%.1f,%.1f,%.6f,%.6f,%.9g,%u", i, r->x + (r->w - 1) / 2.0,
-                    r->y + (r->h - 1) / 2.0, res->dx, res->dy, res->peak, res->flags) < 0 ||
-            (out->quality && fprintf(out->f, ",%.6f,%.4g,%d", res->zncc, res->peak_ratio, res->iterations) < 0) ||
-            fputc('\n', out->f) == EOF)
-            return write_failed(out, msg);
-        out->rows++;
-    }
-    if (fflush(out->f) != 0)
-        return write_failed(out, msg);
-    return CLX_OK;
+    struct csv_text t = { 0 };
+    int status = csv_format_image(&t, out->quality, image_name, regions, nregions, results);
+    if (status != CLX_OK)
+        snprintf(msg->text, sizeof msg->text, "out of memory");
+    else
+        status = csv_output_write(out, &t, msg);
+    csv_text_free(&t);
+    return status;
 }
 
 int csv_output_close(struct csv_output *out, int complete, clx_message *msg)

@@ -25,6 +25,19 @@ int csv_output_open(struct csv_output *out, const char *path, int quality, clx_m
 int csv_output_image(struct csv_output *out, const char *image_name, const clx_region *regions,
                      size_t nregions, const clx_result *results, clx_message *msg);
 
+/* One image's rows as text, formatted apart from the writing so that
+ * several threads can format while one writes in input order. */
+struct csv_text {
+    char *text;
+    size_t len, cap;
+    size_t rows;
+};
+int csv_format_image(struct csv_text *t, int quality, const char *image_name, const clx_region *regions,
+                     size_t nregions, const clx_result *results);
+/* Writes formatted rows and flushes them. */
+int csv_output_write(struct csv_output *out, const struct csv_text *t, clx_message *msg);
+void csv_text_free(struct csv_text *t);
+
 /* complete: flush, close and rename FILE.part to FILE. Otherwise close and
  * leave FILE.part with the complete rows written so far. */
 int csv_output_close(struct csv_output *out, int complete, clx_message *msg);
