@@ -41,7 +41,6 @@
 struct slot {
     size_t batch;               /* the batch it holds now */
     size_t claimed, loaded;     /* images of it claimed by loaders, and filled */
-    int pushed;                 /* a lane took it */
     int done;                   /* its results are in (or its lane failed) */
     size_t processed;           /* images its lane correlated */
     struct pinned pixels;       /* batch x image, in the stream's pixel type */
@@ -72,8 +71,7 @@ struct stream {
     size_t nslots;
     size_t next_image;          /* the next image a loader claims */
     size_t next_lane_batch;     /* the next batch a lane takes */
-    size_t limit;               /* images from here on are not delivered */
-    int failed;                 /* the first failure is recorded */
+    size_t limit;               /* images from here on are not delivered (SIZE_MAX: no failure) */
     int status;
     char message[sizeof(clx_message)];
     int stopping;               /* the run ends: threads leave */
@@ -86,7 +84,6 @@ static void fail_at(struct stream *s, size_t image, int status, const char *text
         s->limit = image;
         s->status = status;
         snprintf(s->message, sizeof s->message, "%s", text);
-        s->failed = 1;
     }
     pthread_cond_broadcast(&s->changed);
 }
@@ -176,7 +173,6 @@ static void *lane_main(void *arg)
             break;
         struct slot *sl = slot_of(s, b);
         size_t n = batch_wanted(s, b);
-        sl->pushed = 1;
         pthread_mutex_unlock(&s->lock);
 
         /* Images of the batch that reach delivery: all n, none after a
@@ -224,12 +220,16 @@ static int default_loaders(void)
     return cores < 1 ? 1 : cores > MAX_LOADERS ? MAX_LOADERS : (int)cores;
 }
 
-/* The lane's plan; a failure's message goes to the caller's context. */
-static int plan_for_lane(struct clx_context *ctx, struct lane *lane, const clx_image *reference,
-                         const clx_region *regions, size_t nregions, const clx_plan_options *o)
+/* The lane's context and plan; a failure's message goes to the caller's context. */
+static int lane_open(struct stream *s, struct lane *lane, const clx_image *reference, const clx_region *regions,
+                     const clx_plan_options *o)
 {
-    int status = clx_plan_create(lane->ctx, reference, regions, nregions, o, &lane->plan);
-    return status == CLX_OK ? CLX_OK : ctx_fail(ctx, status, "%s", clx_context_message(lane->ctx));
+    lane->stream = s;
+    int status = ctx_clone(s->ctx, &lane->ctx);
+    if (status == CLX_OK && (status = clx_plan_create(lane->ctx, reference, regions, s->nregions, o,
+                                                      &lane->plan)) != CLX_OK)
+        ctx_fail(s->ctx, status, "%s", clx_context_message(lane->ctx));
+    return status;
 }
 
 static int slots_create(struct stream *s)
@@ -283,7 +283,7 @@ static void deliver_all(struct stream *s, const clx_stream_options *so, clx_stre
         /* The slot takes its next batch. */
         sl->batch = b + s->nslots;
         sl->claimed = sl->loaded = sl->processed = 0;
-        sl->pushed = sl->done = 0;
+        sl->done = 0;
         pthread_cond_broadcast(&s->changed);
     }
     s->stopping = 1;
@@ -352,21 +352,15 @@ int clx_stream_run(clx_context *ctx, const clx_image *reference, const clx_regio
     if (first.expected_images == 0)
         first.expected_images = count;
     first.plans_sharing_device = nlanes;
-    lanes[0].stream = &s;
-    status = ctx_clone(ctx, &lanes[0].ctx);
-    if (status == CLX_OK)
-        status = plan_for_lane(ctx, &lanes[0], reference, regions, nregions, &first);
-    if (status == CLX_OK) {
-        size_t batches = (count + clx_plan_batch_size(lanes[0].plan) - 1) / clx_plan_batch_size(lanes[0].plan);
-        if ((size_t)nlanes > batches)
-            nlanes = (int)batches;
-        first.method = clx_plan_method(lanes[0].plan);
-        first.batch = clx_plan_batch_size(lanes[0].plan);
-        for (int l = 1; l < nlanes && status == CLX_OK; l++) {
-            lanes[l].stream = &s;
-            status = ctx_clone(ctx, &lanes[l].ctx);
-            if (status == CLX_OK)
-                status = plan_for_lane(ctx, &lanes[l], reference, regions, nregions, &first);
+    for (int l = 0; l < nlanes && status == CLX_OK; l++) {
+        status = lane_open(&s, &lanes[l], reference, regions, &first);
+        if (status == CLX_OK && l == 0) {
+            int batch = clx_plan_batch_size(lanes[0].plan);
+            size_t batches = (count + (size_t)batch - 1) / (size_t)batch;
+            if ((size_t)nlanes > batches)
+                nlanes = (int)batches;
+            first.method = clx_plan_method(lanes[0].plan);
+            first.batch = batch;
         }
     }
     if (status != CLX_OK)
@@ -411,7 +405,7 @@ int clx_stream_run(clx_context *ctx, const clx_image *reference, const clx_regio
     for (int l = 0; l < nlanes; l++)
         if (lanes[l].started)
             pthread_join(lanes[l].thread, NULL);
-    if (s.failed)
+    if (s.limit != SIZE_MAX)
         status = ctx_fail(ctx, s.status, "%s", s.message);
 
 done:

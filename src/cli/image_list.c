@@ -133,36 +133,41 @@ void image_cursor_init(struct image_cursor *c, const struct image_list *list)
     c->list = list;
 }
 
-static int open_next_entry(struct image_cursor *c, clx_message *msg)
+/*
+ * Opens the file an entry names and gives the pages it stands for: the page
+ * it names, or all of them (named PATH#N in the rows when there are
+ * several). *file is NULL after a failure (msg says why).
+ */
+static int entry_open(const char *entry, clx_image_file **file, int *first, int *last, int *named,
+                      clx_message *msg)
 {
     char *path;
-    int page, status;
-
-    c->entry = c->list->entries[c->next_entry++];
-    if (image_entry_split(c->entry, &path, &page) != CLX_OK)
+    int page;
+    *file = NULL;
+    if (image_entry_split(entry, &path, &page) != CLX_OK)
         return CLX_ERR_HOST_MEMORY;
-    status = clx_image_file_open(path, &c->file, msg);
+    int status = clx_image_file_open(path, file, msg);
     if (status == CLX_OK) {
-        int pages = clx_image_file_pages(c->file);
+        int pages = clx_image_file_pages(*file);
         if (page >= pages) {
             snprintf(msg->text, sizeof msg->text, "%s has %d page%s; page %d does not exist", path, pages,
                      pages == 1 ? "" : "s", page);
             status = CLX_ERR_ARGUMENT;
-        } else if (page >= 0) {
-            c->page = c->last_page = page;
-            c->named_pages = 0;     /* the entry already names its page */
-        } else {
-            c->page = 0;
-            c->last_page = pages - 1;
-            c->named_pages = pages > 1;
+            clx_image_file_close(*file);
+            *file = NULL;
         }
+        *first = page >= 0 ? page : 0;
+        *last = page >= 0 ? page : pages - 1;
+        *named = page < 0 && pages > 1;     /* an entry that names its page keeps its name */
     }
     free(path);
-    if (status != CLX_OK && c->file) {
-        clx_image_file_close(c->file);
-        c->file = NULL;
-    }
     return status;
+}
+
+static int open_next_entry(struct image_cursor *c, clx_message *msg)
+{
+    c->entry = c->list->entries[c->next_entry++];
+    return entry_open(c->entry, &c->file, &c->page, &c->last_page, &c->named_pages, msg);
 }
 
 int image_cursor_next(struct image_cursor *c, char **name, clx_image *image, clx_message *msg)
@@ -226,27 +231,16 @@ int image_items_expand(const struct image_list *list, struct image_items *items)
     memset(items, 0, sizeof *items);
     items->list = list;
     for (size_t e = 0; e < list->count; e++) {
-        char *path;
-        int page, status;
-        clx_image_file *file = NULL;
-        if (image_entry_split(list->entries[e], &path, &page) != CLX_OK)
-            return CLX_ERR_HOST_MEMORY;
-        status = clx_image_file_open(path, &file, &items->msg);
-        int pages = status == CLX_OK ? clx_image_file_pages(file) : 0;
+        clx_image_file *file;
+        int first, last, named;
+        int status = entry_open(list->entries[e], &file, &first, &last, &named, &items->msg);
         clx_image_file_close(file);
-        if (status == CLX_OK && page >= pages) {
-            snprintf(items->msg.text, sizeof items->msg.text, "%s has %d page%s; page %d does not exist", path,
-                     pages, pages == 1 ? "" : "s", page);
-            status = CLX_ERR_ARGUMENT;
-        }
-        free(path);
         if (status != CLX_OK) {
             items->status = status;
-            return CLX_OK;
+            return status == CLX_ERR_HOST_MEMORY ? status : CLX_OK;
         }
-        int first = page >= 0 ? page : 0, last = page >= 0 ? page : pages - 1;
         for (int p = first; p <= last; p++)
-            if (items_add(items, &capacity, e, p, page < 0 && pages > 1) != CLX_OK)
+            if (items_add(items, &capacity, e, p, named) != CLX_OK)
                 return CLX_ERR_HOST_MEMORY;
     }
     return CLX_OK;
