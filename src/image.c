@@ -39,9 +39,19 @@ size_t clx_pixel_size(clx_pixel_type type)
     return 0;
 }
 
+/* For messages about pixel types. */
+static const char *type_name(clx_pixel_type type)
+{
+    switch (type) {
+    case CLX_PIXEL_U8: return "8-bit";
+    case CLX_PIXEL_U16: return "16-bit";
+    case CLX_PIXEL_F32: return "32-bit float";
+    }
+    return "?";
+}
+
 int clx_image_copy_to(const clx_image *src, clx_image *dst, clx_message *msg)
 {
-    static const char *const type_names[] = { "?", "8-bit", "16-bit", "32-bit float" };
     msg_clear(msg);
     if (!src || !dst || !src->pixels || !dst->pixels)
         return msg_fail(msg, CLX_ERR_ARGUMENT, "clx_image_copy_to: an image without pixels");
@@ -50,9 +60,8 @@ int clx_image_copy_to(const clx_image *src, clx_image *dst, clx_message *msg)
                         dst->width, dst->height);
     if (src->type < CLX_PIXEL_U8 || src->type > CLX_PIXEL_F32 || dst->type < src->type ||
         dst->type > CLX_PIXEL_F32)
-        return msg_fail(msg, CLX_ERR_FORMAT, "%s pixels cannot become %s without loss",
-                        type_names[src->type >= CLX_PIXEL_U8 && src->type <= CLX_PIXEL_F32 ? src->type : 0],
-                        type_names[dst->type >= CLX_PIXEL_U8 && dst->type <= CLX_PIXEL_F32 ? dst->type : 0]);
+        return msg_fail(msg, CLX_ERR_FORMAT, "%s pixels cannot become %s without loss", type_name(src->type),
+                        type_name(dst->type));
     size_t n = (size_t)src->width * src->height;
     if (src->type == dst->type) {
         memcpy(dst->pixels, src->pixels, n * clx_pixel_size(src->type));
@@ -178,6 +187,14 @@ int clx_image_file_pages(const clx_image_file *file)
     return file ? file->pages : 0;
 }
 
+static int page_check(const clx_image_file *file, int page, clx_message *msg)
+{
+    if (page < 0 || page >= file->pages)
+        return msg_fail(msg, CLX_ERR_ARGUMENT, "%s: page %d is out of range (the file has %d page%s)",
+                        file->path, page, file->pages, file->pages == 1 ? "" : "s");
+    return CLX_OK;
+}
+
 int clx_image_file_read(clx_image_file *file, int page, clx_image *image, clx_message *msg)
 {
     msg_clear(msg);
@@ -185,11 +202,11 @@ int clx_image_file_read(clx_image_file *file, int page, clx_image *image, clx_me
         return msg_fail(msg, CLX_ERR_ARGUMENT, "clx_image_file_read: %s is NULL",
                         file ? "image" : "file");
     memset(image, 0, sizeof *image);
-    if (page < 0 || page >= file->pages)
-        return msg_fail(msg, CLX_ERR_ARGUMENT, "%s: page %d is out of range (the file has %d page%s)",
-                        file->path, page, file->pages, file->pages == 1 ? "" : "s");
+    int rc = page_check(file, page, msg);
+    if (rc != CLX_OK)
+        return rc;
     /* Backends may fail after allocating; the caller must never see those pixels. */
-    int rc = file->format->read(file, page, image, msg);
+    rc = file->format->read(file, page, image, msg);
     if (rc != CLX_OK)
         clx_image_free(image);
     return rc;
@@ -218,6 +235,38 @@ int clx_image_load(const char *path, int page, clx_image *image, clx_message *ms
     return rc;
 }
 
+/* The general path: decode into an image of the file's own type, then copy into dst, widening. */
+static int read_then_copy(clx_image_file *file, int page, clx_image *dst, clx_message *msg)
+{
+    clx_image decoded;
+    int rc = clx_image_file_read(file, page, &decoded, msg);
+    if (rc == CLX_OK)
+        rc = image_fit_check(file, page, decoded.width, decoded.height, decoded.type, dst, msg);
+    /* Cannot fail once the sizes and types fit. */
+    if (rc == CLX_OK)
+        rc = clx_image_copy_to(&decoded, dst, msg);
+    clx_image_free(&decoded);
+    return rc;
+}
+
+int clx_image_load_into(const char *path, int page, clx_image *dst, clx_message *msg)
+{
+    msg_clear(msg);
+    if (!dst || !dst->pixels || clx_pixel_size(dst->type) == 0 || dst->width < 1 || dst->height < 1)
+        return msg_fail(msg, CLX_ERR_ARGUMENT, "clx_image_load_into: dst is not an image with pixels");
+    clx_image_file *file;
+    int rc = clx_image_file_open(path, &file, msg);
+    if (rc != CLX_OK)
+        return rc;
+    rc = page_check(file, page, msg);
+    if (rc == CLX_OK)
+        rc = file->format->read_into ? file->format->read_into(file, page, dst, msg) : IMAGE_READ_DECODE;
+    if (rc == IMAGE_READ_DECODE)
+        rc = read_then_copy(file, page, dst, msg);
+    clx_image_file_close(file);
+    return rc;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Helpers the backends share (image_format.h)                               */
 
@@ -239,6 +288,51 @@ void image_row_from_samples(const void *samples, int channels, int y, clx_image 
             const uint16_t *s = samples;
             ((uint16_t *)image->pixels)[out] =
                 (uint16_t)(channels >= 3 ? image_luma_uint(s[i], s[i + 1], s[i + 2]) : s[i]);
+        }
+    }
+}
+
+const char *image_where(const clx_image_file *file, int page, char *buf, size_t size)
+{
+    if (page == 0)
+        return file->path;
+    snprintf(buf, size, "%s: page %d", file->path, page);
+    return buf;
+}
+
+int image_fit_check(const clx_image_file *file, int page, int width, int height, clx_pixel_type type,
+                    const clx_image *dst, clx_message *msg)
+{
+    char buf[64 + FILENAME_MAX];
+    if (width != dst->width || height != dst->height)
+        return msg_fail(msg, CLX_ERR_SIZE, "%s is %dx%d, not %dx%d", image_where(file, page, buf, sizeof buf),
+                        width, height, dst->width, dst->height);
+    if (type > dst->type)
+        return msg_fail(msg, CLX_ERR_FORMAT, "%s: %s pixels cannot become %s without loss",
+                        image_where(file, page, buf, sizeof buf), type_name(type), type_name(dst->type));
+    return CLX_OK;
+}
+
+void image_widen(clx_image *image, clx_pixel_type from)
+{
+    size_t n = (size_t)image->width * image->height;
+    size_t in = clx_pixel_size(from), out = clx_pixel_size(image->type);
+    unsigned char *bytes = image->pixels;
+    /*
+     * Backwards, so that each wider pixel lands on bytes whose narrow pixels
+     * are already converted; memcpy because the two types share the bytes.
+     */
+    for (size_t i = n; i-- > 0;) {
+        uint16_t u16 = 0;
+        if (in == 1)
+            u16 = bytes[i];
+        else
+            memcpy(&u16, bytes + 2 * i, 2);
+        if (out == 2) {
+            memcpy(bytes + 2 * i, &u16, 2);
+        } else {
+            float f = u16;
+            memcpy(bytes + 4 * i, &f, 4);
         }
     }
 }

@@ -25,6 +25,7 @@ struct tiff_handle {
     TIFF *tif;
     const char *path;
     int failed;          /* libtiff reported an error since the last reset */
+    int stale;           /* reader: the current directory was decoded from or half read */
     char error[512];     /* the first of those errors, for the message */
 };
 

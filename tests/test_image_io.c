@@ -110,12 +110,13 @@ struct tiff_spec {
     int rows_per_strip;
     int nan_x, nan_y;    /* a non-finite float there when nan_x >= 0 */
     float nan_value;
+    int fill_order;      /* 0: libtiff's default (MSB2LSB) */
 };
 
 static struct tiff_spec spec_grey(int bps, int format)
 {
     struct tiff_spec s = { W, H, 1, bps, format, PHOTOMETRIC_MINISBLACK, PLANARCONFIG_CONTIG,
-                           COMPRESSION_NONE, 0, 0, 5, -1, -1, 0.0f };
+                           COMPRESSION_NONE, 0, 0, 5, -1, -1, 0.0f, 0 };
     return s;
 }
 
@@ -178,6 +179,8 @@ static void tiff_tags(TIFF *tif, const struct tiff_spec *sp)
     TIFFSetField(tif, TIFFTAG_COMPRESSION, sp->compression);
     if (sp->predictor)
         TIFFSetField(tif, TIFFTAG_PREDICTOR, sp->predictor);
+    if (sp->fill_order)
+        TIFFSetField(tif, TIFFTAG_FILLORDER, sp->fill_order);
     if (sp->spp == 4 || sp->spp == 2) {
         uint16_t extra = EXTRASAMPLE_UNASSALPHA;
         TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, 1, &extra);
@@ -922,10 +925,15 @@ static void test_errors_basic(void)
     expect_fail(path, 1, CLX_ERR_ARGUMENT, "%s: page 1 is out of range (the file has 1 page)");
 }
 
-/* An uncompressed 8-bit TIFF written by hand with the IFD first, so that cutting the file short cuts the pixels. */
-static void tiff_hand_write(const char *path, uint32_t w, uint32_t h, uint32_t rows_per_strip,
+/*
+ * An uncompressed 8- or 16-bit (little-endian) TIFF written by hand with the
+ * IFD first, so that cutting the file short cuts the pixels; `keep` counts
+ * pixel bytes.
+ */
+static void tiff_hand_write(const char *path, uint32_t w, uint32_t h, int bps, uint32_t rows_per_strip,
                             size_t keep)
 {
+    uint32_t bytes_per_sample = (uint32_t)bps / 8;
     uint32_t strips = (h + rows_per_strip - 1) / rows_per_strip;
     enum { ENTRIES = 9 };
     uint32_t arrays = 8 + 2 + 12 * ENTRIES + 4;   /* strip offsets, then byte counts */
@@ -943,14 +951,14 @@ static void tiff_hand_write(const char *path, uint32_t w, uint32_t h, uint32_t r
         switch (tags[i]) {
         case 256: type = 4; value = w; break;
         case 257: type = 4; value = h; break;
-        case 258: value = 8; break;
+        case 258: value = (uint32_t)bps; break;
         case 259: value = 1; break;
         case 262: value = 1; break;
         case 273: type = 4; count = strips; value = strips > 1 ? arrays : data; break;
         case 277: value = 1; break;
         case 278: type = 4; value = rows_per_strip; break;
         case 279: type = 4; count = strips; value = strips > 1 ? arrays + 4 * strips
-                                                              : w * h; break;
+                                                              : w * h * bytes_per_sample; break;
         }
         e[0] = (unsigned char)tags[i];
         e[1] = (unsigned char)(tags[i] >> 8);
@@ -962,7 +970,7 @@ static void tiff_hand_write(const char *path, uint32_t w, uint32_t h, uint32_t r
     }
     for (uint32_t s = 0; strips > 1 && s < strips; s++) {
         uint32_t rows = h - s * rows_per_strip < rows_per_strip ? h - s * rows_per_strip : rows_per_strip;
-        uint32_t offset = data + s * rows_per_strip * w, bytes = rows * w;
+        uint32_t offset = data + s * rows_per_strip * w * bytes_per_sample, bytes = rows * w * bytes_per_sample;
         for (int k = 0; k < 4; k++) {
             ifd[arrays + 4 * s + k] = (unsigned char)(offset >> (8 * k));
             ifd[arrays + 4 * strips + 4 * s + k] = (unsigned char)(bytes >> (8 * k));
@@ -972,8 +980,13 @@ static void tiff_hand_write(const char *path, uint32_t w, uint32_t h, uint32_t r
     if (!f || fwrite(ifd, 1, data, f) != data)
         die("hand TIFF", path);
     size_t pixels = (size_t)w * h;
-    for (size_t i = 0; i < pixels && i < keep; i++)
-        putc((int)pattern_u8((int)(i % w), (int)(i / w), 0, 0), f);
+    for (size_t i = 0; i < pixels && i * bytes_per_sample < keep; i++) {
+        unsigned v = bps == 8 ? pattern_u8((int)(i % w), (int)(i / w), 0, 0)
+                              : pattern_u16((int)(i % w), (int)(i / w), 0, 0);
+        putc((int)(v & 0xff), f);
+        if (bps == 16 && i * 2 + 1 < keep)
+            putc((int)(v >> 8), f);
+    }
     if (fclose(f) != 0)
         die("hand TIFF", path);
     free(ifd);
@@ -1016,17 +1029,17 @@ static void test_errors_tiff_damage(void)
 
     /* The hand-written files are good when whole: the cuts below are what fails. */
     path_make(path, sizeof path, "hand_whole.tif");
-    tiff_hand_write(path, 8, 8, 2, SIZE_MAX);
+    tiff_hand_write(path, 8, 8, 8, 2, SIZE_MAX);
     load_compare("hand_whole.tif", path, 0, &s, 0);
     path_make(path, sizeof path, "hand_whole_one_strip.tif");
-    tiff_hand_write(path, 8, 8, 8, SIZE_MAX);
+    tiff_hand_write(path, 8, 8, 8, 8, SIZE_MAX);
     load_compare("hand_whole_one_strip.tif", path, 0, &s, 0);
 
     path_make(path, sizeof path, "hand_truncated.tif");
-    tiff_hand_write(path, 8, 8, 2, 29);   /* strips of 16 bytes: cut in strip 1 */
+    tiff_hand_write(path, 8, 8, 8, 2, 29);   /* strips of 16 bytes: cut in strip 1 */
     expect_fail(path, 0, CLX_ERR_FORMAT, TIFF_CORRUPT);
     path_make(path, sizeof path, "hand_truncated_one_strip.tif");
-    tiff_hand_write(path, 8, 8, 8, 29);
+    tiff_hand_write(path, 8, 8, 8, 8, 29);
     expect_fail(path, 0, CLX_ERR_FORMAT, TIFF_CORRUPT);
 
     /* Compressed strips cut short (their byte counts halved). */
@@ -1169,10 +1182,10 @@ static void test_errors_tiff_unsupported(void)
     unsupported_case("rgbf32_inf.tif", &s, "%s: non-finite pixel value at (2, 3)");
 
     path_make(path, sizeof path, "too_wide.tif");
-    tiff_hand_write(path, 70000, 1, 1, 0);
+    tiff_hand_write(path, 70000, 1, 8, 1, 0);
     expect_fail(path, 0, CLX_ERR_FORMAT, "%s: image of 70000x1 pixels is too large");
     path_make(path, sizeof path, "too_many_pixels.tif");
-    tiff_hand_write(path, 40000, 40000, 40000, 0);
+    tiff_hand_write(path, 40000, 40000, 8, 40000, 0);
     expect_fail(path, 0, CLX_ERR_FORMAT, "%s: image of 40000x40000 pixels is too large");
 }
 
@@ -1251,6 +1264,288 @@ static void test_errors_stb(void)
 }
 
 /* ------------------------------------------------------------------------ */
+/* clx_image_load_into: clx_image_load's pixels, in the caller's buffer      */
+
+static const char *type_label(clx_pixel_type type)
+{
+    return type == CLX_PIXEL_U8 ? "u8" : type == CLX_PIXEL_U16 ? "u16" : "f32";
+}
+
+/* A w x h image of `type` full of junk, which a load must overwrite entirely. */
+static void junk_make(clx_image *im, int w, int h, clx_pixel_type type)
+{
+    size_t bytes = (size_t)w * h * clx_pixel_size(type);
+    *im = (clx_image){ w, h, type, malloc(bytes) };
+    if (!im->pixels)
+        die("memory", "junk");
+    memset(im->pixels, 0x5a, bytes);
+}
+
+/* Page `page` of path loaded into a `type` buffer, byte for byte against clx_image_load + clx_image_copy_to. */
+static void into_compare(const char *what, const char *path, int page, clx_pixel_type type)
+{
+    clx_image ref, want, got;
+    clx_message msg;
+    int rc = clx_image_load(path, page, &ref, &msg);
+    CHECK(rc == CLX_OK, "%s: clx_image_load: %s", what, msg.text);
+    if (rc != CLX_OK)
+        return;
+    junk_make(&want, ref.width, ref.height, type);
+    junk_make(&got, ref.width, ref.height, type);
+    rc = clx_image_copy_to(&ref, &want, &msg);
+    CHECK(rc == CLX_OK, "%s: clx_image_copy_to: %s", what, msg.text);
+    strcpy(msg.text, "stale");
+    rc = clx_image_load_into(path, page, &got, &msg);
+    CHECK(rc == CLX_OK && msg.text[0] == '\0', "%s: %s \"%s\"", what, clx_status_name(rc), msg.text);
+    CHECK(got.width == ref.width && got.height == ref.height && got.type == type, "%s: dst changed", what);
+    size_t bytes = (size_t)ref.width * ref.height * clx_pixel_size(type);
+    CHECK(rc != CLX_OK || memcmp(got.pixels, want.pixels, bytes) == 0, "%s: pixels differ from clx_image_load's",
+          what);
+    clx_image_free(&ref);
+    clx_image_free(&want);
+    clx_image_free(&got);
+}
+
+/* into_compare into every type as wide as the file's or wider. */
+static void into_all_types(const char *name, const char *path, int page, clx_pixel_type narrowest)
+{
+    for (int t = narrowest; t <= CLX_PIXEL_F32; t++) {
+        char what[128];
+        snprintf(what, sizeof what, "%s page %d into %s", name, page, type_label((clx_pixel_type)t));
+        into_compare(what, path, page, (clx_pixel_type)t);
+    }
+}
+
+/* Writes sp (mode as tiff_write's) and loads it into every type that holds its pixels. */
+static void into_case(const char *name, const struct tiff_spec *sp, const char *mode)
+{
+    if (!TIFFIsCODECConfigured((uint16_t)sp->compression)) {
+        printf("SKIP %s: libtiff lacks compression %d\n", name, sp->compression);
+        return;
+    }
+    char path[4200];
+    path_make(path, sizeof path, name);
+    tiff_write(path, sp, 1, mode);
+    load_compare(name, path, 0, sp, 0);   /* the reference itself is right */
+    into_all_types(name, path, 0, spec_type(sp));
+}
+
+/* One failing load_into: status, message (with %s for the path), dst's description untouched. */
+static void into_fail(const char *path, int page, clx_image *dst, int status, const char *expect_fmt)
+{
+    clx_image before = *dst;
+    clx_message msg;
+    char want[4400];
+    snprintf(want, sizeof want, expect_fmt, path);
+    int rc = clx_image_load_into(path, page, dst, &msg);
+    CHECK(rc == status, "%s: status %s, want %s (%s)", path, clx_status_name(rc), clx_status_name(status),
+          msg.text);
+    CHECK(strstr(msg.text, want) != NULL, "message \"%s\" lacks \"%s\"", msg.text, want);
+    CHECK(strchr(msg.text, '\n') == NULL, "message has a newline: \"%s\"", msg.text);
+    printf("ok: %s: %s\n", clx_status_name(rc), msg.text);
+    CHECK(dst->width == before.width && dst->height == before.height && dst->type == before.type
+          && dst->pixels == before.pixels, "%s: dst's description changed", path);
+}
+
+/* Moves the strips of a tiff_hand_write file (several strips of strip_bytes) into reverse order. */
+static void tiff_hand_strips_reverse(const char *path, uint32_t strips, uint32_t strip_bytes)
+{
+    size_t n;
+    unsigned char *d = file_slurp(path, &n);
+    unsigned char *out = malloc(n);
+    uint32_t arrays = 8 + 2 + 12 * 9 + 4, data = arrays + 8 * strips;
+    if (!out || n != data + (size_t)strips * strip_bytes)
+        die("strip reversal", path);
+    memcpy(out, d, data);
+    for (uint32_t s = 0; s < strips; s++) {
+        uint32_t at = data + (strips - 1 - s) * strip_bytes;
+        memcpy(out + at, d + data + s * strip_bytes, strip_bytes);
+        for (int k = 0; k < 4; k++)
+            out[arrays + 4 * s + k] = (unsigned char)(at >> (8 * k));
+    }
+    bytes_write(path, out, n);
+    free(out);
+    free(d);
+}
+
+static void test_into_tiff(void)
+{
+    struct tiff_spec s = spec_grey(8, SAMPLEFORMAT_UINT);
+    into_case("into_u8_strips.tif", &s, "w");
+    s.rows_per_strip = 100;
+    into_case("into_u8_one_strip.tif", &s, "w");
+    s.photometric = PHOTOMETRIC_MINISWHITE;   /* inverted: decoded */
+    into_case("into_u8_miniswhite.tif", &s, "w");
+    s = spec_grey(8, SAMPLEFORMAT_UINT);
+    s.compression = COMPRESSION_ADOBE_DEFLATE;
+    into_case("into_u8_deflate.tif", &s, "w");
+
+    s = spec_grey(16, SAMPLEFORMAT_UINT);
+    into_case("into_u16_strips.tif", &s, "w");
+    into_case("into_u16_big_endian.tif", &s, "wb");
+    into_case("into_u16_bigtiff.tif", &s, "w8");
+    s.fill_order = FILLORDER_LSB2MSB;   /* bits reversed in every byte: libtiff undoes it */
+    into_case("into_u16_lsb2msb.tif", &s, "w");
+    s = spec_grey(16, SAMPLEFORMAT_UINT);
+    s.compression = COMPRESSION_LZW;
+    s.predictor = PREDICTOR_HORIZONTAL;
+    into_case("into_u16_lzw.tif", &s, "w");
+    s = spec_grey(16, SAMPLEFORMAT_UINT);
+    s.tile = 16;
+    into_case("into_u16_tiles.tif", &s, "w");
+    s.compression = COMPRESSION_ADOBE_DEFLATE;
+    into_case("into_u16_tiles_deflate.tif", &s, "wb");
+
+    s = spec_grey(32, SAMPLEFORMAT_IEEEFP);
+    into_case("into_f32_strips.tif", &s, "w");
+    into_case("into_f32_big_endian.tif", &s, "wb");
+    s.compression = COMPRESSION_ADOBE_DEFLATE;
+    s.predictor = PREDICTOR_FLOATINGPOINT;
+    into_case("into_f32_deflate.tif", &s, "w");
+
+    s = spec_grey(8, SAMPLEFORMAT_UINT);
+    s.spp = 3;
+    s.photometric = PHOTOMETRIC_RGB;
+    into_case("into_rgb8.tif", &s, "w");
+    s = spec_grey(16, SAMPLEFORMAT_UINT);
+    s.spp = 3;
+    s.photometric = PHOTOMETRIC_RGB;
+    s.planar = PLANARCONFIG_SEPARATE;
+    into_case("into_rgb16_separate.tif", &s, "w");
+
+    /* Pages of different layouts, sizes and types, in and out of order. */
+    char path[4200];
+    struct tiff_spec pages[3] = { spec_grey(16, SAMPLEFORMAT_UINT), spec_grey(16, SAMPLEFORMAT_UINT),
+                                  spec_grey(8, SAMPLEFORMAT_UINT) };
+    pages[1].tile = 16;
+    pages[1].compression = COMPRESSION_LZW;
+    pages[2].width = 10;
+    pages[2].height = 5;
+    path_make(path, sizeof path, "into_pages.tif");
+    tiff_write(path, pages, 3, "w");
+    into_all_types("into_pages.tif", path, 1, CLX_PIXEL_U16);
+    into_all_types("into_pages.tif", path, 2, CLX_PIXEL_U8);
+    into_all_types("into_pages.tif", path, 0, CLX_PIXEL_U16);
+
+    /* Hand-written with the IFD first: 16-bit, and strips stored in reverse order (decoded). */
+    path_make(path, sizeof path, "into_hand16.tif");
+    tiff_hand_write(path, 8, 8, 16, 2, SIZE_MAX);
+    into_all_types("into_hand16.tif", path, 0, CLX_PIXEL_U16);
+    path_make(path, sizeof path, "into_hand_reversed.tif");
+    tiff_hand_write(path, 8, 8, 8, 2, SIZE_MAX);
+    tiff_hand_strips_reverse(path, 4, 16);
+    s = spec_grey(8, SAMPLEFORMAT_UINT);
+    s.width = s.height = 8;
+    load_compare("into_hand_reversed.tif", path, 0, &s, 0);
+    into_all_types("into_hand_reversed.tif", path, 0, CLX_PIXEL_U8);
+}
+
+static void test_into_other(void)
+{
+    char path[4200];
+    unsigned char *p = pattern_rgb8(1);
+    path_make(path, sizeof path, "into_grey.png");
+    if (!stbi_write_png(path, W, H, 1, p, W))
+        die("stbi_write_png", path);
+    into_all_types("into_grey.png", path, 0, CLX_PIXEL_U8);
+    free(p);
+    p = pattern_rgb8(3);
+    path_make(path, sizeof path, "into_rgb.bmp");
+    if (!stbi_write_bmp(path, W, H, 3, p))
+        die("stbi_write_bmp", path);
+    into_all_types("into_rgb.bmp", path, 0, CLX_PIXEL_U8);
+    free(p);
+    path_make(path, sizeof path, "into_grey16.png");
+    png16_write(path, 1);
+    into_all_types("into_grey16.png", path, 0, CLX_PIXEL_U16);
+    path_make(path, sizeof path, "into_grey8.pgm");
+    pnm_write(path, "P5\n%d %d\n255\n", 1, 8, SIZE_MAX);
+    into_all_types("into_grey8.pgm", path, 0, CLX_PIXEL_U8);
+    path_make(path, sizeof path, "into_grey16.pgm");
+    pnm_write(path, "P5\n%d %d\n65535\n", 1, 16, SIZE_MAX);
+    into_all_types("into_grey16.pgm", path, 0, CLX_PIXEL_U16);
+}
+
+/* Also on files test_into_tiff and test_into_other wrote. */
+static void test_into_errors(void)
+{
+    char path[4200], cut[4200];
+    clx_image dst;
+    clx_message msg;
+
+    /* The caller's image. */
+    CHECK(clx_image_load_into("x.tif", 0, NULL, &msg) == CLX_ERR_ARGUMENT, "NULL dst");
+    dst = (clx_image){ W, H, CLX_PIXEL_U16, NULL };
+    CHECK(clx_image_load_into("x.tif", 0, &dst, &msg) == CLX_ERR_ARGUMENT, "dst without pixels");
+    junk_make(&dst, W, H, CLX_PIXEL_U16);
+    dst.type = (clx_pixel_type)0;
+    CHECK(clx_image_load_into("x.tif", 0, &dst, &msg) == CLX_ERR_ARGUMENT, "dst of type 0");
+    dst.type = CLX_PIXEL_U16;
+    path_make(path, sizeof path, "into_missing.tif");
+    into_fail(path, 0, &dst, CLX_ERR_IO, "%s: No such file or directory");
+
+    /* Sizes: the direct path, pages, and a decoded format. */
+    struct tiff_spec s = spec_grey(16, SAMPLEFORMAT_UINT);
+    path_make(path, sizeof path, "into_u16.tif");
+    tiff_write(path, &s, 1, "w");
+    into_fail(path, 1, &dst, CLX_ERR_ARGUMENT, "%s: page 1 is out of range (the file has 1 page)");
+    clx_image narrow = dst;
+    narrow.width = W - 1;
+    into_fail(path, 0, &narrow, CLX_ERR_SIZE, "%s is 37x23, not 36x23");
+    path_make(path, sizeof path, "into_pages.tif");
+    into_fail(path, 2, &dst, CLX_ERR_SIZE, "%s: page 2 is 10x5, not 37x23");
+    path_make(path, sizeof path, "into_grey.png");
+    narrow.height = H + 1;
+    into_fail(path, 0, &narrow, CLX_ERR_SIZE, "%s is 37x23, not 36x24");
+
+    /* Types wider than dst's: refused before reading, on both paths. */
+    clx_image u8 = dst;
+    u8.type = CLX_PIXEL_U8;
+    path_make(path, sizeof path, "into_u16.tif");
+    into_fail(path, 0, &u8, CLX_ERR_FORMAT, "%s: 16-bit pixels cannot become 8-bit without loss");
+    path_make(path, sizeof path, "into_grey16.png");
+    into_fail(path, 0, &u8, CLX_ERR_FORMAT, "%s: 16-bit pixels cannot become 8-bit without loss");
+    s = spec_grey(32, SAMPLEFORMAT_IEEEFP);
+    path_make(path, sizeof path, "into_f32.tif");
+    tiff_write(path, &s, 1, "w");
+    into_fail(path, 0, &dst, CLX_ERR_FORMAT, "%s: 32-bit float pixels cannot become 16-bit without loss");
+    s.compression = COMPRESSION_LZW;
+    path_make(path, sizeof path, "into_f32_lzw.tif");
+    tiff_write(path, &s, 1, "w");
+    into_fail(path, 0, &dst, CLX_ERR_FORMAT, "%s: 32-bit float pixels cannot become 16-bit without loss");
+    clx_image_free(&dst);
+
+    /* Non-finite floats are refused on the direct path too. */
+    junk_make(&dst, W, H, CLX_PIXEL_F32);
+    s = spec_grey(32, SAMPLEFORMAT_IEEEFP);
+    s.nan_x = 5;
+    s.nan_y = 7;
+    s.nan_value = NAN;
+    path_make(path, sizeof path, "into_f32_nan.tif");
+    tiff_write(path, &s, 1, "wb");
+    into_fail(path, 0, &dst, CLX_ERR_FORMAT, "%s: non-finite pixel value at (5, 7)");
+    clx_image_free(&dst);
+
+    /* Files cut short: a short read is an error naming the file, never a crash or stale pixels. */
+    junk_make(&dst, 8, 8, CLX_PIXEL_U16);
+    path_make(cut, sizeof cut, "into_cut8.tif");
+    tiff_hand_write(cut, 8, 8, 8, 2, 29);
+    into_fail(cut, 0, &dst, CLX_ERR_FORMAT, "%s: corrupt or truncated TIFF (its pixel data ends after 29 of 64 bytes)");
+    tiff_hand_write(cut, 8, 8, 8, 8, 0);
+    into_fail(cut, 0, &dst, CLX_ERR_FORMAT, "%s: corrupt or truncated TIFF (its pixel data ends after 0 of 64 bytes)");
+    path_make(cut, sizeof cut, "into_cut16.tif");
+    tiff_hand_write(cut, 8, 8, 16, 2, 127);
+    into_fail(cut, 0, &dst, CLX_ERR_FORMAT, "%s: corrupt or truncated TIFF (its pixel data ends after 127 of 128 bytes)");
+    clx_image_free(&dst);
+    junk_make(&dst, W, H, CLX_PIXEL_U16);
+    path_make(path, sizeof path, "into_u16.tif");
+    path_make(cut, sizeof cut, "into_cut_libtiff.tif");
+    file_truncate_copy(path, cut, 8 + W * H);   /* the IFD, written last, goes too */
+    into_fail(cut, 0, &dst, CLX_ERR_FORMAT, TIFF_CORRUPT);
+    clx_image_free(&dst);
+}
+
+/* ------------------------------------------------------------------------ */
 /* The API's own checks                                                      */
 
 static void test_api(void)
@@ -1307,16 +1602,22 @@ struct thread_job {
 static void *thread_run(void *arg)
 {
     struct thread_job *job = arg;
+    clx_image into;
+    junk_make(&into, job->spec->width, job->spec->height, CLX_PIXEL_F32);
     for (int i = 0; i < 20; i++) {
         clx_image im;
         clx_message msg;
         if (clx_image_load(job->good, 0, &im, &msg) != CLX_OK || im.width != job->spec->width)
             job->errors++;
         clx_image_free(&im);
+        if (clx_image_load_into(job->good, 0, &into, &msg) != CLX_OK
+            || ((float *)into.pixels)[1] != (float)pattern_u16(1, 0, 0, 0))
+            job->errors++;
         if (clx_image_load(job->bad, 0, &im, &msg) != CLX_ERR_FORMAT
             || !strstr(msg.text, job->bad))
             job->errors++;
     }
+    clx_image_free(&into);
     return NULL;
 }
 
@@ -1394,6 +1695,9 @@ int main(void)
     test_errors_tiff_damage();
     test_errors_tiff_unsupported();
     test_errors_stb();
+    test_into_tiff();
+    test_into_other();
+    test_into_errors();
     test_threads();
 
     if (!getenv("KEEP"))

@@ -266,14 +266,29 @@ char *image_item_name(const struct image_items *items, size_t i)
     return name;
 }
 
+/* The file image i is a page of (malloc'd). */
+static int item_path(const struct image_items *items, size_t i, char **path)
+{
+    int page;
+    return image_entry_split(items->list->entries[items->items[i].entry], path, &page);
+}
+
 int image_item_load(const struct image_items *items, size_t i, clx_image *image, clx_message *msg)
 {
-    const struct image_item *it = &items->items[i];
     char *path;
-    int page;
-    if (image_entry_split(items->list->entries[it->entry], &path, &page) != CLX_OK)
+    if (item_path(items, i, &path) != CLX_OK)
         return CLX_ERR_HOST_MEMORY;
-    int status = clx_image_load(path, it->page, image, msg);
+    int status = clx_image_load(path, items->items[i].page, image, msg);
+    free(path);
+    return status;
+}
+
+int image_item_load_into(const struct image_items *items, size_t i, clx_image *dst, clx_message *msg)
+{
+    char *path;
+    if (item_path(items, i, &path) != CLX_OK)
+        return CLX_ERR_HOST_MEMORY;
+    int status = clx_image_load_into(path, items->items[i].page, dst, msg);
     free(path);
     return status;
 }
