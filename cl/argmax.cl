@@ -1,20 +1,46 @@
 /*
  * argmax.cl - the integer peak of every correlation (seed pipeline step 3).
  *
- * One work-group searches one tile over the shifts |ux| <= SEARCH_RX,
+ * Each correlation is searched over the shifts |ux| <= SEARCH_RX,
  * |uy| <= SEARCH_RY (ALGORITHM.md's full range (-w, w) by default; smaller
  * with --max-shift). Ties go to the smallest logical index
  * ky * 2 WIN_W + kx (common.h), whatever the search order or the layout, so
- * the result depends neither on the work-group size nor on the path that
- * computed the correlation. NaN values never win. The result is that
- * logical index, or -1 when no value was a number.
+ * the result depends neither on the work-group size, nor on the form below,
+ * nor on the path that computed the correlation. NaN values never win. The
+ * result is that logical index, or -1 when no value was a number.
  *
- * NDRange: global (ARGMAX_WG * ntiles), local (ARGMAX_WG).
+ * Every work-item scans a strided share of the correlation and a tree
+ * reduction in local memory gives its work-group's best (value, index).
+ * ARGMAX_FORM chooses how work-groups are given correlations:
+ *  0  kernel argmax: one work-group per correlation writes the result.
+ *     NDRange: global (ARGMAX_WG * ntiles), local (ARGMAX_WG).
+ *  1  kernel argmax_parts: ARGMAX_PARTS work-groups share each correlation
+ *     and write one partial pair each; kernel argmax_combine reduces each
+ *     tile's pairs with the same rule.
+ *     NDRange: global (ARGMAX_WG * ARGMAX_PARTS * ntiles), local (ARGMAX_WG);
+ *     then global (ntiles rounded up), any local.
+ *  2  kernel argmax_atomic: ARGMAX_PARTS work-groups share each correlation
+ *     and combine through atom_max on one 64-bit word per tile (zeroed by
+ *     the host before), which kernel argmax_unpack turns into the index.
+ *     Needs cl_khr_int64_extended_atomics and single precision.
+ *     NDRange: as form 1.
  */
 #include "common.h"
 
 #ifndef ARGMAX_WG
 #define ARGMAX_WG 256   /* work-items searching one correlation (a power of two) */
+#endif
+#ifndef ARGMAX_FORM
+#define ARGMAX_FORM 0   /* 0 one work-group per tile, 1 partial pairs + combine, 2 64-bit atomics */
+#endif
+#ifndef ARGMAX_PARTS
+#define ARGMAX_PARTS 4  /* work-groups sharing one tile in forms 1 and 2 (1..64) */
+#endif
+
+#if ARGMAX_FORM == 0
+#define GROUPS_PER_TILE 1
+#else
+#define GROUPS_PER_TILE ARGMAX_PARTS
 #endif
 
 /* Does candidate (v, k) beat the current best (bv, bk)? */
@@ -25,18 +51,19 @@ static inline int beats(real v, int k, real bv, int bk)
     return bk < 0 || v > bv || (v == bv && k < bk);
 }
 
-__kernel __attribute__((reqd_work_group_size(ARGMAX_WG, 1, 1)))
-void argmax(__global const real *corr, __global int *peaks)
+/*
+ * The best (value, logical index) of the elements this work-group scans,
+ * returned to every work-item: work-item lid of part `part` looks at
+ * part * ARGMAX_WG + lid and every ARGMAX_WG * GROUPS_PER_TILE-th element
+ * after it.
+ */
+static void group_best(__global const real *c, int part, __local real *best_v, __local int *best_k,
+                       real *v_out, int *k_out)
 {
-    __local real best_v[ARGMAX_WG];
-    __local int best_k[ARGMAX_WG];
-    const int tile = get_group_id(0);
     const int lid = get_local_id(0);
-    __global const real *c = corr + (size_t)tile * CORR_PIXELS;
-
     real bv = 0;
     int bk = -1;
-    for (int i = lid; i < CORR_PIXELS; i += ARGMAX_WG) {
+    for (int i = part * ARGMAX_WG + lid; i < CORR_PIXELS; i += ARGMAX_WG * GROUPS_PER_TILE) {
         const int y = i / CORR_W;
         const int ux = corr_shift_x(i - y * CORR_W);
         const int uy = corr_shift_y(y);
@@ -59,9 +86,107 @@ void argmax(__global const real *corr, __global int *peaks)
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    if (lid == 0)
-        peaks[tile] = best_k[0];
+    *v_out = best_v[0];
+    *k_out = best_k[0];
 }
+
+#if ARGMAX_FORM == 0
+
+__kernel __attribute__((reqd_work_group_size(ARGMAX_WG, 1, 1)))
+void argmax(__global const real *corr, __global int *peaks)
+{
+    __local real best_v[ARGMAX_WG];
+    __local int best_k[ARGMAX_WG];
+    const int tile = get_group_id(0);
+    real v;
+    int k;
+    group_best(corr + (size_t)tile * CORR_PIXELS, 0, best_v, best_k, &v, &k);
+    if (get_local_id(0) == 0)
+        peaks[tile] = k;
+}
+
+#elif ARGMAX_FORM == 1
+
+__kernel __attribute__((reqd_work_group_size(ARGMAX_WG, 1, 1)))
+void argmax_parts(__global const real *corr, __global real *part_values, __global int *part_indices)
+{
+    __local real best_v[ARGMAX_WG];
+    __local int best_k[ARGMAX_WG];
+    const int group = get_group_id(0);
+    const int tile = group / ARGMAX_PARTS;
+    real v;
+    int k;
+    group_best(corr + (size_t)tile * CORR_PIXELS, group - tile * ARGMAX_PARTS, best_v, best_k, &v, &k);
+    if (get_local_id(0) == 0) {
+        part_values[group] = v;
+        part_indices[group] = k;
+    }
+}
+
+__kernel void argmax_combine(__global const real *part_values, __global const int *part_indices,
+                             __global int *peaks, int ntiles)
+{
+    const int tile = get_global_id(0);
+    if (tile >= ntiles)
+        return;
+    real bv = 0;
+    int bk = -1;
+    for (int p = tile * ARGMAX_PARTS; p < (tile + 1) * ARGMAX_PARTS; p++)
+        if (beats(part_values[p], part_indices[p], bv, bk)) {
+            bv = part_values[p];
+            bk = part_indices[p];
+        }
+    peaks[tile] = bk;
+}
+
+#elif ARGMAX_FORM == 2
+
+#if USE_DOUBLE
+#error "ARGMAX_FORM 2 packs single-precision values: not with USE_DOUBLE"
+#endif
+#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
+
+/*
+ * (v, k) as one word whose unsigned order is beats()'s: v's bits made to
+ * order as unsigned integers (sign bit flipped for positives, every bit
+ * inverted for negatives; -0 first made +0, which beats() deems equal) in
+ * the high half, 0xFFFFFFFF - k in the low half so that the smaller index
+ * is the larger word. A valid pair is never 0, the reset value: -inf's high
+ * half is 0x007FFFFF.
+ */
+static inline ulong pack(float v, int k)
+{
+    const uint bits = as_uint(v == 0 ? 0.0f : v);
+    const uint ordered = bits & 0x80000000u ? ~bits : bits | 0x80000000u;
+    return (ulong)ordered << 32 | (0xFFFFFFFFu - (uint)k);
+}
+
+__kernel __attribute__((reqd_work_group_size(ARGMAX_WG, 1, 1)))
+void argmax_atomic(__global const real *corr, volatile __global ulong *packed)
+{
+    __local real best_v[ARGMAX_WG];
+    __local int best_k[ARGMAX_WG];
+    const int group = get_group_id(0);
+    const int tile = group / ARGMAX_PARTS;
+    real v;
+    int k;
+    group_best(corr + (size_t)tile * CORR_PIXELS, group - tile * ARGMAX_PARTS, best_v, best_k, &v, &k);
+    if (get_local_id(0) == 0 && k >= 0)
+        atom_max(&packed[tile], pack(v, k));
+}
+
+__kernel void argmax_unpack(__global const ulong *packed, __global int *peaks, int ntiles)
+{
+    const int tile = get_global_id(0);
+    if (tile >= ntiles)
+        return;
+    const ulong word = packed[tile];
+    peaks[tile] = word ? (int)(0xFFFFFFFFu - (uint)word) : -1;
+}
+
+#else
+#error "ARGMAX_FORM must be 0, 1 or 2"
+#endif
 
 #ifndef FIT_SIZE
 #define FIT_SIZE 5      /* F: the primary peak's F x F neighbourhood is left out */

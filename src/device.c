@@ -168,6 +168,7 @@ static void describe(struct device_entry *e, int p, int d, const char *platform_
         e->image_max_buffer = 0;
     e->opencl_c_major = highest_opencl_c(e->device, in->opencl_c_version);
     e->has_subgroups = has_extension(e->device, "cl_khr_subgroups");
+    e->has_int64_atomics = has_extension(e->device, "cl_khr_int64_extended_atomics");
 }
 
 int devices_enumerate(struct device_entry **entries, size_t *count, clx_message *msg)

@@ -24,6 +24,7 @@ struct device_entry {
     size_t image_max_buffer;    /* texels of the largest 1D image over a buffer */
     int opencl_c_major;         /* the device's highest OpenCL C version */
     int has_subgroups;          /* cl_khr_subgroups (sub_group_broadcast and friends) */
+    int has_int64_atomics;      /* cl_khr_int64_extended_atomics (atom_max on 64-bit words) */
     enum device_vendor vendor;
     clx_device_info info;
 };

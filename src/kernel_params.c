@@ -31,10 +31,15 @@ void kernel_params_defaults(struct kernel_params *p, const struct device_entry *
     size_t maxwg = dev->max_work_group_size;
     memset(p, 0, sizeof *p);
     p->sums_wg = largest_pow2_at_most(maxwg, 256);
+    p->sums_items = 1;
     p->argmax_wg = largest_pow2_at_most(maxwg, 256);
+    /* Used by argmax forms 1 and 2 only: a few work-groups per correlation
+     * so that small batches still fill the device. */
+    p->argmax_parts = 4;
     /* Rows of 32 keep prepare's reads and writes coalesced. */
     p->prepare_tx = largest_pow2_at_most(maxwg, 32);
     p->prepare_ty = largest_pow2_at_most(maxwg / (size_t)p->prepare_tx, 8);
+    p->prep_vec = 1;
     p->sample_tx = largest_pow2_at_most(maxwg, 16);
     p->sample_ty = largest_pow2_at_most(maxwg / (size_t)p->sample_tx, 8);
     p->tile_wg = largest_pow2_at_most(maxwg, 256);
@@ -81,7 +86,8 @@ int kernel_options_format(const struct kernel_params *p, char *buf, size_t len)
                      "-cl-std=%s -D CLX_VENDOR=%d -D USE_DOUBLE=%d -D PIXEL_T=%s -D PIXEL_IS_FLOAT=%d"
                      " -D WIN_W=%d -D WIN_H=%d -D PAD_W=%d -D PAD_H=%d -D CORR_W=%d -D CORR_H=%d"
                      " -D STORE_RX=%d -D STORE_RY=%d -D SEARCH_RX=%d -D SEARCH_RY=%d -D FIT_SIZE=%d"
-                     " -D SUMS_WG=%d -D ARGMAX_WG=%d -D PREP_TX=%d -D PREP_TY=%d"
+                     " -D SUMS_WG=%d -D SUMS_ITEMS=%d -D ARGMAX_WG=%d -D ARGMAX_FORM=%d -D ARGMAX_PARTS=%d"
+                     " -D PREP_TX=%d -D PREP_TY=%d -D PREP_VEC=%d -D PREP_PAD=%d"
                      " -D SAMPLE_TX=%d -D SAMPLE_TY=%d -D TILE_WG=%d -D INTERP=%d -D WINDOW_FN=%d -D WINDOW_ALPHA=%.17g"
                      " -D DIRECT_TX=%d -D DIRECT_TY=%d -D DIRECT_SPX=%d -D DIRECT_IPI=%d -D DIRECT_ROWS=%d"
                      " -D DIRECT_SPLIT=%d -D DIRECT_SOURCE=%d -D DIRECT_HYBRID_TEX=%d -D DIRECT_HYBRID_DEN=%d"
@@ -91,16 +97,18 @@ int kernel_options_format(const struct kernel_params *p, char *buf, size_t len)
                      " -D FILTER_COLS_TX=%d -D FILTER_COLS_TY=%d",
                      std, (int)p->vendor, p->use_double ? 1 : 0, pixel_ctype(p->pixel), p->pixel == CLX_PIXEL_F32,
                      p->win_w, p->win_h, p->pad_w, p->pad_h, p->corr_w, p->corr_h, p->store_rx, p->store_ry,
-                     p->search_rx, p->search_ry, p->fit_size, p->sums_wg, p->argmax_wg, p->prepare_tx,
-                     p->prepare_ty, p->sample_tx, p->sample_ty, p->tile_wg, p->interp, p->window_fn,
+                     p->search_rx, p->search_ry, p->fit_size, p->sums_wg, p->sums_items, p->argmax_wg,
+                     p->argmax_form, p->argmax_parts, p->prepare_tx, p->prepare_ty, p->prep_vec, p->prep_pad,
+                     p->sample_tx, p->sample_ty, p->tile_wg, p->interp, p->window_fn,
                      p->window_alpha, d->tx, d->ty, d->spx, d->ipi, d->rows, d->split, d->source, d->hybrid_tex,
                      d->hybrid_den, d->broadcast, d->few_wg, f->radius, f->border, f->epilogue, f->input_real, f->k,
                      f->rows_tx, f->rows_ty, f->cols_tx, f->cols_ty);
     return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
-/* The FFT libraries by kernel_params.fft_backend, named as fft_backend_named() names them. */
-static const char *const fft_names[] = { "clfft", "vkfft", NULL };
+/* The FFT libraries by kernel_params.fft_backend, named as fft_backend_named()
+ * names them, and FFT_AUTO's name. */
+static const char *const fft_names[] = { "clfft", "vkfft", "auto", NULL };
 
 const char *kernel_params_fft_name(const struct kernel_params *p)
 {
@@ -122,8 +130,13 @@ struct param_field {
 static const struct param_field fields[] = {
     FIELD("sums_wg", sums_wg, 1, 4096, 1),
     FIELD("argmax_wg", argmax_wg, 1, 4096, 1),
+    FIELD("sums_items", sums_items, 1, 8, 0),
+    FIELD("argmax_form", argmax_form, 0, 2, 0),
+    FIELD("argmax_parts", argmax_parts, 1, 64, 0),
     FIELD("prep_tx", prepare_tx, 1, 4096, 0),
     FIELD("prep_ty", prepare_ty, 1, 4096, 0),
+    FIELD("prep_vec", prep_vec, 1, 4, 1),
+    FIELD("prep_pad", prep_pad, 0, 2, 0),
     FIELD("sample_tx", sample_tx, 1, 4096, 0),
     FIELD("sample_ty", sample_ty, 1, 4096, 0),
     FIELD("tile_wg", tile_wg, 1, 4096, 1),
@@ -238,6 +251,17 @@ int kernel_params_check(const struct kernel_params *p, const struct device_entry
     if (sample_local > dev->info.local_memory) {
         snprintf(why, why_len, "sample_tx x sample_ty = %dx%d needs %zu bytes of local memory: %s has %llu",
                  p->sample_tx, p->sample_ty, sample_local, dev->info.name, dev->info.local_memory);
+        return -1;
+    }
+    /* Form 2 packs a float's bits and an index into one 64-bit word for atom_max. */
+    if (p->argmax_form == 2 && p->use_double) {
+        snprintf(why, why_len, "argmax_form=2 packs single-precision values into 64-bit atomics: not with double "
+                 "precision (use argmax_form=0 or 1)");
+        return -1;
+    }
+    if (p->argmax_form == 2 && !dev->has_int64_atomics) {
+        snprintf(why, why_len, "argmax_form=2 needs 64-bit atomics (cl_khr_int64_extended_atomics): %s lacks them "
+                 "(use argmax_form=0 or 1)", dev->info.name);
         return -1;
     }
     if (p->direct.hybrid_tex > p->direct.hybrid_den) {

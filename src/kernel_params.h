@@ -39,6 +39,9 @@ struct filter_params {
     int cols_tx, cols_ty;     /* FILTER_COLS_TX x FILTER_COLS_TY: the column pass's work-group */
 };
 
+/* kernel_params.fft_backend: whichever library method_choice measures faster. */
+#define FFT_AUTO 2
+
 struct kernel_params {
     int use_double;           /* USE_DOUBLE: every stage in double */
     clx_pixel_type pixel;     /* PIXEL_T: the uploaded image's pixel type */
@@ -49,8 +52,15 @@ struct kernel_params {
     int search_rx, search_ry; /* SEARCH_RX, SEARCH_RY: largest |shift| argmax searches */
     int fit_size;             /* FIT_SIZE: F of the F x F neighbourhood */
     int sums_wg;              /* SUMS_WG: work-items reducing one window (power of 2) */
+    int sums_items;           /* SUMS_ITEMS: consecutive pixels per work-item and step in window_sums (1..8) */
     int argmax_wg;            /* ARGMAX_WG: work-items searching one correlation (power of 2) */
+    int argmax_form;          /* ARGMAX_FORM: 0 one work-group per correlation, 1 partial results and a
+                                 combining kernel, 2 64-bit atomics (single precision only) */
+    int argmax_parts;         /* ARGMAX_PARTS: work-groups sharing one correlation in forms 1 and 2 (1..64) */
     int prepare_tx, prepare_ty; /* PREP_TX x PREP_TY: prepare's work-group */
+    int prep_vec;             /* PREP_VEC: consecutive x per prepare work-item, vector loads and stores (1, 2, 4) */
+    int prep_pad;             /* PREP_PAD: the seed mode's padding of prepared windows: 0 written by prepare,
+                                 1 zeroed by a fill before every prepare, 2 zeroed once when allocated */
     int sample_tx, sample_ty; /* SAMPLE_TX x SAMPLE_TY: sample_windows' work-group */
     int tile_wg;              /* TILE_WG: work-items per tile in tile_prepare and zncc (power of 2) */
     int interp;               /* INTERP: sample_windows' interpolation, 0 cubic, 1 Lanczos-3 */
@@ -60,7 +70,8 @@ struct kernel_params {
     struct filter_params filter;
     enum device_vendor vendor;  /* CLX_VENDOR: for cl/vendor.h's predicates */
     int opencl_c_major;       /* the device's OpenCL C version, for -cl-std */
-    int fft_backend;          /* not a kernel macro: the FFT path's library, 0 clFFT, 1 VkFFT (key fft=clfft|vkfft) */
+    int fft_backend;          /* not a kernel macro: the FFT path's library, 0 clFFT, 1 VkFFT, FFT_AUTO
+                                 (key fft=clfft|vkfft|auto; stage_create resolves auto by measuring) */
 };
 
 /* Work-group sizes that suit the device (everything else zeroed). */

@@ -13,17 +13,24 @@ struct clx_context;
 
 struct peak_finder {
     cl_program argmax_program, neighbourhood_program;
-    cl_kernel argmax, second_peak, neighbourhood;
+    /* argmax_form 0: argmax; 1: argmax_parts then argmax_combine; 2:
+     * argmax_atomic then argmax_unpack (cl/argmax.cl). */
+    cl_kernel argmax, argmax_finish, second_peak, neighbourhood;
+    cl_mem part_values, part_indices; /* form 1: per tile, argmax_parts' pairs */
+    cl_mem packed;                    /* form 2: per tile, the atomically combined (value, index) word */
     struct kernel_params params;
 };
 
-int peak_finder_build(struct clx_context *ctx, const struct kernel_params *p, struct peak_finder *pf);
+/* Builds the kernels for p and the scratch space of up to max_tiles tiles per enqueue. */
+int peak_finder_build(struct clx_context *ctx, const struct kernel_params *p, int max_tiles,
+                      struct peak_finder *pf);
 
 /*
- * For the first ntiles correlations in `corr`: writes each peak's logical
- * index (ky * 2w + kx, or -1 if none; see cl/common.h) into `peaks` (int),
- * its F x F neighbourhood into `neighbourhoods` (reals) and, when `second`
- * is not NULL, the highest other local maximum into `second` (reals).
+ * For the first ntiles (at most max_tiles) correlations in `corr`: writes
+ * each peak's logical index (ky * 2w + kx, or -1 if none; see cl/common.h)
+ * into `peaks` (int), its F x F neighbourhood into `neighbourhoods` (reals)
+ * and, when `second` is not NULL, the highest other local maximum into
+ * `second` (reals).
  */
 int peak_finder_enqueue(struct clx_context *ctx, struct peak_finder *pf, cl_mem corr, int ntiles,
                         cl_mem peaks, cl_mem neighbourhoods, cl_mem second);

@@ -58,13 +58,24 @@ int prepare_windows_enqueue(struct clx_context *ctx, struct prepare_windows *pw,
     size_t sums_local[2] = { (size_t)p->sums_wg, 1 };
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, pw->sums, 2, NULL, sums_global, sums_local, 0, NULL, NULL));
 
+    size_t tiles = (size_t)nimages * nwin;
+    int has_padding = p->pad_w != p->win_w || p->pad_h != p->win_h;
+    if (p->prep_pad == 1 && has_padding) {
+        const cl_float zero = 0;
+        size_t bytes = (p->use_double ? sizeof(double) : sizeof(float)) * p->pad_w * p->pad_h * tiles;
+        CL_CALL(ctx, clEnqueueFillBuffer(ctx->queue, padded, &zero, sizeof zero, 0, bytes, 0, NULL, NULL));
+    }
+
     status = set_shared_args(ctx, pw->prepare, images, image_w, image_h, corners, nwin, means);
     if (status != CLX_OK)
         return status;
     CL_CALL(ctx, clSetKernelArg(pw->prepare, 6, sizeof padded, &padded));
+    /* prep_pad 0 writes whole tiles, 1 and 2 the windows only (prepare.cl). */
+    size_t cols = (size_t)(p->prep_pad == 0 ? p->pad_w : p->win_w);
+    size_t rows = (size_t)(p->prep_pad == 0 ? p->pad_h : p->win_h);
     size_t prep_local[3] = { (size_t)p->prepare_tx, (size_t)p->prepare_ty, 1 };
-    size_t prep_global[3] = { round_up((size_t)p->pad_w, prep_local[0]),
-                              round_up((size_t)p->pad_h, prep_local[1]), (size_t)nimages * nwin };
+    size_t prep_global[3] = { round_up((cols + p->prep_vec - 1) / p->prep_vec, prep_local[0]),
+                              round_up(rows, prep_local[1]), tiles };
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, pw->prepare, 3, NULL, prep_global, prep_local, 0, NULL,
                                         NULL));
 error:

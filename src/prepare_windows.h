@@ -1,6 +1,23 @@
 /*
  * prepare_windows.h - from raw images to zero-mean, zero-padded windows in
  * the FFT layout: the window_sums and prepare kernels (internal).
+ *
+ * Who zeroes the padding of the prepared tiles is kernel_params.prep_pad:
+ *  0  the prepare kernel, with the window's values (the default);
+ *  1  a clEnqueueFillBuffer before every prepare;
+ *  2  nobody here: stage.c's create_buffers zeroes the whole buffer once,
+ *     and nothing writes the padding after that. The prepared buffer is
+ *     written only by prepare (the seed mode; the accurate mode's stages
+ *     write their own with tile_prepare.cl), and read by the correlators:
+ *     the direct path reads it, and the FFT path's R2C transform is out of
+ *     place and leaves its real input alone with both libraries (clFFT's
+ *     2-D real plans read it in the row pass and work in the output and
+ *     clFFT's own buffers; VkFFT reads its formatted inputBuffer and works
+ *     in `buffer`). Only the C2R transform overwrites its input (fft.h), and
+ *     that input is the spectra, another buffer. A backend whose R2C wrote
+ *     its input would need prep_pad 0 or 1.
+ * The direct path's layout has no padding (pad = window), so there the
+ * three are the same.
  */
 #ifndef CLX_PREPARE_WINDOWS_H
 #define CLX_PREPARE_WINDOWS_H

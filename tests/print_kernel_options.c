@@ -3,7 +3,8 @@
  * builds and, after a '|', the build options the library gives them, for a
  * spread of jobs: both correlation paths
  * (each configuring its own layouts, as a plan does), every direct-kernel
- * variant that is OpenCL C 1.2, float and double, every pixel type, full and
+ * variant that is OpenCL C 1.2, the seed kernels' variants (sums_items,
+ * prep_vec, prep_pad, argmax_form), float and double, every pixel type, full and
  * bounded searches, several vendors; and the pre-filter stages: both paths,
  * radii 1 to 64, every border rule, epilogue and input. kernels_spir.sh
  * compiles every kernel with each line.
@@ -92,6 +93,14 @@ int main(void)
                     p.fit_size = jobs[j].fit;
                     paths[path]->configure(&dev, &p, 4 * p.win_w);
                     const char *kernels = path == 0 ? kernels_fft : p.direct.few ? kernels_direct_few : kernels_direct;
+                    bad |= print(kernels, &p);
+                    /* The seed kernels' variants (tune searches them): each
+                     * value once over the jobs, atomics in single precision. */
+                    p.sums_items = 1 + n % 8;
+                    p.prep_vec = 1 << (n % 3);
+                    p.prep_pad = n % 3;
+                    p.argmax_form = dbl ? n % 2 : n % 3;
+                    p.argmax_parts = 1 + n % 16;
                     bad |= print(kernels, &p);
                     /* The accurate mode: each window function and interpolator. */
                     p.window_fn = n % 3;

@@ -387,7 +387,7 @@ static void check_params(void)
     CHECK(kernel_params_override(&p, "fft=clfft", why, sizeof why) == 0 && p.fft_backend == 0 &&
           strcmp(kernel_params_fft_name(&p), "clfft") == 0, "fft=clfft: %s", why);
     CHECK(kernel_params_override(&p, "fft=fftw", why, sizeof why) == -1 &&
-          strcmp(why, "parameter fft=fftw: expected clfft or vkfft") == 0, "fft=fftw: '%s'", why);
+          strcmp(why, "parameter fft=fftw: expected clfft or vkfft or auto") == 0, "fft=fftw: '%s'", why);
     CHECK(fft_backend_named("fftw") == NULL && fft_backend_named("clfft") == &fft_backend_clfft, "fft_backend_named");
 }
 
