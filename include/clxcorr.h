@@ -133,6 +133,17 @@ void clx_image_file_close(clx_image_file *file);
 int clx_image_load(const char *path, int page, clx_image *image, clx_message *msg);
 
 /*
+ * Like clx_image_load, into pixels the caller owns (e.g. pinned staging
+ * memory): dst's width, height, type and pixels are set, and the page must
+ * have that size (else CLX_ERR_SIZE) and pixels no wider than dst's (else
+ * CLX_ERR_FORMAT); narrower ones are widened as by clx_image_copy_to.
+ * Uncompressed greyscale TIFF strips are read from the file straight into
+ * dst, with no copy; other files are decoded and then copied. After a
+ * failure dst's pixels are undefined (partly written).
+ */
+int clx_image_load_into(const char *path, int page, clx_image *dst, clx_message *msg);
+
+/*
  * Writing images: a TIFF file page by page (8/16-bit unsigned or 32-bit
  * float, uncompressed). The file is written as PATH.part and renamed to
  * PATH by clx_tiff_writer_close(..., complete = 1), so an interrupted run
@@ -243,6 +254,8 @@ typedef struct clx_context_options {
     clx_log_fn log;          /* NULL: no log */
     void *log_user;
     clx_log_level log_level; /* lines above this level are not produced */
+    int no_tuning;           /* plans ignore the tuning file (clx_tune) and take the shipped defaults */
+    int profile;             /* time each pipeline stage (clx_context_stage_times); costs a little */
 } clx_context_options;
 
 void clx_context_options_init(clx_context_options *options);
@@ -417,6 +430,9 @@ size_t clx_plan_region_count(const clx_plan *plan);
 clx_method clx_plan_method(const clx_plan *plan);
 const char *clx_plan_explanation(const clx_plan *plan);
 
+/* The FFT library of the path in use ("vkfft", "clfft"), or "" on the direct path. */
+const char *clx_plan_fft(const clx_plan *plan);
+
 /*
  * Replaces the reference image (same size; the windows stay): only the
  * reference's windows or spectra are recomputed, kernels and plans are kept.
@@ -541,6 +557,87 @@ int clx_stream_run(clx_context *context, const clx_image *reference, const clx_r
                    size_t region_count, const clx_plan_options *plan_options,
                    const clx_stream_options *stream_options, size_t count, clx_stream_load_fn load,
                    clx_stream_deliver_fn deliver, void *user, size_t *delivered);
+
+/* ------------------------------------------------------------------------ */
+/* Tuning: the best parameters per device, driver and workload class         */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A plan takes its kernel parameters, FFT library and largest automatic
+ * batch from the tuning file (<cache dir>/tuning.tsv, written by clx_tune)
+ * when it has an entry for the device, its driver and the plan's workload
+ * class (mode, window size, precision, pixel type), else from the defaults
+ * shipped for the device's vendor; clx_plan_options.params overrides
+ * either, key by key, and clx_plan_options.batch the batch.
+ */
+typedef struct clx_tuning {
+    char device[128];
+    char driver[128];
+    char workload[96];        /* the class: "seed 100x100 float u16" */
+    char params[512];         /* "KEY=VALUE,...", as clx_plan_options.params */
+    int batch;                /* largest automatic batch; 0: sized from memory alone */
+    double rate;              /* images/s measured with these values */
+    double default_rate;      /* images/s measured with the shipped defaults, in the same run */
+    char date[32];            /* when, "YYYY-MM-DD HH:MM" */
+} clx_tuning;
+
+/* Every entry of the tuning file in cache_dir (NULL: the default cache
+ * directory); none when there is no file. *entries is malloc'd. */
+int clx_tuning_list(const char *cache_dir, clx_tuning **entries, size_t *count, clx_message *msg);
+
+/* How the plan's parameters were chosen, in words (tuned when, or shipped). */
+const char *clx_plan_tuning(const clx_plan *plan);
+
+typedef struct clx_tune_options {
+    double seconds;           /* images streamed per candidate, in seconds of the defaults' rate (0: 1) */
+    double tolerance;         /* largest difference in px from the reference offsets (0: 0.01) */
+    int quick;                /* search the FFT library, the batch and the work-group sizes only */
+    int dry_run;              /* do not store the result */
+    /* One line per step (may be NULL): each candidate, its check and its rate. */
+    void (*progress)(void *user, const char *line);
+    void *user;
+} clx_tune_options;
+
+void clx_tune_options_init(clx_tune_options *options);
+
+/*
+ * Searches the kernel parameters, FFT library and batch size for the
+ * context's device and the workload class of (plan_options, the regions'
+ * size, the reference's pixel type), streaming `images` (cycled) from host
+ * memory through the same overlapped pipeline as clx_stream_run. Before any
+ * candidate is timed its offsets are checked against a reference run (the
+ * shipped defaults, in double precision where the device has it). The
+ * search starts from the shipped defaults and changes one parameter at a
+ * time, keeping a change that is measurably faster; the best and the
+ * defaults are then timed again, alternately, and the best is kept only if
+ * it is at least as fast. Fills *result and, unless dry_run, stores it in
+ * the tuning file, where the next plan for this class finds it.
+ */
+int clx_tune(clx_context *context, const clx_image *reference, const clx_region *regions, size_t region_count,
+             const clx_plan_options *plan_options, const clx_image *images, size_t image_count,
+             const clx_tune_options *options, clx_tuning *result);
+
+/* ------------------------------------------------------------------------ */
+/* Profiling (clx_context_options.profile)                                   */
+/* ------------------------------------------------------------------------ */
+
+typedef struct clx_stage_time {
+    char name[32];            /* "upload", "prepare", "fft forward", "argmax", ... */
+    double ms;                /* device time, summed over every run of the stage */
+    double bytes;             /* bytes the stage must at least read and write, summed (0: not modelled) */
+    unsigned long count;      /* runs of the stage */
+} clx_stage_time;
+
+/*
+ * The device time of each pipeline stage of the plans run on this context
+ * (not on clx_stream_run's extra queues) since it was opened or reset, from
+ * OpenCL profiling events. Waits for the work enqueued so far.
+ */
+int clx_context_stage_times(clx_context *context, clx_stage_time *times, size_t capacity, size_t *count);
+void clx_context_stage_times_reset(clx_context *context);
+
+/* Measured peaks: pinned host-to-device upload and device-to-device copy (read + write), in GB/s. */
+int clx_context_bandwidth(clx_context *context, double *bus_gbs, double *memory_gbs);
 
 #ifdef __cplusplus
 }

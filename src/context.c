@@ -10,6 +10,7 @@
 #include "context.h"
 #include "kernel_cache.h"
 #include "kernel_source.h"
+#include "tuning.h"
 
 void clx_context_options_init(clx_context_options *o)
 {
@@ -94,6 +95,12 @@ void ctx_pinned_free(struct clx_context *ctx, struct pinned *p)
     memset(p, 0, sizeof *p);
 }
 
+cl_command_queue ctx_queue_create(struct clx_context *ctx, cl_int *err)
+{
+    cl_command_queue_properties props = ctx->profile ? CL_QUEUE_PROFILING_ENABLE : 0;
+    return clCreateCommandQueue(ctx->cl, ctx->dev.device, props, err);
+}
+
 int ctx_clone(struct clx_context *ctx, struct clx_context **out)
 {
     cl_int err;
@@ -103,7 +110,10 @@ int ctx_clone(struct clx_context *ctx, struct clx_context **out)
         return CLX_ERR_HOST_MEMORY;
     *c = *ctx;
     msg_clear(&c->message);
-    c->queue = clCreateCommandQueue(c->cl, c->dev.device, 0, &err);
+    /* Stage times are taken on the context's own queue only (one plan at a
+     * time, so that stages do not overlap); clones run unprofiled. */
+    c->profile = NULL;
+    c->queue = ctx_queue_create(c, &err);
     if (err != CL_SUCCESS) {
         free(c);
         return ctx_fail(ctx, cl_status(err), "cannot create another command queue on %s: %s",
@@ -173,6 +183,14 @@ int clx_context_open(const clx_context_options *opt, clx_context **out, clx_mess
         goto fail;
     if (!opt->no_cache)
         kernel_cache_dir(opt->cache_dir, ctx->cache_dir, sizeof ctx->cache_dir);
+    /* The tuning file is read even without the kernel cache: it holds
+     * measurements, not binaries that a new driver could invalidate. */
+    if (opt->no_tuning || tuning_path(opt->cache_dir, ctx->tuning_path, sizeof ctx->tuning_path) != 0)
+        ctx->tuning_path[0] = '\0';
+    if (opt->profile && !(ctx->profile = calloc(1, sizeof *ctx->profile))) {
+        status = msg_fail(msg, CLX_ERR_HOST_MEMORY, "out of host memory");
+        goto fail;
+    }
 
     cl_context_properties props[] = {
         CL_CONTEXT_PLATFORM, (cl_context_properties)ctx->dev.platform, 0
@@ -183,7 +201,7 @@ int clx_context_open(const clx_context_options *opt, clx_context **out, clx_mess
                           ctx->dev.info.name, cl_errstr(err));
         goto fail;
     }
-    ctx->queue = clCreateCommandQueue(ctx->cl, ctx->dev.device, 0, &err);
+    ctx->queue = ctx_queue_create(ctx, &err);
     if (err != CL_SUCCESS) {
         status = msg_fail(msg, cl_status(err), "cannot create a command queue on %s: %s",
                           ctx->dev.info.name, cl_errstr(err));
@@ -208,6 +226,7 @@ void clx_context_release(clx_context *ctx)
 {
     if (!ctx)
         return;
+    profile_release(ctx->profile);
     if (ctx->queue)
         clReleaseCommandQueue(ctx->queue);
     if (ctx->cl)

@@ -6,6 +6,7 @@
 #include "clxcorr.h"
 #include "device.h"
 #include "message.h"
+#include "profile.h"
 
 struct clx_context {
     struct device_entry dev;     /* the chosen device and what we know of it */
@@ -13,6 +14,9 @@ struct clx_context {
     cl_command_queue queue;      /* in order */
     char kernel_dir[4096];       /* where the .cl files are read from */
     char cache_dir[4096];        /* "" when the binary cache is off */
+    char tuning_path[4096];      /* the tuning file (tuning.h); "" when there is no cache directory */
+    int ignore_tuning;           /* plans take the shipped defaults, not the tuning file's (clx_tune's own runs) */
+    struct profile *profile;     /* stage times (profile.h); NULL when profiling is off */
     clx_log_fn log;
     void *log_user;
     clx_log_level log_level;
@@ -26,6 +30,9 @@ struct clx_context {
  * overlap on the device. Release it with clx_context_release.
  */
 int ctx_clone(struct clx_context *ctx, struct clx_context **out);
+
+/* Creates the context's in-order queue, with profiling when ctx->profile is set. */
+cl_command_queue ctx_queue_create(struct clx_context *ctx, cl_int *err);
 
 /* Pinned (page-locked) host memory from the OpenCL driver: a buffer
  * allocated with CL_MEM_ALLOC_HOST_PTR and mapped for writing, from which

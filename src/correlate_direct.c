@@ -294,10 +294,9 @@ static int direct_takes_subsets(const struct kernel_params *p)
     return p->direct.few;
 }
 
-static int direct_enqueue(struct clx_context *ctx, void *opaque, cl_mem prepared, int ntiles, cl_mem tile_ids,
-                          cl_mem corr)
+static int enqueue_shift_parallel(struct clx_context *ctx, struct direct_state *st, cl_mem prepared, int ntiles,
+                                  cl_mem tile_ids, cl_mem corr)
 {
-    struct direct_state *st = opaque;
     const struct kernel_params *p = &st->params;
     const struct direct_params *d = &p->direct;
     cl_kernel k = st->correlate;
@@ -308,8 +307,6 @@ static int direct_enqueue(struct clx_context *ctx, void *opaque, cl_mem prepared
     int nig = (nimages + d->ipi - 1) / d->ipi;
     int status = CLX_OK, arg = 0;
 
-    if (d->few)
-        return enqueue_few(ctx, st, prepared, ntiles, tile_ids, corr);
     if (tile_ids)
         return ctx_fail(ctx, CLX_ERR_UNSUPPORTED, "the shift-parallel direct kernel correlates whole batches");
     if (d->source != 0 && (status = texture_for(ctx, st, prepared)) != CLX_OK)
@@ -334,6 +331,21 @@ static int direct_enqueue(struct clx_context *ctx, void *opaque, cl_mem prepared
         CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, st->reduce, 1, NULL, &n, NULL, 0, NULL, NULL));
     }
 error:
+    return status;
+}
+
+static int direct_enqueue(struct clx_context *ctx, void *opaque, cl_mem prepared, int ntiles, cl_mem tile_ids,
+                          cl_mem corr)
+{
+    struct direct_state *st = opaque;
+    const struct kernel_params *p = &st->params;
+    int status = p->direct.few ? enqueue_few(ctx, st, prepared, ntiles, tile_ids, corr)
+                               : enqueue_shift_parallel(ctx, st, prepared, ntiles, tile_ids, corr);
+    /* Profiled bytes: each tile's two windows read, its correlation written. */
+    double rs = p->use_double ? sizeof(double) : sizeof(float);
+    if (status == CLX_OK)
+        profile_mark(ctx, "direct",
+                     ntiles * rs * (2.0 * p->pad_w * p->pad_h + (double)p->corr_w * p->corr_h));
     return status;
 }
 

@@ -22,6 +22,7 @@ struct fft_state {
     cl_mem spectra;                /* ntiles half-spectra */
     cl_mem ref_spectra;            /* nwin half-spectra of the reference */
     size_t spectrum_bytes;         /* one tile's half-spectrum */
+    size_t tile_bytes;             /* one prepared tile, as one correlation: PAD_W x PAD_H reals */
     size_t multiply_global[2];     /* spectrum_multiply's NDRange */
     int nwin, ntiles;
 };
@@ -102,6 +103,7 @@ static int fft_create(struct clx_context *ctx, const struct kernel_params *p, in
     st->nwin = nwin;
     st->ntiles = ntiles;
     st->spectrum_bytes = spectrum_bytes(p);
+    st->tile_bytes = (size_t)p->pad_w * p->pad_h * (p->use_double ? sizeof(double) : sizeof(float));
     /* One work-item per spectrum element; rounded up to a multiple of 64
      * so that the driver can pick a good work-group. */
     st->multiply_global[0] = ((size_t)(p->pad_w / 2 + 1) * p->pad_h + 63) / 64 * 64;
@@ -150,15 +152,21 @@ static int fft_enqueue(struct clx_context *ctx, void *opaque, cl_mem prepared, i
     cl_kernel k = st->multiply;
     if (tile_ids)
         return ctx_fail(ctx, CLX_ERR_UNSUPPORTED, "the FFT path correlates whole batches, not subsets");
+    /* Profiled bytes: what each step must read and write at least. */
+    double tiles = st->ntiles, spectra = tiles * (double)st->spectrum_bytes, reals = tiles * (double)st->tile_bytes;
     int status = fft_plan_execute(st->r2c, prepared, st->spectra);
     if (status != CLX_OK)
         return status;
+    profile_mark(ctx, "fft forward", reals + spectra);
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof st->spectra, &st->spectra));
     CL_CALL(ctx, clSetKernelArg(k, 1, sizeof st->ref_spectra, &st->ref_spectra));
     CL_CALL(ctx, clSetKernelArg(k, 2, sizeof st->nwin, &st->nwin));
     CL_CALL(ctx, clSetKernelArg(k, 3, sizeof st->ntiles, &st->ntiles));
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, st->multiply_global, NULL, 0, NULL, NULL));
+    profile_mark(ctx, "multiply", 2 * spectra + (double)st->nwin * st->spectrum_bytes);
     status = fft_plan_execute(st->c2r, st->spectra, corr);
+    if (status == CLX_OK)
+        profile_mark(ctx, "fft inverse", spectra + reals);
 error:
     return status;
 }

@@ -83,7 +83,7 @@ corrupt:
     return NULL;
 }
 
-static int make_dirs(const char *path)
+int kernel_cache_mkdir(const char *path)
 {
     char tmp[PATH_MAX];
     if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp)
@@ -106,7 +106,7 @@ int kernel_cache_store(const char *dir, uint64_t key, const unsigned char *binar
 
     if (!dir || !*dir || size == 0 || size > CACHE_MAX_BINARY)
         return -1;
-    if (snprintf(sub, sizeof sub, "%s/kernels", dir) >= (int)sizeof sub || make_dirs(sub))
+    if (snprintf(sub, sizeof sub, "%s/kernels", dir) >= (int)sizeof sub || kernel_cache_mkdir(sub))
         return -1;
     if (entry_path(dir, key, path, sizeof path))
         return -1;

@@ -22,6 +22,9 @@ uint64_t kernel_cache_key(const char *source, const char *options, const char *d
 /* Returns a malloc'd binary for the key, or NULL when there is none usable. */
 unsigned char *kernel_cache_load(const char *dir, uint64_t key, size_t *size);
 
+/* Creates a directory and its parents (mode 0755); 0, or -1. */
+int kernel_cache_mkdir(const char *path);
+
 /* Stores a binary (atomically: temporary file and rename). Returns 0 on
  * success; failure only means the next run compiles again. */
 int kernel_cache_store(const char *dir, uint64_t key, const unsigned char *binary, size_t size);

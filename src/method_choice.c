@@ -170,6 +170,40 @@ static void cache_store(const struct clx_context *ctx, const char *key, const st
         unlink(tmp);
 }
 
+/* ---- the FFT library ----------------------------------------------------- */
+
+int fft_choose(struct clx_context *ctx, struct kernel_params *p, int nwin, int ntiles, char *why, size_t why_len)
+{
+    char key[768];
+    struct method_choice c;   /* fft_ms: clFFT's time, direct_ms: VkFFT's */
+    why[0] = '\0';
+    if (p->fft_backend != FFT_AUTO)
+        return CLX_OK;
+    p->fft_backend = 0;
+    if (!strstr(clx_build_features(), "vkfft")) {
+        snprintf(why, why_len, "fft auto: clFFT, the only FFT library of this build");
+        return CLX_OK;
+    }
+    memset(&c, 0, sizeof c);
+    cache_key(ctx, p, nwin, ntiles, key, sizeof key);
+    strncat(key, "|clfft-vs-vkfft", sizeof key - strlen(key) - 1);
+    c.cached = cache_lookup(ctx, key, &c);
+    if (!c.cached) {
+        int status = method_time(ctx, &correlator_fft, p, "fft=clfft", nwin, ntiles, ntiles, &c.fft_ms);
+        if (status == CLX_OK)
+            status = method_time(ctx, &correlator_fft, p, "fft=vkfft", nwin, ntiles, ntiles, &c.direct_ms);
+        if (status != CLX_OK)
+            return status;
+        cache_store(ctx, key, &c);
+    }
+    p->fft_backend = c.direct_ms < c.fft_ms ? 1 : 0;
+    snprintf(why, why_len, "fft auto chose %s: %.4g ms per batch against %.4g ms for %s (%s)",
+             kernel_params_fft_name(p), p->fft_backend ? c.direct_ms : c.fft_ms,
+             p->fft_backend ? c.fft_ms : c.direct_ms, p->fft_backend ? "clfft" : "vkfft",
+             c.cached ? "measured earlier" : "measured now");
+    return CLX_OK;
+}
+
 /* ---- the decision -------------------------------------------------------- */
 
 /* Whether measure() leaves the direct path's batch time estimated. */

@@ -32,6 +32,13 @@ int method_choose(struct clx_context *ctx, clx_method requested, const struct ke
                   int nwin, int ntiles, struct method_choice *choice);
 
 /*
+ * Resolves p->fft_backend == FFT_AUTO: both FFT libraries timed on the FFT
+ * path for this job's shape (once; cached beside the methods), the faster
+ * kept in p. `why` says what was measured. Other values are left as they are.
+ */
+int fft_choose(struct clx_context *ctx, struct kernel_params *p, int nwin, int ntiles, char *why, size_t why_len);
+
+/*
  * The measurement itself: the best time in ms of correlating `run_tiles` of
  * `ntiles` random tiles with one correlator, configured as a plan would
  * configure it and then with `overrides` ("KEY=VALUE,...", may be NULL)

@@ -192,8 +192,16 @@ static int filter_images(struct clx_plan *plan, clx_pixel_type type, size_t n)
     struct clx_context *ctx = plan->ctx;
     struct accurate_pipeline *a = plan->accurate;
     int status = CLX_OK;
-    if (a->prefilter)
-        return filter_enqueue(a->prefilter, plan->images, type, plan->image_w, plan->image_h, (int)n, a->filtered);
+    /* Profiled bytes: the images read, the filtered reals written (a
+     * pre-filter's own passes move more). */
+    double pixels = (double)n * plan->image_w * plan->image_h;
+    double bytes = pixels * (clx_pixel_size(type) + real_size(plan));
+    if (a->prefilter) {
+        status = filter_enqueue(a->prefilter, plan->images, type, plan->image_w, plan->image_h, (int)n, a->filtered);
+        if (status == CLX_OK)
+            profile_mark(ctx, "filter", bytes);
+        return status;
+    }
     int t = type - 1;
     if (!a->to_real[t]) {
         struct kernel_params p = plan->params;
@@ -207,6 +215,7 @@ static int filter_images(struct clx_plan *plan, clx_pixel_type type, size_t n)
     CL_CALL(ctx, clSetKernelArg(a->to_real[t], 1, sizeof a->filtered, &a->filtered));
     CL_CALL(ctx, clSetKernelArg(a->to_real[t], 2, sizeof count, &count));
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, a->to_real[t], 1, NULL, &global, NULL, 0, NULL, NULL));
+    profile_mark(ctx, "filter", bytes);
 error:
     return status;
 }
@@ -245,6 +254,9 @@ static int sample(struct clx_plan *plan, int nslots, cl_mem tile_ids, int intege
     const struct kernel_params *p = &plan->params;
     cl_kernel k = integer ? a->copy : a->sample;
     int status = CLX_OK;
+    /* The host may have worked since the last enqueue (fits between
+     * passes): that time is nobody's stage. */
+    profile_begin(ctx);
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof a->filtered, &a->filtered));
     CL_CALL(ctx, clSetKernelArg(k, 1, sizeof plan->image_w, &plan->image_w));
     CL_CALL(ctx, clSetKernelArg(k, 2, sizeof plan->image_h, &plan->image_h));
@@ -257,6 +269,8 @@ static int sample(struct clx_plan *plan, int nslots, cl_mem tile_ids, int intege
     size_t global[3] = { ((size_t)p->win_w + local[0] - 1) / local[0] * local[0],
                          ((size_t)p->win_h + local[1] - 1) / local[1] * local[1], (size_t)nslots };
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 3, NULL, global, local, 0, NULL, NULL));
+    /* Profiled bytes: each window read (interpolation reads a few more rows) and written. */
+    profile_mark(ctx, "sample", 2.0 * nslots * p->win_w * p->win_h * real_size(plan));
 error:
     return status;
 }
@@ -270,6 +284,10 @@ static int prepare(struct clx_plan *plan, cl_kernel k, struct stage *s, cl_mem t
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof tiles, &tiles));
     CL_CALL(ctx, clSetKernelArg(k, 1, sizeof s->prepared, &s->prepared));
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, 0, NULL, NULL));
+    /* Profiled bytes: the windows read, the stage's padded tiles written. */
+    profile_mark(ctx, "prepare",
+                 (double)ntiles * real_size(plan) *
+                     ((double)plan->params.win_w * plan->params.win_h + (double)s->params.pad_w * s->params.pad_h));
 error:
     return status;
 }
@@ -490,6 +508,7 @@ static int measure_zncc(struct clx_plan *plan, int ntiles)
     CL_CALL(ctx, clSetKernelArg(k, 2, sizeof plan->nwin, &plan->nwin));
     CL_CALL(ctx, clSetKernelArg(k, 3, sizeof a->zncc_values, &a->zncc_values));
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, 0, NULL, NULL));
+    profile_mark(ctx, "zncc", 2.0 * ntiles * p->win_w * p->win_h * real_size(plan));
     CL_CALL(ctx, clEnqueueReadBuffer(ctx->queue, a->zncc_values, CL_TRUE, 0, real_size(plan) * ntiles, a->zncc_host,
                                      0, NULL, NULL));
     for (int t = 0; t < ntiles; t++)

@@ -75,6 +75,13 @@ int seed_push(struct clx_plan *plan, clx_pixel_type type, size_t count)
 {
     struct seed_pipeline *sp = plan->seed;
     int status = prepare(plan, type, count);
+    /* Profiled bytes: each window read twice (mean, then values), every
+     * padded tile written. */
+    const struct kernel_params *p = &sp->stage.params;
+    double tiles = (double)count * plan->nwin;
+    profile_mark(plan->ctx, "prepare",
+                 tiles * (2.0 * p->win_w * p->win_h * clx_pixel_size(type) +
+                          (double)p->pad_w * p->pad_h * real_size(plan)));
     if (status == CLX_OK)
         status = stage_enqueue(plan->ctx, &sp->stage, (int)(count * plan->nwin), NULL, &sp->done);
     return status;

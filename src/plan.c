@@ -22,6 +22,7 @@
 #include "filter.h"
 #include "plan.h"
 #include "stage.h"
+#include "tuning.h"
 
 /* Largest automatic batch: enough to fill a large GPU, bounded for CPUs,
  * where bigger batches only cost memory. */
@@ -180,7 +181,9 @@ static int choose_batch(struct clx_plan *plan, int requested)
                         "one image with %d windows of %dx%d needs %.0f MiB of device memory; %s has %.0f MiB",
                         plan->nwin, plan->params.win_w, plan->params.win_h, per_image / 1048576.0,
                         dev->name, dev->global_memory / 1048576.0);
-    unsigned long long cap = dev->type == CLX_DEVICE_GPU ? AUTO_BATCH_GPU : AUTO_BATCH_OTHER;
+    unsigned long long cap = plan->tuned_batch > 0                 ? (unsigned long long)plan->tuned_batch
+                             : dev->type == CLX_DEVICE_GPU ? AUTO_BATCH_GPU
+                                                           : AUTO_BATCH_OTHER;
     /* Every push transforms a whole batch, so a batch larger than the run
      * only wastes work. */
     if (plan->opt.expected_images > 0 && plan->opt.expected_images < cap)
@@ -252,8 +255,11 @@ static int upload_pixels(struct clx_plan *plan, const void *pixels, clx_pixel_ty
     struct clx_context *ctx = plan->ctx;
     size_t bytes = (size_t)plan->image_w * plan->image_h * clx_pixel_size(type) * n;
     int status = reserve_images(plan, bytes);
-    if (status == CLX_OK)
-        CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, plan->images, CL_FALSE, 0, bytes, pixels, 0, NULL, NULL));
+    if (status != CLX_OK)
+        return status;
+    profile_begin(ctx);
+    CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, plan->images, CL_FALSE, 0, bytes, pixels, 0, NULL, NULL));
+    profile_mark(ctx, "upload", (double)bytes);
 error:
     return status;
 }
@@ -288,6 +294,38 @@ static int check_image(struct clx_plan *plan, const clx_image *img, const char *
 }
 
 /* ---- create / release ---------------------------------------------------- */
+
+/* The tuning's parameters (tuning.h) with the caller's after them, so that
+ * the caller's win key by key; they become plan->opt.params. */
+static int apply_tuning(struct clx_plan *plan, const char *caller)
+{
+    struct clx_context *ctx = plan->ctx;
+    clx_tuning t;
+    char why[1024];
+    tuning_for(ctx, plan->opt.mode, &plan->params, &t, plan->tuning, sizeof plan->tuning);
+    plan->tuned_batch = t.batch;
+    size_t n = strlen(t.params) + (caller ? strlen(caller) : 0) + 2;
+    if (!(plan->overrides = malloc(n)))
+        return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+    snprintf(plan->overrides, n, "%s%s%s", t.params, t.params[0] && caller && caller[0] ? "," : "",
+             caller ? caller : "");
+    plan->opt.params = plan->overrides;
+    ctx_log(ctx, CLX_LOG_INFO, "parameters: %s%s%s", plan->tuning, plan->overrides[0] ? "; " : "",
+            plan->overrides);
+    /* Into the base too, so that the method choice sees the FFT library.
+     * A stored value the device refuses names the tuning it came from. */
+    if (kernel_params_override(&plan->params, plan->overrides, why, sizeof why) ||
+        kernel_params_check(&plan->params, &ctx->dev, why, sizeof why)) {
+        struct kernel_params tuned_only = plan->params;
+        char ignored[1024];
+        if (t.params[0] && (kernel_params_override(&tuned_only, t.params, ignored, sizeof ignored) ||
+                            kernel_params_check(&tuned_only, &ctx->dev, ignored, sizeof ignored)))
+            return ctx_fail(ctx, CLX_ERR_ARGUMENT, "%s, as %s says: run clxcorr tune again or override it with --param",
+                            why, plan->tuning);
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "%s", why);
+    }
+    return CLX_OK;
+}
 
 static int set_reference(struct clx_plan *plan, const clx_image *reference)
 {
@@ -372,7 +410,8 @@ int clx_plan_create(clx_context *ctx, const clx_image *reference, const clx_regi
     p->fit_size = resolved.fit_size;
     p->pixel = reference->type;
 
-    if ((status = choose_batch(plan, options->batch)) != CLX_OK || (status = upload_corners(plan)) != CLX_OK)
+    if ((status = apply_tuning(plan, options->params)) != CLX_OK ||
+        (status = choose_batch(plan, options->batch)) != CLX_OK || (status = upload_corners(plan)) != CLX_OK)
         goto error;
     status = options->mode == CLX_MODE_SEED ? seed_create(plan) : accurate_create(plan);
     if (status != CLX_OK || (status = set_reference(plan, reference)) != CLX_OK)
@@ -400,6 +439,7 @@ void clx_plan_release(clx_plan *plan)
     if (plan->images)
         clReleaseMemObject(plan->images);
     free(plan->regions);
+    free(plan->overrides);
     free(plan);
 }
 
@@ -424,6 +464,17 @@ clx_method clx_plan_method(const clx_plan *plan)
 {
     const struct stage *s = plan ? main_stage(plan) : NULL;
     return s && s->correlator ? s->correlator->method : CLX_METHOD_AUTO;
+}
+
+const char *clx_plan_fft(const clx_plan *plan)
+{
+    const struct stage *s = plan ? main_stage(plan) : NULL;
+    return s && s->correlator && s->correlator->method == CLX_METHOD_FFT ? kernel_params_fft_name(&s->params) : "";
+}
+
+const char *clx_plan_tuning(const clx_plan *plan)
+{
+    return plan ? plan->tuning : "";
 }
 
 const char *clx_plan_explanation(const clx_plan *plan)

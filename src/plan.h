@@ -20,6 +20,9 @@ struct clx_plan {
     int image_w, image_h;
     int batch;                        /* images per push, at most */
     struct kernel_params params;      /* window, search radius, precision, F: before any layout */
+    char *overrides;                  /* opt.params: the tuning's values, then the caller's (malloc'd) */
+    int tuned_batch;                  /* the tuning's largest automatic batch (0: none) */
+    char tuning[512];                 /* where the tuning came from, in words */
 
     cl_mem corners;                   /* int2 top-left corner per window */
     cl_mem images;                    /* the pushed images, as uploaded */

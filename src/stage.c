@@ -72,7 +72,8 @@ static int create_buffers(struct clx_context *ctx, struct stage *s)
         return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
     /* Tiles that no push fills (the reference's batch, a short last batch)
      * are still transformed by the FFT path: keep them zero rather than
-     * uninitialised. */
+     * uninitialised. The seed mode's prep_pad=2 relies on this fill for the
+     * padding of every tile (src/prepare_windows.h). */
     const cl_float zero = 0;
     CL_CALL(ctx, clEnqueueFillBuffer(ctx->queue, s->prepared, &zero, sizeof zero, 0, tile_prepared * tiles, 0, NULL,
                                      NULL));
@@ -94,20 +95,30 @@ int stage_create(struct clx_context *ctx, struct stage *s, const struct kernel_p
     s->second_peak = config->second_peak;
     if (base->fit_size > MAX_FIT_SIZE)
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "fit size %d: at most %d", base->fit_size, MAX_FIT_SIZE);
-    if ((status = method_choose(ctx, config->method, base, nwin, ntiles, &choice)) != CLX_OK)
+    /* fft=auto is settled first, so that FFT and direct are compared with
+     * the library the FFT path will use. */
+    char fft_why[256] = "";
+    if ((config->method != CLX_METHOD_DIRECT &&
+         (status = fft_choose(ctx, &s->params, nwin, ntiles, fft_why, sizeof fft_why)) != CLX_OK) ||
+        (status = method_choose(ctx, config->method, &s->params, nwin, ntiles, &choice)) != CLX_OK)
         return status;
+    int fft_backend = s->params.fft_backend;
     s->correlator = choice.correlator;
-    snprintf(s->explanation, sizeof s->explanation, "%s", choice.explanation);
+    snprintf(s->explanation, sizeof s->explanation, "%s%s%s", choice.explanation, fft_why[0] ? "; " : "", fft_why);
     s->correlator->configure(&ctx->dev, &s->params, ntiles);
     if ((config->overrides && kernel_params_override(&s->params, config->overrides, why, sizeof why)) ||
         kernel_params_check(&s->params, &ctx->dev, why, sizeof why))
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "%s", why);
+    /* The overrides say fft=auto again: keep what was measured. */
+    if (s->params.fft_backend == FFT_AUTO)
+        s->params.fft_backend = fft_backend;
     if ((status = subpixel_init(&s->estimator, config->estimator, base->fit_size)) != CLX_OK ||
         (config->fallback != CLX_ESTIMATOR_DEFAULT &&
          (status = subpixel_init(&s->fallback, config->fallback, base->fit_size)) != CLX_OK))
         return ctx_fail(ctx, status, "cannot set up the %s estimator over %dx%d values",
                         clx_estimator_name(config->estimator), base->fit_size, base->fit_size);
-    if ((status = create_buffers(ctx, s)) != CLX_OK || (status = peak_finder_build(ctx, &s->params, &s->peaks)) ||
+    if ((status = create_buffers(ctx, s)) != CLX_OK ||
+        (status = peak_finder_build(ctx, &s->params, ntiles, &s->peaks)) != CLX_OK ||
         (status = s->correlator->create(ctx, &s->params, nwin, ntiles, &s->correlator_state)) != CLX_OK)
         return status;
     return CLX_OK;
@@ -133,6 +144,9 @@ int stage_enqueue(struct clx_context *ctx, struct stage *s, int ntiles, cl_mem t
         (status = peak_finder_enqueue(ctx, &s->peaks, s->corr, ntiles, s->peak_index, s->neighbourhoods,
                                       s->second_peak ? s->second : NULL)) != CLX_OK)
         return status;
+    /* Profiled bytes: every correlation read (again for the second peak). */
+    double corr_bytes = (double)tiles * p->corr_w * p->corr_h * rs;
+    profile_mark(ctx, "peaks", corr_bytes * (s->second_peak ? 2 : 1));
     CL_CALL(ctx, clEnqueueReadBuffer(ctx->queue, s->peak_index, CL_FALSE, 0, sizeof(cl_int) * tiles,
                                      s->peak_index_host, 0, NULL, NULL));
     if (s->second_peak)
@@ -140,6 +154,7 @@ int stage_enqueue(struct clx_context *ctx, struct stage *s, int ntiles, cl_mem t
                                          NULL));
     CL_CALL(ctx, clEnqueueReadBuffer(ctx->queue, s->neighbourhoods, CL_FALSE, 0,
                                      rs * p->fit_size * p->fit_size * tiles, s->neighbourhoods_host, 0, NULL, done));
+    profile_mark(ctx, "download", (double)tiles * (sizeof(cl_int) + rs * (p->fit_size * p->fit_size + s->second_peak)));
 error:
     return status;
 }

@@ -30,7 +30,7 @@ struct stage {
     struct peak_finder peaks;
     struct subpixel estimator;
     struct subpixel fallback;         /* tried when the estimator finds no maximum (kind 0: none) */
-    char explanation[512];            /* how the correlator was chosen */
+    char explanation[800];            /* how the correlator (and with fft=auto the FFT library) was chosen */
     int nwin, ntiles;                 /* windows; tiles of a full batch */
     int second_peak;                  /* also find each tile's second-highest peak */
 

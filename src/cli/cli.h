@@ -21,6 +21,8 @@ int cmd_devices(int argc, char **argv);
 int cmd_offsets(int argc, char **argv);
 int cmd_correlate(int argc, char **argv);
 int cmd_filter(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 /* ---- device_open.c ---- */
 

@@ -66,7 +66,9 @@ static void usage(FILE *f)
           "                       once, then cached in $XDG_CACHE_HOME/clxcorr)\n"
           "      --max-shift R    search only offsets with |dx|, |dy| <= R pixels (default:\n"
           "                       every shift the window allows); a peak at R is flagged\n"
-          "      --explain        say which method was used and why (measured times)\n"
+          "      --explain        say which method was used and why (measured times),\n"
+          "                       and where the kernel parameters came from (tuned by\n"
+          "                       `clxcorr tune`, or shipped defaults)\n"
           "      --estimator E    sub-pixel estimator: lsq (the seed's F x F quadratic fit,\n"
           "                       default), gauss3, parabola3 (three-point fits per axis)\n"
           "                       or centroid; where it finds no maximum, accurate mode\n"
@@ -74,8 +76,10 @@ static void usage(FILE *f)
           "  -F, --fit-size F     the F x F values the estimator sees, odd, >= 3\n"
           "                       (default 5 in seed mode, 3 in accurate mode)\n"
           "      --fft LIB        the FFT library of the FFT path: vkfft, clfft, or auto\n"
-          "                       (default: VkFFT when this build has it, measured faster\n"
-          "                       on an H200 and on PoCL; clFFT otherwise)\n"
+          "                       (both timed for this device and job, once, then cached\n"
+          "                       like --method auto). Default: the one `clxcorr tune`\n"
+          "                       stored for this device and window size, else VkFFT\n"
+          "                       when this build has it, else clFFT\n"
           "      --double         every device stage in double precision (needs a\n"
           "                       device with fp64)\n"
           "\n"
@@ -106,7 +110,9 @@ static void usage(FILE *f)
           "                       own queue, so that transfers overlap kernels (default:\n"
           "                       3 on GPUs, 1 on other devices)\n"
           "      --param KEY=VAL  override a kernel tuning parameter (repeatable), e.g.\n"
-          "                       direct_split=2; an unknown KEY lists the known ones\n"
+          "                       direct_split=2; an unknown KEY lists the known ones.\n"
+          "                       Without it the values `clxcorr tune` stored for this\n"
+          "                       device and workload are used, else shipped defaults\n"
           "\n"
           "Output:\n"
           "  -o, --output FILE    write the CSV to FILE (default: standard output); it is\n"
@@ -323,9 +329,7 @@ static int parse_args(int argc, char **argv, struct offsets_args *a)
                 return -1;
             break;
         case OPT_FFT:
-            if (strcmp(optarg, "auto") == 0)
-                break;
-            if (strcmp(optarg, "clfft") != 0 && strcmp(optarg, "vkfft") != 0) {
+            if (strcmp(optarg, "clfft") != 0 && strcmp(optarg, "vkfft") != 0 && strcmp(optarg, "auto") != 0) {
                 report_error("--fft: unknown FFT library '%s' (vkfft, clfft or auto)", optarg);
                 return -1;
             } else {
@@ -414,25 +418,29 @@ struct run {
 static int load_image(void *user, size_t i, clx_image *staged, clx_message *msg)
 {
     struct run *r = user;
-    clx_image img;
-    int status = image_item_load(&r->items, i, &img, msg);
-    if (status != CLX_OK)
+    int status = image_item_load_into(&r->items, i, staged, msg);
+    if (status != CLX_ERR_SIZE && status != CLX_ERR_FORMAT)
         return status;
-    if (img.width != r->ref->width || img.height != r->ref->height) {
-        char *name = image_item_name(&r->items, i);
+    /*
+     * A size or pixel type the run cannot stage, or a broken file (then the
+     * library's message stands): decoding it on its own tells which, and
+     * gives what to set beside the reference's. The run stops here, so the
+     * second decode costs nothing.
+     */
+    clx_image img;
+    clx_message decode_msg;
+    if (image_item_load(&r->items, i, &img, &decode_msg) != CLX_OK)
+        return status;
+    char *name = image_item_name(&r->items, i);
+    if (img.width != r->ref->width || img.height != r->ref->height)
         snprintf(msg->text, sizeof msg->text, "%s is %dx%d but the reference %s is %dx%d", name ? name : "an image",
                  img.width, img.height, r->reference, r->ref->width, r->ref->height);
-        free(name);
-        status = CLX_ERR_SIZE;
-    } else if (clx_image_copy_to(&img, staged, msg) != CLX_OK) {
-        char *name = image_item_name(&r->items, i);
+    else if (img.type > staged->type)
         snprintf(msg->text, sizeof msg->text,
                  "%s has %s pixels, which the run cannot stage beside the reference %s's %s: convert it",
                  name ? name : "an image", img.type == CLX_PIXEL_F32 ? "32-bit float" : "integer", r->reference,
                  r->ref->type == CLX_PIXEL_F32 ? "float" : "integer ones");
-        free(name);
-        status = CLX_ERR_FORMAT;
-    }
+    free(name);
     clx_image_free(&img);
     return status;
 }
@@ -463,8 +471,10 @@ static int write_rows(void *user, size_t i, const clx_result *results, size_t nr
 static int started(void *user, const clx_plan *plan, int lanes, clx_message *msg)
 {
     struct run *r = user;
-    if (r->explain)
+    if (r->explain) {
         fprintf(stderr, "clxcorr: method: %s\n", clx_plan_explanation(plan));
+        fprintf(stderr, "clxcorr: parameters: %s\n", clx_plan_tuning(plan));
+    }
     report_info("batches of %d images, %d at work at once", clx_plan_batch_size(plan), lanes);
     /* Images between formatting and writing: those of the stream's lanes + 2 batches. */
     r->ring_size = (size_t)(lanes + 2) * (size_t)clx_plan_batch_size(plan);

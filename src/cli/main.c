@@ -18,6 +18,10 @@ static void usage(FILE *f)
           "  correlate  the correlation surfaces themselves, as float TIFF pages\n"
           "  filter     filter images (Gaussian, highpass, background, any separable\n"
           "             kernel) on the device, into float or 16-bit TIFF\n"
+          "  tune       find the fastest kernel parameters for this device and store\n"
+          "             them; offsets then uses them (tune --show lists them)\n"
+          "  bench      standard workloads on one or every device: images/s, stage\n"
+          "             times, bandwidth; JSON, CSV and an SVG chart\n"
           "  devices    list the OpenCL platforms and devices\n"
           "  help CMD   the options of a command (same as: clxcorr CMD --help)\n"
           "\n"
@@ -38,6 +42,10 @@ static int dispatch(const char *command, int argc, char **argv)
         return cmd_correlate(argc, argv);
     if (strcmp(command, "filter") == 0)
         return cmd_filter(argc, argv);
+    if (strcmp(command, "tune") == 0)
+        return cmd_tune(argc, argv);
+    if (strcmp(command, "bench") == 0)
+        return cmd_bench(argc, argv);
     if (strcmp(command, "devices") == 0)
         return cmd_devices(argc, argv);
     report_error("unknown command '%s' (see clxcorr --help)", command);
