@@ -610,8 +610,9 @@ void clx_tune_options_init(clx_tune_options *options);
  * search starts from the shipped defaults and changes one parameter at a
  * time, keeping a change that is measurably faster; the best and the
  * defaults are then timed again, alternately, and the best is kept only if
- * it is at least as fast. Fills *result and, unless dry_run, stores it in
- * the tuning file, where the next plan for this class finds it.
+ * it is faster (a tie keeps the defaults). Fills *result and, unless
+ * dry_run, stores it in the tuning file, where the next plan for this class
+ * finds it.
  */
 int clx_tune(clx_context *context, const clx_image *reference, const clx_region *regions, size_t region_count,
              const clx_plan_options *plan_options, const clx_image *images, size_t image_count,

@@ -14,8 +14,8 @@
  * shape and variant), every value of it tried with the others held, and a
  * value kept when it is faster by more than the noise (MIN_GAIN). A final
  * round times the winner and the defaults alternately and keeps the winner
- * only if its median is at least the defaults', so tuning never makes a
- * device slower than it was.
+ * only if its median beats the defaults' (a tie keeps the defaults), so
+ * tuning never makes a device slower than it was.
  */
 #include "config.h"
 
@@ -349,12 +349,19 @@ static int final_round(struct tuner *t, const struct param_set *best, const stru
                        double *best_rate, double *default_rate)
 {
     double b[FINAL_ROUNDS], d[FINAL_ROUNDS];
-    say(t, "final: the best and the defaults, %d times each, alternately:", FINAL_ROUNDS);
+    char a[512], z[512];
+    format_pairs(best, a, sizeof a);
+    format_pairs(defaults, z, sizeof z);
+    /* Nothing beat the defaults: timing them against themselves would
+     * only report noise as a gain. */
+    int same = strcmp(a, z) == 0 && best->batch == defaults->batch;
+    say(t, same ? "final: nothing beat the defaults; they are timed %d times:"
+                : "final: the best and the defaults, %d times each, alternately:", FINAL_ROUNDS);
     for (int i = 0; i < FINAL_ROUNDS; i++)
-        if (measure(t, best, &b[i]) != 0 || measure(t, defaults, &d[i]) != 0)
+        if ((!same && measure(t, best, &b[i]) != 0) || measure(t, defaults, &d[i]) != 0)
             return -1;
-    *best_rate = b[median_of(b, FINAL_ROUNDS)];
     *default_rate = d[median_of(d, FINAL_ROUNDS)];
+    *best_rate = same ? *default_rate : b[median_of(b, FINAL_ROUNDS)];
     return 0;
 }
 
@@ -465,7 +472,7 @@ int clx_tune(clx_context *ctx, const clx_image *reference, const clx_region *reg
 
     if (status == CLX_OK) {
         /* Never slower than the defaults: they win a tie within the noise. */
-        const struct param_set *kept = best_rate >= default_rate ? &best : &defaults;
+        const struct param_set *kept = best_rate > default_rate ? &best : &defaults;
         memset(result, 0, sizeof *result);
         snprintf(result->device, sizeof result->device, "%s", ctx->dev.info.name);
         snprintf(result->driver, sizeof result->driver, "%s", ctx->dev.info.driver_version);

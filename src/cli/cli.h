@@ -77,6 +77,26 @@ int parse_estimator(const char *text, clx_estimator *estimator);
 /* Parses --window-fn's value: none, hann, tukey or tukey:ALPHA. */
 int parse_window_fn(const char *text, clx_window_fn *fn, double *alpha);
 
+/* Parses --mode's value: accurate or seed. */
+int parse_mode(const char *text, clx_mode *mode);
+
+/* The window options of offsets, correlate and tune. */
+struct window_options {
+    const char *regions_path;              /* --regions FILE */
+    int grid_nx, grid_ny, win_w, win_h;    /* --grid NXxNY, --window WxH */
+    int margin;                            /* --margin M */
+    int have_grid, have_window, have_margin;
+};
+
+/* Takes getopt's option c when it is one of them ('r', 'g', 'w', 'm'):
+ * 1 taken, 0 not a window option, -1 after reporting a bad value. */
+int parse_window_option(int c, const char *value, struct window_options *w);
+
+/* The windows the options name: read from --regions, or the --grid in an
+ * image of width x height. */
+int window_options_regions(const struct window_options *w, int width, int height, clx_region **regions, size_t *n,
+                           clx_message *msg);
+
 /*
  * The window options agree: --regions or --grid, not both (one of them when
  * `required`; the message then says how), --window with --grid and --grid

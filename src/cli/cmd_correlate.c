@@ -24,9 +24,7 @@ enum form {
 struct correlate_args {
     enum form form;
     int lefts;
-    const char *regions_path;
-    int grid_nx, grid_ny, win_w, win_h, margin;
-    int have_grid, have_window, have_margin;
+    struct window_options win;
     const char *list_path;
     const char *output;
     const char *device;
@@ -126,6 +124,11 @@ static int parse_args(int argc, char **argv, struct correlate_args *a)
     a->lefts = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":r:g:w:m:b:o:l:d:vqh", longopts, NULL)) != -1) {
+        int window = parse_window_option(c, optarg, &a->win);
+        if (window < 0)
+            return -1;
+        if (window)
+            continue;
         switch (c) {
         case OPT_FORM:
             if (parse_form(optarg, &a->form))
@@ -134,22 +137,6 @@ static int parse_args(int argc, char **argv, struct correlate_args *a)
         case OPT_LEFTS:
             if (parse_int(optarg, "--lefts", 1, 1 << 20, &a->lefts))
                 return -1;
-            break;
-        case 'r': a->regions_path = optarg; break;
-        case 'g':
-            if (parse_pair(optarg, "--grid", &a->grid_nx, &a->grid_ny))
-                return -1;
-            a->have_grid = 1;
-            break;
-        case 'w':
-            if (parse_pair(optarg, "--window", &a->win_w, &a->win_h))
-                return -1;
-            a->have_window = 1;
-            break;
-        case 'm':
-            if (parse_int(optarg, "--margin", 0, 1 << 20, &a->margin))
-                return -1;
-            a->have_margin = 1;
             break;
         case OPT_MAX_SHIFT:
             if (parse_int(optarg, "--max-shift", 1, 1 << 20, &a->plan.max_shift))
@@ -182,7 +169,7 @@ static int parse_args(int argc, char **argv, struct correlate_args *a)
         report_error("correlate needs -o OUT.tif");
         return -1;
     }
-    if (check_window_options(a->regions_path != NULL, a->have_grid, a->have_window, a->have_margin, 0))
+    if (check_window_options(a->win.regions_path != NULL, a->win.have_grid, a->win.have_window, a->win.have_margin, 0))
         return -1;
     if (a->lefts != 1 && a->form != FORM_N_TO_MN && a->form != FORM_N_TO_M) {
         report_error("--lefts is only used with --form n-to-mn or n-to-m");
@@ -314,11 +301,8 @@ static int windows_for(const struct correlate_args *a, const clx_image *img, clx
 {
     clx_message msg;
     int status;
-    if (a->regions_path)
-        status = clx_regions_read(a->regions_path, regions, n, &msg);
-    else if (a->have_grid)
-        status = clx_regions_grid(a->grid_nx, a->grid_ny, a->win_w, a->win_h, a->margin, img->width, img->height,
-                                  regions, n, &msg);
+    if (a->win.regions_path || a->win.have_grid)
+        status = window_options_regions(&a->win, img->width, img->height, regions, n, &msg);
     else {
         /* The whole image as one window. */
         *regions = malloc(sizeof **regions);

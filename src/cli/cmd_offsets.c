@@ -15,9 +15,7 @@
 #include "image_list.h"
 
 struct offsets_args {
-    const char *regions_path;
-    int grid_nx, grid_ny, win_w, win_h, margin;
-    int have_grid, have_window, have_margin;
+    struct window_options win;
     const char *list_path;
     const char *output;
     const char *device;
@@ -231,33 +229,16 @@ static int parse_args(int argc, char **argv, struct offsets_args *a)
 
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":r:g:w:m:l:F:b:j:o:d:vqh", longopts, NULL)) != -1) {
+        int window = parse_window_option(c, optarg, &a->win);
+        if (window < 0)
+            return -1;
+        if (window)
+            continue;
         switch (c) {
-        case 'r': a->regions_path = optarg; break;
-        case 'g':
-            if (parse_pair(optarg, "--grid", &a->grid_nx, &a->grid_ny))
-                return -1;
-            a->have_grid = 1;
-            break;
-        case 'w':
-            if (parse_pair(optarg, "--window", &a->win_w, &a->win_h))
-                return -1;
-            a->have_window = 1;
-            break;
-        case 'm':
-            if (parse_int(optarg, "--margin", 0, 1 << 20, &a->margin))
-                return -1;
-            a->have_margin = 1;
-            break;
         case 'l': a->list_path = optarg; break;
         case OPT_MODE:
-            if (strcmp(optarg, "seed") == 0)
-                a->plan.mode = CLX_MODE_SEED;
-            else if (strcmp(optarg, "accurate") == 0)
-                a->plan.mode = CLX_MODE_ACCURATE;
-            else {
-                report_error("--mode: unknown mode '%s' (accurate or seed)", optarg);
+            if (parse_mode(optarg, &a->plan.mode))
                 return -1;
-            }
             break;
         case 'F':
             if (parse_int(optarg, "--fit-size", 3, 31, &a->plan.fit_size))
@@ -363,7 +344,7 @@ static int parse_args(int argc, char **argv, struct offsets_args *a)
         return -1;
     }
     a->reference = argv[optind++];
-    if (check_window_options(a->regions_path != NULL, a->have_grid, a->have_window, a->have_margin, 1))
+    if (check_window_options(a->win.regions_path != NULL, a->win.have_grid, a->win.have_window, a->win.have_margin, 1))
         return -1;
     return image_list_add_args(&a->images, argc, argv, optind, a->list_path != NULL,
                                ": name them after the reference or use --list FILE");
@@ -372,10 +353,7 @@ static int parse_args(int argc, char **argv, struct offsets_args *a)
 static int load_windows(const struct offsets_args *a, const clx_image *ref, clx_region **regions, size_t *n)
 {
     clx_message msg;
-    int status = a->regions_path
-                     ? clx_regions_read(a->regions_path, regions, n, &msg)
-                     : clx_regions_grid(a->grid_nx, a->grid_ny, a->win_w, a->win_h, a->margin, ref->width,
-                                        ref->height, regions, n, &msg);
+    int status = window_options_regions(&a->win, ref->width, ref->height, regions, n, &msg);
     if (status == CLX_OK) {
         status = clx_regions_check(*regions, *n, ref->width, ref->height, &msg);
         if (status != CLX_OK) {
@@ -384,8 +362,8 @@ static int load_windows(const struct offsets_args *a, const clx_image *ref, clx_
         }
     }
     if (status != CLX_OK) {
-        if (a->regions_path && !strstr(msg.text, a->regions_path))
-            report_error("%s: %s", a->regions_path, msg.text);
+        if (a->win.regions_path && !strstr(msg.text, a->win.regions_path))
+            report_error("%s: %s", a->win.regions_path, msg.text);
         else
             report_error("%s", msg.text);
     }

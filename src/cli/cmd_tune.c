@@ -32,7 +32,7 @@ static void usage(FILE *f)
           "and a candidate that fails to build, to fit or to agree is rejected. The\n"
           "search starts from the defaults and changes one parameter at a time; at the\n"
           "end the best and the defaults are timed alternately and the best is kept\n"
-          "only if it is at least as fast.\n"
+          "only if it is faster.\n"
           "\n"
           "Workload (synthetic images unless images are given):\n"
           "      --workload NAME  ebsd-900 (default: 900x900 16-bit, 50 windows of\n"
@@ -67,9 +67,7 @@ static void usage(FILE *f)
 struct tune_args {
     const char *workload;
     int nimages;
-    const char *regions_path;
-    int grid_nx, grid_ny, win_w, win_h, margin;
-    int have_grid, have_window, have_margin;
+    struct window_options win;
     clx_plan_options plan;
     clx_tune_options tune;
     const char *device;
@@ -105,6 +103,11 @@ static int parse_args(int argc, char **argv, struct tune_args *a)
     int c, verbosity = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":n:r:g:w:m:d:vqh", longopts, NULL)) != -1) {
+        int window = parse_window_option(c, optarg, &a->win);
+        if (window < 0)
+            return -1;
+        if (window)
+            continue;
         switch (c) {
         case OPT_WORKLOAD:
             if (!workload_named(optarg)) {
@@ -117,31 +120,9 @@ static int parse_args(int argc, char **argv, struct tune_args *a)
             if (parse_int(optarg, "--images", 1, MAX_IMAGES, &a->nimages))
                 return -1;
             break;
-        case 'r': a->regions_path = optarg; break;
-        case 'g':
-            if (parse_pair(optarg, "--grid", &a->grid_nx, &a->grid_ny))
-                return -1;
-            a->have_grid = 1;
-            break;
-        case 'w':
-            if (parse_pair(optarg, "--window", &a->win_w, &a->win_h))
-                return -1;
-            a->have_window = 1;
-            break;
-        case 'm':
-            if (parse_int(optarg, "--margin", 0, 1 << 20, &a->margin))
-                return -1;
-            a->have_margin = 1;
-            break;
         case OPT_MODE:
-            if (strcmp(optarg, "seed") == 0)
-                a->plan.mode = CLX_MODE_SEED;
-            else if (strcmp(optarg, "accurate") == 0)
-                a->plan.mode = CLX_MODE_ACCURATE;
-            else {
-                report_error("--mode: unknown mode '%s' (accurate or seed)", optarg);
+            if (parse_mode(optarg, &a->plan.mode))
                 return -1;
-            }
             break;
         case OPT_DOUBLE: a->plan.use_double = 1; break;
         case OPT_SECONDS:
@@ -181,7 +162,7 @@ static int parse_args(int argc, char **argv, struct tune_args *a)
         report_error("%d images: tune uses at most %d (it cycles through them)", a->nfiles - 1, MAX_IMAGES);
         return -1;
     }
-    return check_window_options(a->regions_path != NULL, a->have_grid, a->have_window, a->have_margin,
+    return check_window_options(a->win.regions_path != NULL, a->win.have_grid, a->win.have_window, a->win.have_margin,
                                 a->nfiles > 0);
 }
 
@@ -252,10 +233,7 @@ static int load_workload(const struct tune_args *a, clx_image *ref, clx_image *i
         }
         ++*nimages;
     }
-    int status = a->regions_path ? clx_regions_read(a->regions_path, regions, nregions, &msg)
-                                 : clx_regions_grid(a->grid_nx, a->grid_ny, a->win_w, a->win_h, a->margin,
-                                                    ref->width, ref->height, regions, nregions, &msg);
-    if (status != CLX_OK) {
+    if (window_options_regions(&a->win, ref->width, ref->height, regions, nregions, &msg) != CLX_OK) {
         report_error("%s", msg.text);
         return -1;
     }

@@ -82,6 +82,46 @@ int parse_estimator(const char *text, clx_estimator *estimator)
     return -1;
 }
 
+int parse_mode(const char *text, clx_mode *mode)
+{
+    if (strcmp(text, "seed") == 0)
+        *mode = CLX_MODE_SEED;
+    else if (strcmp(text, "accurate") == 0)
+        *mode = CLX_MODE_ACCURATE;
+    else {
+        report_error("--mode: unknown mode '%s' (accurate or seed)", text);
+        return -1;
+    }
+    return 0;
+}
+
+int parse_window_option(int c, const char *value, struct window_options *w)
+{
+    switch (c) {
+    case 'r':
+        w->regions_path = value;
+        return 1;
+    case 'g':
+        w->have_grid = 1;
+        return parse_pair(value, "--grid", &w->grid_nx, &w->grid_ny) ? -1 : 1;
+    case 'w':
+        w->have_window = 1;
+        return parse_pair(value, "--window", &w->win_w, &w->win_h) ? -1 : 1;
+    case 'm':
+        w->have_margin = 1;
+        return parse_int(value, "--margin", 0, 1 << 20, &w->margin) ? -1 : 1;
+    }
+    return 0;
+}
+
+int window_options_regions(const struct window_options *w, int width, int height, clx_region **regions, size_t *n,
+                           clx_message *msg)
+{
+    return w->regions_path ? clx_regions_read(w->regions_path, regions, n, msg)
+                           : clx_regions_grid(w->grid_nx, w->grid_ny, w->win_w, w->win_h, w->margin, width, height,
+                                              regions, n, msg);
+}
+
 int check_window_options(int have_regions, int have_grid, int have_window, int have_margin, int required)
 {
     if (have_regions && have_grid) {
