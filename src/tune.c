@@ -309,7 +309,8 @@ static int feasible(const struct tuner *t, const char *value)
     return kernel_params_check(&p, &t->ctx->dev, why, sizeof why) == 0;
 }
 
-static int median_of(double *v, int n)
+/* Sorts v (n is small); the index of its median. */
+static int median_index(double *v, int n)
 {
     for (int i = 1; i < n; i++)
         for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
@@ -360,8 +361,8 @@ static int final_round(struct tuner *t, const struct param_set *best, const stru
     for (int i = 0; i < FINAL_ROUNDS; i++)
         if ((!same && measure(t, best, &b[i]) != 0) || measure(t, defaults, &d[i]) != 0)
             return -1;
-    *default_rate = d[median_of(d, FINAL_ROUNDS)];
-    *best_rate = same ? *default_rate : b[median_of(b, FINAL_ROUNDS)];
+    *default_rate = d[median_index(d, FINAL_ROUNDS)];
+    *best_rate = same ? *default_rate : b[median_index(b, FINAL_ROUNDS)];
     return 0;
 }
 
