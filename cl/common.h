@@ -13,7 +13,10 @@
  *    with |ux| <= STORE_RX, |uy| <= STORE_RY is stored at
  *    (ux mod CORR_W, uy mod CORR_H), as an unshifted FFT leaves it; other
  *    elements (the FFT's zero band) belong to no shift;
- *  - spectra: (PAD_W / 2 + 1) x PAD_H complex values per tile (R2C layout).
+ *  - spectra: (PAD_W / 2 + 1) x PAD_H complex values per tile (R2C layout);
+ *  - with FFT_PACK=1, packed arrays: PAD_W x PAD_H complex values per pair
+ *    of tiles, row-major, tile 2p the real parts of array p and tile 2p + 1
+ *    the imaginary parts; their spectra the same (C2C layout).
  */
 #ifndef CLX_COMMON_H
 #define CLX_COMMON_H
@@ -63,6 +66,10 @@ typedef float2 real2;
 #endif
 #ifndef SEARCH_RY
 #define SEARCH_RY STORE_RY      /* largest |uy| the peak search looks at */
+#endif
+
+#ifndef FFT_PACK
+#define FFT_PACK 0      /* FFT path: 0 an R2C and a C2R per tile, 1 a C2C each way per pair of tiles */
 #endif
 
 #define WIN_PIXELS (WIN_W * WIN_H)

@@ -107,10 +107,15 @@ static void clfft_destroy(void *p)
 static int clfft_create(struct clx_context *ctx, enum fft_kind kind, int nx, int ny, int batch,
                         int use_double, void **out)
 {
+    /* The signal side (reals or complex values, rows of nx) and the
+     * spectrum side (half-spectra, rows of nx / 2 + 1, or full spectra). */
+    int real = fft_kind_real(kind);
+    size_t spectrum_w = real ? (size_t)(nx / 2 + 1) : (size_t)nx;
     size_t lengths[2] = { (size_t)nx, (size_t)ny };
-    size_t real_strides[2] = { 1, (size_t)nx };
-    size_t complex_strides[2] = { 1, (size_t)(nx / 2 + 1) };
-    size_t real_dist = (size_t)nx * ny, complex_dist = (size_t)(nx / 2 + 1) * ny;
+    size_t signal_strides[2] = { 1, (size_t)nx }, spectrum_strides[2] = { 1, spectrum_w };
+    size_t signal_dist = (size_t)nx * ny, spectrum_dist = spectrum_w * ny;
+    clfftLayout signal_layout = real ? CLFFT_REAL : CLFFT_COMPLEX_INTERLEAVED;
+    clfftLayout spectrum_layout = real ? CLFFT_HERMITIAN_INTERLEAVED : CLFFT_COMPLEX_INTERLEAVED;
     const char *call = "clfftSetup";
     clfftStatus s;
 
@@ -124,30 +129,30 @@ static int clfft_create(struct clx_context *ctx, enum fft_kind kind, int nx, int
         return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
     }
     st->queue = ctx->queue;
-    st->direction = kind == FFT_R2C ? CLFFT_FORWARD : CLFFT_BACKWARD;
+    st->direction = fft_kind_forward(kind) ? CLFFT_FORWARD : CLFFT_BACKWARD;
 
 #define TRY(c) do { call = #c; s = (c); if (s != CLFFT_SUCCESS) goto error; } while (0)
     TRY(clfftCreateDefaultPlan(&st->handle, ctx->cl, CLFFT_2D, lengths));
     TRY(clfftSetPlanPrecision(st->handle, use_double ? CLFFT_DOUBLE : CLFFT_SINGLE));
     TRY(clfftSetResultLocation(st->handle, CLFFT_OUTOFPLACE));
     TRY(clfftSetPlanBatchSize(st->handle, (size_t)batch));
-    if (kind == FFT_R2C) {
-        TRY(clfftSetLayout(st->handle, CLFFT_REAL, CLFFT_HERMITIAN_INTERLEAVED));
-        TRY(clfftSetPlanInStride(st->handle, CLFFT_2D, real_strides));
-        TRY(clfftSetPlanOutStride(st->handle, CLFFT_2D, complex_strides));
-        TRY(clfftSetPlanDistance(st->handle, real_dist, complex_dist));
+    if (fft_kind_forward(kind)) {
+        TRY(clfftSetLayout(st->handle, signal_layout, spectrum_layout));
+        TRY(clfftSetPlanInStride(st->handle, CLFFT_2D, signal_strides));
+        TRY(clfftSetPlanOutStride(st->handle, CLFFT_2D, spectrum_strides));
+        TRY(clfftSetPlanDistance(st->handle, signal_dist, spectrum_dist));
     } else {
-        TRY(clfftSetLayout(st->handle, CLFFT_HERMITIAN_INTERLEAVED, CLFFT_REAL));
-        TRY(clfftSetPlanInStride(st->handle, CLFFT_2D, complex_strides));
-        TRY(clfftSetPlanOutStride(st->handle, CLFFT_2D, real_strides));
-        TRY(clfftSetPlanDistance(st->handle, complex_dist, real_dist));
+        TRY(clfftSetLayout(st->handle, spectrum_layout, signal_layout));
+        TRY(clfftSetPlanInStride(st->handle, CLFFT_2D, spectrum_strides));
+        TRY(clfftSetPlanOutStride(st->handle, CLFFT_2D, signal_strides));
+        TRY(clfftSetPlanDistance(st->handle, spectrum_dist, signal_dist));
         /* The backward scale stays clFFT's default, 1 / (nx ny): setting it
          * would pass it as a float, too coarse for double plans. */
     }
     TRY(clfftBakePlan(st->handle, 1, &st->queue, NULL, NULL));
 #undef TRY
-    ctx_log(ctx, CLX_LOG_DEBUG, "clFFT %s plan %dx%d x %d (%s) baked", kind == FFT_R2C ? "R2C" : "C2R",
-            nx, ny, batch, use_double ? "double" : "float");
+    ctx_log(ctx, CLX_LOG_DEBUG, "clFFT %s plan %dx%d x %d (%s) baked", fft_kind_name(kind), nx, ny, batch,
+            use_double ? "double" : "float");
     *out = st;
     return CLX_OK;
 

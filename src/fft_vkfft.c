@@ -5,9 +5,11 @@
  *
  * Out of place through VkFFT's "formatted input" buffer (isInputFormatted):
  *   R2C: inputBuffer (reals, rows of nx) -> buffer (rows of nx/2+1 complex);
- *   C2R: buffer -> inputBuffer (inverseReturnToInputBuffer), normalised.
- * The half-spectra are always VkFFT's `buffer`, which its inverse also uses
- * as work space: C2R overwrites its complex input, as fft.h allows.
+ *   C2R: buffer -> inputBuffer (inverseReturnToInputBuffer), normalised;
+ *   C2C forward and inverse: the same with complex values, rows of nx, on
+ *   both sides.
+ * The spectra are always VkFFT's `buffer`, which its inverse also uses as
+ * work space: an inverse overwrites its input, as fft.h allows.
  *
  * VkFFT quirks handled here: it generates and compiles its kernels when a
  * plan is made, with no binary cache, so each plan builds only the direction
@@ -33,13 +35,14 @@
 struct vkfft_state {
     VkFFTApplication app;
     int app_initialized;
-    int direction;               /* VkFFTAppend's: -1 forward (R2C), 1 inverse (C2R) */
+    enum fft_kind kind;
+    int direction;               /* VkFFTAppend's: -1 forward (R2C, C2C forward), 1 inverse (C2R, C2C inverse) */
     /* What VkFFT holds pointers to, for the plan's lifetime. */
     cl_device_id device;
     cl_context context;
     cl_command_queue queue;
-    uint64_t complex_bytes, real_bytes;
-    cl_mem complex, real;        /* the buffers of the transform being enqueued */
+    uint64_t spectrum_bytes, signal_bytes;
+    cl_mem spectrum, signal;     /* the buffers of the transform being enqueued: `buffer`, `inputBuffer` */
 };
 
 /* initializeVkFFT switches the process's locale while it writes kernels. */
@@ -98,7 +101,7 @@ static const char *vkfft_errstr(VkFFTResult r)
 static int vkfft_fail(struct clx_context *ctx, VkFFTResult r, const char *call, enum fft_kind kind, int nx, int ny,
                       int batch, int use_double)
 {
-    const char *what = kind == FFT_R2C ? "R2C" : "C2R", *precision = use_double ? "double" : "float";
+    const char *what = fft_kind_name(kind), *precision = use_double ? "double" : "float";
     /* VkFFT reports every failed clCreateBuffer as FAILED_TO_ALLOCATE. */
     if (r == VKFFT_ERROR_FAILED_TO_ALLOCATE)
         return ctx_fail(ctx, CLX_ERR_DEVICE_MEMORY, "out of device memory on %s (%s for a %s %dx%d x %d %s plan: %s); "
@@ -139,6 +142,7 @@ static int vkfft_create(struct clx_context *ctx, enum fft_kind kind, int nx, int
                         void **out)
 {
     size_t real_size = use_double ? sizeof(double) : sizeof(float);
+    int real = fft_kind_real(kind);
     VkFFTConfiguration c = { 0 };
     VkFFTResult r;
 
@@ -146,12 +150,13 @@ static int vkfft_create(struct clx_context *ctx, enum fft_kind kind, int nx, int
     struct vkfft_state *st = calloc(1, sizeof *st);
     if (!st)
         return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
-    st->direction = kind == FFT_R2C ? -1 : 1;
+    st->kind = kind;
+    st->direction = fft_kind_forward(kind) ? -1 : 1;
     st->device = ctx->dev.device;
     st->context = ctx->cl;
     st->queue = ctx->queue;
-    st->complex_bytes = (uint64_t)(nx / 2 + 1) * ny * batch * 2 * real_size;
-    st->real_bytes = (uint64_t)nx * ny * batch * real_size;
+    st->spectrum_bytes = (uint64_t)(real ? nx / 2 + 1 : nx) * ny * batch * 2 * real_size;
+    st->signal_bytes = (uint64_t)nx * ny * batch * (real ? 1 : 2) * real_size;
 
     c.FFTdim = 2;
     c.size[0] = (uint64_t)nx;
@@ -160,17 +165,19 @@ static int vkfft_create(struct clx_context *ctx, enum fft_kind kind, int nx, int
     c.device = &st->device;
     c.context = &st->context;
     c.doublePrecision = use_double ? 1 : 0;
-    c.performR2C = 1;
-    /* The half-spectra, complex elements apart: the default strides
-     * (nx/2+1, its product with ny, and that again between batches). */
-    c.bufferSize = &st->complex_bytes;
-    /* The reals, rows of nx real elements (not nx + 2). */
+    c.performR2C = (uint64_t)real;
+    /* The spectra, complex elements apart: the default strides (nx/2+1 for
+     * half-spectra, nx for C2C; its product with ny, and that again between
+     * batches). */
+    c.bufferSize = &st->spectrum_bytes;
+    /* The signal, rows of nx elements, reals or complex values (for R2C not
+     * nx + 2 reals, VkFFT's default). */
     c.isInputFormatted = 1;
-    c.inputBufferSize = &st->real_bytes;
+    c.inputBufferSize = &st->signal_bytes;
     c.inputBufferStride[0] = (uint64_t)nx;
     c.inputBufferStride[1] = (uint64_t)nx * ny;
     c.inputBufferStride[2] = (uint64_t)nx * ny;
-    if (kind == FFT_R2C) {
+    if (st->direction < 0) {
         c.makeForwardPlanOnly = 1;
     } else {
         c.makeInversePlanOnly = 1;
@@ -190,7 +197,7 @@ static int vkfft_create(struct clx_context *ctx, enum fft_kind kind, int nx, int
     st->app_initialized = 1;
     int version = VkFFTGetVersion();
     ctx_log(ctx, CLX_LOG_DEBUG, "VkFFT %d.%d.%d %s plan %dx%d x %d (%s) compiled in %.0f ms", version / 10000,
-            version / 100 % 100, version % 100, kind == FFT_R2C ? "R2C" : "C2R", nx, ny, batch,
+            version / 100 % 100, version % 100, fft_kind_name(kind), nx, ny, batch,
             use_double ? "double" : "float", now_ms() - t0);
     *out = st;
     return CLX_OK;
@@ -200,15 +207,15 @@ static int vkfft_execute(struct clx_context *ctx, void *p, cl_mem in, cl_mem out
 {
     struct vkfft_state *st = p;
     VkFFTLaunchParams launch = { 0 };
-    st->complex = st->direction < 0 ? out : in;
-    st->real = st->direction < 0 ? in : out;
+    st->spectrum = st->direction < 0 ? out : in;
+    st->signal = st->direction < 0 ? in : out;
     launch.commandQueue = &st->queue;
-    launch.buffer = &st->complex;
-    launch.inputBuffer = &st->real;
+    launch.buffer = &st->spectrum;
+    launch.inputBuffer = &st->signal;
     VkFFTResult r = VkFFTAppend(&st->app, st->direction, &launch);
     if (r == VKFFT_SUCCESS)
         return CLX_OK;
-    return ctx_fail(ctx, CLX_ERR_FFT, "VkFFTAppend (%s) failed on %s: %s (%d)", st->direction < 0 ? "R2C" : "C2R",
+    return ctx_fail(ctx, CLX_ERR_FFT, "VkFFTAppend (%s) failed on %s: %s (%d)", fft_kind_name(st->kind),
                     ctx->dev.info.name, vkfft_errstr(r), (int)r);
 }
 

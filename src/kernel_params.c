@@ -89,6 +89,7 @@ int kernel_options_format(const struct kernel_params *p, char *buf, size_t len)
                      " -D SUMS_WG=%d -D SUMS_ITEMS=%d -D ARGMAX_WG=%d -D ARGMAX_FORM=%d -D ARGMAX_PARTS=%d"
                      " -D PREP_TX=%d -D PREP_TY=%d -D PREP_VEC=%d -D PREP_PAD=%d"
                      " -D SAMPLE_TX=%d -D SAMPLE_TY=%d -D TILE_WG=%d -D INTERP=%d -D WINDOW_FN=%d -D WINDOW_ALPHA=%.17g"
+                     " -D FFT_PACK=%d"
                      " -D DIRECT_TX=%d -D DIRECT_TY=%d -D DIRECT_SPX=%d -D DIRECT_IPI=%d -D DIRECT_ROWS=%d"
                      " -D DIRECT_SPLIT=%d -D DIRECT_SOURCE=%d -D DIRECT_HYBRID_TEX=%d -D DIRECT_HYBRID_DEN=%d"
                      " -D DIRECT_BROADCAST=%d -D DIRECT_FEW_WG=%d"
@@ -99,9 +100,9 @@ int kernel_options_format(const struct kernel_params *p, char *buf, size_t len)
                      p->win_w, p->win_h, p->pad_w, p->pad_h, p->corr_w, p->corr_h, p->store_rx, p->store_ry,
                      p->search_rx, p->search_ry, p->fit_size, p->sums_wg, p->sums_items, p->argmax_wg,
                      p->argmax_form, p->argmax_parts, p->prepare_tx, p->prepare_ty, p->prep_vec, p->prep_pad,
-                     p->sample_tx, p->sample_ty, p->tile_wg, p->interp, p->window_fn,
-                     p->window_alpha, d->tx, d->ty, d->spx, d->ipi, d->rows, d->split, d->source, d->hybrid_tex,
-                     d->hybrid_den, d->broadcast, d->few_wg, f->radius, f->border, f->epilogue, f->input_real, f->k,
+                     p->sample_tx, p->sample_ty, p->tile_wg, p->interp, p->window_fn, p->window_alpha, p->fft_pack,
+                     d->tx, d->ty, d->spx, d->ipi, d->rows, d->split, d->source, d->hybrid_tex, d->hybrid_den,
+                     d->broadcast, d->few_wg, f->radius, f->border, f->epilogue, f->input_real, f->k,
                      f->rows_tx, f->rows_ty, f->cols_tx, f->cols_ty);
     return n > 0 && (size_t)n < len ? 0 : -1;
 }
@@ -141,6 +142,7 @@ static const struct param_field fields[] = {
     FIELD("sample_ty", sample_ty, 1, 4096, 0),
     FIELD("tile_wg", tile_wg, 1, 4096, 1),
     FIELD("interp", interp, 0, 1, 0),
+    FIELD("fft_pack", fft_pack, 0, 1, 0),
     FIELD("direct_tx", direct.tx, 1, 1024, 0),
     FIELD("direct_ty", direct.ty, 1, 1024, 0),
     FIELD("direct_spx", direct.spx, 1, 32, 0),

@@ -65,6 +65,8 @@ struct kernel_params {
     int tile_wg;              /* TILE_WG: work-items per tile in tile_prepare and zncc (power of 2) */
     int interp;               /* INTERP: sample_windows' interpolation, 0 cubic, 1 Lanczos-3 */
     int window_fn;            /* WINDOW_FN: 0 none, 1 Hann, 2 Tukey */
+    int fft_pack;             /* FFT_PACK: the FFT path's transforms, 0 R2C/C2R per tile, 1 one C2C per pair of
+                                 tiles (cl/fft_pack.cl) */
     double window_alpha;      /* WINDOW_ALPHA: Tukey's tapered fraction */
     struct direct_params direct;
     struct filter_params filter;

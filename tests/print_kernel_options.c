@@ -4,7 +4,7 @@
  * spread of jobs: both correlation paths
  * (each configuring its own layouts, as a plan does), every direct-kernel
  * variant that is OpenCL C 1.2, the seed kernels' variants (sums_items,
- * prep_vec, prep_pad, argmax_form), float and double, every pixel type, full and
+ * prep_vec, prep_pad, argmax_form, fft_pack), float and double, every pixel type, full and
  * bounded searches, several vendors; and the pre-filter stages: both paths,
  * radii 1 to 64, every border rule, epilogue and input. kernels_spir.sh
  * compiles every kernel with each line.
@@ -21,6 +21,7 @@
 
 /* The kernels a plan on each path builds. */
 static const char *const kernels_fft = "window_sums.cl prepare.cl spectrum_multiply.cl argmax.cl neighbourhood.cl";
+static const char *const kernels_fft_pack = "window_sums.cl prepare.cl fft_pack.cl argmax.cl neighbourhood.cl";
 static const char *const kernels_direct = "window_sums.cl prepare.cl correlate_direct.cl argmax.cl neighbourhood.cl";
 static const char *const kernels_direct_few = "correlate_direct_few.cl";
 /* The accurate mode's own kernels, built with either path's layout. */
@@ -95,13 +96,16 @@ int main(void)
                     const char *kernels = path == 0 ? kernels_fft : p.direct.few ? kernels_direct_few : kernels_direct;
                     bad |= print(kernels, &p);
                     /* The seed kernels' variants (tune searches them): each
-                     * value once over the jobs, atomics in single precision. */
+                     * value once over the jobs, atomics in single precision;
+                     * the FFT path packing pairs of tiles (the line above
+                     * does not). */
                     p.sums_items = 1 + n % 8;
                     p.prep_vec = 1 << (n % 3);
                     p.prep_pad = n % 3;
                     p.argmax_form = dbl ? n % 2 : n % 3;
                     p.argmax_parts = 1 + n % 16;
-                    bad |= print(kernels, &p);
+                    p.fft_pack = path == 0;
+                    bad |= print(path == 0 ? kernels_fft_pack : kernels, &p);
                     /* The accurate mode: each window function and interpolator. */
                     p.window_fn = n % 3;
                     p.interp = n % 2;

@@ -1,8 +1,9 @@
 /*
  * test_fft_backends.c - every FFT backend built in (src/fft.h) on the
- * device of the run: R2C against a direct host DFT (small sizes), C2R(R2C(x))
- * = x, batches whose members differ, a plan run on other buffers, R2C
- * leaving its input alone, in float and (where the device has fp64)
+ * device of the run: R2C and C2C forward against a direct host DFT (small
+ * sizes), C2R(R2C(x)) = x and C2C inverse(C2C forward(z)) = z, batches
+ * whose members differ, a plan run on other buffers, forward transforms
+ * leaving their input alone, in float and (where the device has fp64)
  * double; VkFFT against clFFT on a larger batch; and the correlation stage
  * with fft=vkfft against fft=clfft through the public API. In a build
  * without VkFFT, fft=vkfft must fail with its one-line message.
@@ -98,22 +99,24 @@ static double *read_reals(struct clx_context *ctx, cl_mem m, size_t count, int u
     return out;
 }
 
-/* `batch` arrays of nx x ny values in [-1, 1), each from its own seed. */
-static double *random_reals(int nx, int ny, int batch, uint64_t seed)
+/* `batch` arrays of nx x ny values in [-1, 1), each from its own seed;
+ * complex values (re, im) with `complex_values`. */
+static double *random_values(int nx, int ny, int batch, int complex_values, uint64_t seed)
 {
-    size_t n = (size_t)nx * ny * batch;
+    size_t n = (size_t)nx * ny * batch * (complex_values ? 2 : 1);
     double *x = malloc(sizeof(double) * n);
     for (size_t i = 0; i < n; i++)
         x[i] = 2 * td_uniform(&seed) - 1;
     return x;
 }
 
-/* The half-spectrum of one nx x ny array by the direct sum, interleaved
- * (re, im), rows of nx / 2 + 1; twiddles from exact integer phases. */
-static void host_r2c(const double *x, int nx, int ny, double *spectrum)
+/* The spectrum of one nx x ny array of reals (the half-spectrum, rows of
+ * nx / 2 + 1) or of complex values (rows of nx) by the direct sum,
+ * interleaved (re, im); twiddles from exact integer phases. */
+static void host_dft(const double *x, int nx, int ny, int complex_signal, double *spectrum)
 {
     const double two_pi = 6.283185307179586476925286766559;
-    int hx = nx / 2 + 1;
+    int hx = complex_signal ? nx : nx / 2 + 1;
     for (int ky = 0; ky < ny; ky++)
         for (int kx = 0; kx < hx; kx++) {
             double re = 0, im = 0;
@@ -122,8 +125,10 @@ static void host_r2c(const double *x, int nx, int ny, double *spectrum)
                     /* phase = kx xx / nx + ky y / ny, reduced exactly over nx ny */
                     long turn = ((long)kx * xx * ny + (long)ky * y * nx) % ((long)nx * ny);
                     double a = two_pi * (double)turn / ((double)nx * ny);
-                    re += x[(size_t)y * nx + xx] * cos(a);
-                    im -= x[(size_t)y * nx + xx] * sin(a);
+                    size_t i = (size_t)y * nx + xx;
+                    double xr = complex_signal ? x[2 * i] : x[i], xi = complex_signal ? x[2 * i + 1] : 0;
+                    re += xr * cos(a) + xi * sin(a);
+                    im += xi * cos(a) - xr * sin(a);
                 }
             spectrum[2 * ((size_t)ky * hx + kx)] = re;
             spectrum[2 * ((size_t)ky * hx + kx) + 1] = im;
@@ -164,50 +169,56 @@ static struct fft_plan *plan_of(struct clx_context *ctx, const struct fft_backen
 }
 
 /*
- * One backend, size and precision: R2C of `batch` distinct arrays (against
- * the host DFT when `with_dft`), R2C's input unchanged, C2R back to the
- * input; then the same plans on a second set of buffers.
+ * One backend, size, precision and signal (reals: R2C and C2R; complex
+ * values: C2C forward and inverse): the forward transform of `batch`
+ * distinct arrays (against the host DFT when `with_dft`), its input
+ * unchanged, the inverse back to the input; then the same plans on a second
+ * set of buffers.
  */
 static void check_backend(struct clx_context *ctx, const struct fft_backend *fft, int nx, int ny, int batch,
-                          int use_double, int with_dft, double *plan_ms)
+                          int use_double, int complex_signal, int with_dft, double *plan_ms)
 {
     const char *precision = use_double ? "double" : "float";
-    size_t nreal = (size_t)nx * ny, ncomplex = (size_t)(nx / 2 + 1) * ny;
+    enum fft_kind forward = complex_signal ? FFT_C2C_FORWARD : FFT_R2C;
+    enum fft_kind inverse = complex_signal ? FFT_C2C_INVERSE : FFT_C2R;
+    size_t nsignal = (size_t)nx * ny * (complex_signal ? 2 : 1);
+    size_t nspectrum = 2 * (size_t)(complex_signal ? nx : nx / 2 + 1) * ny;
     double tol = tolerance(use_double), t0 = now_ms();
-    struct fft_plan *r2c = plan_of(ctx, fft, FFT_R2C, nx, ny, batch, use_double, plan_ms);
-    struct fft_plan *c2r = plan_of(ctx, fft, FFT_C2R, nx, ny, batch, use_double, plan_ms);
+    struct fft_plan *fwd = plan_of(ctx, fft, forward, nx, ny, batch, use_double, plan_ms);
+    struct fft_plan *inv = plan_of(ctx, fft, inverse, nx, ny, batch, use_double, plan_ms);
 
     for (int set = 0; set < 2; set++) {
-        double *x = random_reals(nx, ny, batch, 1000u * nx + ny + 77u * set + (use_double ? 5 : 0));
-        cl_mem in = buffer_of(ctx, nreal * batch, use_double, x);
-        cl_mem spectra = buffer_of(ctx, 2 * ncomplex * batch, use_double, NULL);
-        cl_mem back = buffer_of(ctx, nreal * batch, use_double, NULL);
-        double *want = malloc(sizeof(double) * 2 * ncomplex);
+        double *x = random_values(nx, ny, batch, complex_signal,
+                                  1000u * nx + ny + 77u * set + (use_double ? 5 : 0) + (complex_signal ? 3 : 0));
+        cl_mem in = buffer_of(ctx, nsignal * batch, use_double, x);
+        cl_mem spectra = buffer_of(ctx, nspectrum * batch, use_double, NULL);
+        cl_mem back = buffer_of(ctx, nsignal * batch, use_double, NULL);
+        double *want = malloc(sizeof(double) * nspectrum);
 
-        if (fft_plan_execute(r2c, in, spectra) != CLX_OK)
-            die(ctx, "R2C");
-        double *got = read_reals(ctx, spectra, 2 * ncomplex * batch, use_double);
-        double *kept = read_reals(ctx, in, nreal * batch, use_double);
-        if (fft_plan_execute(c2r, spectra, back) != CLX_OK)
-            die(ctx, "C2R");
-        double *round = read_reals(ctx, back, nreal * batch, use_double);
+        if (fft_plan_execute(fwd, in, spectra) != CLX_OK)
+            die(ctx, fft_kind_name(forward));
+        double *got = read_reals(ctx, spectra, nspectrum * batch, use_double);
+        double *kept = read_reals(ctx, in, nsignal * batch, use_double);
+        if (fft_plan_execute(inv, spectra, back) != CLX_OK)
+            die(ctx, fft_kind_name(inverse));
+        double *round = read_reals(ctx, back, nsignal * batch, use_double);
 
-        CHECK(max_abs_diff(kept, x, nreal * batch) <= (use_double ? 0 : 1e-7),
-              "%s %dx%d x %d %s: R2C changed its input", fft->name, nx, ny, batch, precision);
+        CHECK(max_abs_diff(kept, x, nsignal * batch) <= (use_double ? 0 : 1e-7),
+              "%s %dx%d x %d %s: %s changed its input", fft->name, nx, ny, batch, precision, fft_kind_name(forward));
         for (int b = 0; b < batch; b++) {
-            const double *xb = x + b * nreal;
-            double norm = l2_norm(xb, nreal);
+            const double *xb = x + b * nsignal;
+            double norm = l2_norm(xb, nsignal);
             if (with_dft) {
-                host_r2c(xb, nx, ny, want);
-                double err = max_abs_diff(got + 2 * ncomplex * b, want, 2 * ncomplex);
+                host_dft(xb, nx, ny, complex_signal, want);
+                double err = max_abs_diff(got + nspectrum * b, want, nspectrum);
                 CHECK(err <= tol * norm,
-                      "%s %dx%d x %d %s set %d member %d: R2C differs from the DFT by %.3g (norm %.3g)",
-                      fft->name, nx, ny, batch, precision, set, b, err, norm);
+                      "%s %dx%d x %d %s set %d member %d: %s differs from the DFT by %.3g (norm %.3g)",
+                      fft->name, nx, ny, batch, precision, set, b, fft_kind_name(forward), err, norm);
             }
             /* Values in [-1, 1): the round trip's error is absolute. */
-            double err = max_abs_diff(round + b * nreal, xb, nreal);
-            CHECK(err <= 10 * tol, "%s %dx%d x %d %s set %d member %d: C2R(R2C(x)) differs from x by %.3g",
-                  fft->name, nx, ny, batch, precision, set, b, err);
+            double err = max_abs_diff(round + b * nsignal, xb, nsignal);
+            CHECK(err <= 10 * tol, "%s %dx%d x %d %s set %d member %d: %s(%s(x)) differs from x by %.3g",
+                  fft->name, nx, ny, batch, precision, set, b, fft_kind_name(inverse), fft_kind_name(forward), err);
         }
         free(x);
         free(want);
@@ -218,10 +229,10 @@ static void check_backend(struct clx_context *ctx, const struct fft_backend *fft
         clReleaseMemObject(spectra);
         clReleaseMemObject(back);
     }
-    fft_plan_destroy(r2c);
-    fft_plan_destroy(c2r);
-    printf("%s %dx%d x %d %s: %s checked (%.0f ms)\n", fft->name, nx, ny, batch, precision,
-           with_dft ? "DFT and round trip" : "round trip", now_ms() - t0);
+    fft_plan_destroy(fwd);
+    fft_plan_destroy(inv);
+    printf("%s %dx%d x %d %s %s: %s checked (%.0f ms)\n", fft->name, nx, ny, batch, precision,
+           complex_signal ? "C2C" : "R2C/C2R", with_dft ? "DFT and round trip" : "round trip", now_ms() - t0);
 }
 
 /* Two backends' spectra of one batch against each other, and each one's
@@ -230,7 +241,7 @@ static void check_agree(struct clx_context *ctx, const struct fft_backend *a, co
                         int ny, int batch, int use_double, double *plan_ms)
 {
     size_t nreal = (size_t)nx * ny, ncomplex = (size_t)(nx / 2 + 1) * ny;
-    double *x = random_reals(nx, ny, batch, 4242), tol = tolerance(use_double);
+    double *x = random_values(nx, ny, batch, 0, 4242), tol = tolerance(use_double);
     double *spectra[2];
     const struct fft_backend *backends[2] = { a, b };
 
@@ -413,7 +424,9 @@ int main(void)
             if (cases[c].skip_clfft && fft == &fft_backend_clfft)
                 continue;
             for (int d = cases[c].double_only; d <= fp64; d++)
-                check_backend(ctx, fft, cases[c].nx, cases[c].ny, cases[c].batch, d, cases[c].with_dft, &plan_ms);
+                for (int cplx = 0; cplx < 2; cplx++)
+                    check_backend(ctx, fft, cases[c].nx, cases[c].ny, cases[c].batch, d, cplx, cases[c].with_dft,
+                                  &plan_ms);
         }
         printf("%s: %.0f ms, of which plan creation %.0f ms\n", fft->name, now_ms() - t0, plan_ms);
     }

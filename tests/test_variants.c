@@ -4,7 +4,10 @@
  * default kernels give: every result (ix, iy, dx, dy, peak, flags) of two
  * pushes, the window means and the prepared windows, bit for bit, on both
  * correlation paths and with both FFT libraries; the default's integer peaks
- * match the host reference. Then every argmax form on crafted correlations
+ * match the host reference. fft_pack=1, whose FFTs round differently, gives
+ * the same integer peaks and flags, and offsets and peak values within
+ * 1e-4 (px, relative), with both FFT libraries, even and odd tile counts
+ * and in double precision. Then every argmax form on crafted correlations
  * (ties, NaN, all NaN, negative values, signed zeros, infinities, a bounded
  * search) against the host reference, and the parameter checks that refuse
  * bad values and argmax_form=2 where it cannot run.
@@ -83,12 +86,23 @@ static void image_set_free(struct image_set *set)
         clx_image_free(&set->images[i]);
 }
 
+/* The job a configuration runs: window size, path, precision, and the
+ * first nwin windows on the first nimages images (the batch). */
+struct job {
+    int w, h;
+    clx_method method;
+    int use_double;
+    int nwin, nimages;
+};
+
 /* What one configuration gave. */
 struct run {
     clx_result results[NPUSHES][NIMAGES * NWIN];
+    int ntiles;
     double *means, *prepared;       /* after the last push */
     size_t prepared_count;
     char path[16];
+    char label[64];                 /* the job, for messages */
 };
 
 static double *read_reals(clx_plan *plan, cl_mem buf, size_t count)
@@ -117,9 +131,9 @@ static int *read_ints(clx_plan *plan, cl_mem buf, size_t count)
     return out;
 }
 
-static void regions_of(int w, int h, clx_region regions[NWIN])
+static void regions_of(int w, int h, int nwin, clx_region regions[NWIN])
 {
-    for (int k = 0; k < NWIN; k++) {
+    for (int k = 0; k < nwin; k++) {
         clx_region r = { corners[k][0], corners[k][1], w, h };
         regions[k] = r;
     }
@@ -127,37 +141,46 @@ static void regions_of(int w, int h, clx_region regions[NWIN])
 
 /* Two pushes (the images, then the same in reverse order, so that a stale
  * padding from the first would show in the second) with `params`. */
-static void run_config(clx_context *ctx, const struct image_set *set, int w, int h, clx_method method,
-                       const char *params, struct run *out)
+static void run_config(clx_context *ctx, const struct image_set *set, const struct job *job, const char *params,
+                       struct run *out)
 {
     clx_region regions[NWIN];
     clx_plan_options opt;
     clx_plan *plan;
-    regions_of(w, h, regions);
+    int ntiles = job->nimages * job->nwin;
+    regions_of(job->w, job->h, job->nwin, regions);
     clx_plan_options_init(&opt);
     opt.mode = CLX_MODE_SEED;
-    opt.method = method;
-    opt.batch = NIMAGES;
+    opt.method = job->method;
+    opt.use_double = job->use_double;
+    opt.batch = job->nimages;
     opt.params = params;
-    if (clx_plan_create(ctx, &set->ref, regions, NWIN, &opt, &plan) != CLX_OK) {
-        fprintf(stderr, "clx_plan_create (%dx%d, %s): %s\n", w, h, params, clx_context_message(ctx));
+    if (clx_plan_create(ctx, &set->ref, regions, job->nwin, &opt, &plan) != CLX_OK) {
+        fprintf(stderr, "clx_plan_create (%dx%d, %s): %s\n", job->w, job->h, params, clx_context_message(ctx));
         exit(1);
     }
     for (int p = 0; p < NPUSHES; p++) {
         clx_image order[NIMAGES];
-        for (int i = 0; i < NIMAGES; i++)
-            order[i] = set->images[p % 2 ? NIMAGES - 1 - i : i];
-        if (clx_plan_push(plan, order, NIMAGES) != CLX_OK ||
-            clx_plan_read(plan, out->results[p], NIMAGES * NWIN) != CLX_OK) {
+        for (int i = 0; i < job->nimages; i++)
+            order[i] = set->images[p % 2 ? job->nimages - 1 - i : i];
+        if (clx_plan_push(plan, order, job->nimages) != CLX_OK ||
+            clx_plan_read(plan, out->results[p], ntiles) != CLX_OK) {
             fprintf(stderr, "push/read (%s): %s\n", params, clx_context_message(ctx));
             exit(1);
         }
     }
     const struct kernel_params *kp = &plan->seed->stage.params;
-    out->prepared_count = (size_t)NIMAGES * NWIN * kp->pad_w * kp->pad_h;
-    out->means = read_reals(plan, plan->seed->means, (size_t)NIMAGES * NWIN);
+    out->ntiles = ntiles;
+    out->prepared_count = (size_t)ntiles * kp->pad_w * kp->pad_h;
+    out->means = read_reals(plan, plan->seed->means, (size_t)ntiles);
     out->prepared = read_reals(plan, plan->seed->stage.prepared, out->prepared_count);
     snprintf(out->path, sizeof out->path, "%s", plan->seed->stage.correlator->name);
+    int n = snprintf(out->label, sizeof out->label, "%dx%d", job->w, job->h);
+    if (job->nwin != NWIN || job->nimages != NIMAGES)
+        n += snprintf(out->label + n, sizeof out->label - n, " (%d windows x %d image%s)", job->nwin, job->nimages,
+                      job->nimages == 1 ? "" : "s");
+    if (job->use_double)
+        snprintf(out->label + n, sizeof out->label - n, " double");
     clx_plan_release(plan);
 }
 
@@ -172,12 +195,26 @@ static int same_double(double a, double b)
     return a == b || (isnan(a) && isnan(b));
 }
 
+/* The window means and the prepared windows, bit for bit what the default's were. */
+static void check_same_prepared(const struct run *base, const struct run *r, const char *params)
+{
+    int bad = 0;
+    for (int t = 0; t < r->ntiles; t++)
+        bad += base->means[t] != r->means[t];
+    CHECK(bad == 0, "%s %s '%s': %d window means differ from the default's", r->label, r->path, params, bad);
+    bad = 0;
+    CHECK(base->prepared_count == r->prepared_count, "%s '%s': prepared layout differs", r->label, params);
+    for (size_t i = 0; i < base->prepared_count && i < r->prepared_count; i++)
+        bad += base->prepared[i] != r->prepared[i];
+    CHECK(bad == 0, "%s %s '%s': %d prepared values differ from the default's", r->label, r->path, params, bad);
+}
+
 /* Bit for bit what the default configuration gave (±0 aside, which == equates). */
-static void check_same(const struct run *base, const struct run *r, int w, int h, const char *params)
+static void check_same(const struct run *base, const struct run *r, const char *params)
 {
     int bad = 0;
     for (int p = 0; p < NPUSHES; p++)
-        for (int t = 0; t < NIMAGES * NWIN; t++) {
+        for (int t = 0; t < r->ntiles; t++) {
             const clx_result *a = &base->results[p][t], *b = &r->results[p][t];
             if (a->ix != b->ix || a->iy != b->iy || a->flags != b->flags || !same_double(a->dx, b->dx) ||
                 !same_double(a->dy, b->dy) || !same_double(a->peak, b->peak)) {
@@ -187,30 +224,54 @@ static void check_same(const struct run *base, const struct run *r, int w, int h
                             a->ix, a->iy, a->dx, a->dy, a->peak, a->flags);
             }
         }
-    CHECK(bad == 0, "%dx%d %s '%s': %d results differ from the default's", w, h, r->path, params, bad);
-    bad = 0;
-    for (int t = 0; t < NIMAGES * NWIN; t++)
-        bad += base->means[t] != r->means[t];
-    CHECK(bad == 0, "%dx%d %s '%s': %d window means differ from the default's", w, h, r->path, params, bad);
-    bad = 0;
-    CHECK(base->prepared_count == r->prepared_count, "%dx%d '%s': prepared layout differs", w, h, params);
-    for (size_t i = 0; i < base->prepared_count && i < r->prepared_count; i++)
-        bad += base->prepared[i] != r->prepared[i];
-    CHECK(bad == 0, "%dx%d %s '%s': %d prepared values differ from the default's", w, h, r->path, params, bad);
-    printf("%dx%d %s '%s': same as the default\n", w, h, r->path, params);
+    CHECK(bad == 0, "%s %s '%s': %d results differ from the default's", r->label, r->path, params, bad);
+    check_same_prepared(base, r, params);
+    printf("%s %s '%s': same as the default\n", r->label, r->path, params);
+}
+
+/*
+ * What the default configuration gave up to the rounding of a different
+ * FFT (fft_pack=1 adds and multiplies in another order): the same integer
+ * peaks and flags, sub-pixel offsets within 1e-4 px and peak values within
+ * 1e-4 of the default's; the window means and prepared windows, which come
+ * before the FFT, bit for bit.
+ */
+static void check_close(const struct run *base, const struct run *r, const char *params)
+{
+    double worst_d = 0, worst_peak = 0;
+    int bad = 0;
+    for (int p = 0; p < NPUSHES; p++)
+        for (int t = 0; t < r->ntiles; t++) {
+            const clx_result *a = &base->results[p][t], *b = &r->results[p][t];
+            double d = fmax(fabs(a->dx - b->dx), fabs(a->dy - b->dy));
+            double peak = fabs(a->peak - b->peak) / fabs(a->peak);
+            worst_d = fmax(worst_d, d);
+            worst_peak = fmax(worst_peak, peak);
+            if (a->ix != b->ix || a->iy != b->iy || a->flags != b->flags || !(d <= 1e-4) || !(peak <= 1e-4)) {
+                if (bad++ < 3)
+                    fprintf(stderr, "  push %d tile %d: (%d,%d) %.9g %.9g peak %.9g flags %u; default (%d,%d) %.9g "
+                            "%.9g peak %.9g flags %u\n", p, t, b->ix, b->iy, b->dx, b->dy, b->peak, b->flags,
+                            a->ix, a->iy, a->dx, a->dy, a->peak, a->flags);
+            }
+        }
+    CHECK(bad == 0, "%s %s '%s': %d results not within tolerance of the default's", r->label, r->path, params, bad);
+    check_same_prepared(base, r, params);
+    printf("%s %s '%s': the default's peaks, offsets within %.2g px, peak values within %.2g\n", r->label, r->path,
+           params, worst_d, worst_peak);
 }
 
 /* The default's integer peaks (first push) against the host reference;
  * either of two values closer than float rounding may win. */
-static void check_reference(const struct run *base, const struct image_set *set, int w, int h)
+static void check_reference(const struct run *base, const struct image_set *set, const struct job *job)
 {
+    int w = job->w, h = job->h;
     clx_region regions[NWIN];
     double *zr = malloc(sizeof(double) * w * h), *zd = malloc(sizeof(double) * w * h);
     double *C = malloc(sizeof(double) * 4 * w * h);
-    regions_of(w, h, regions);
-    for (int i = 0; i < NIMAGES; i++)
-        for (int k = 0; k < NWIN; k++) {
-            const clx_result *r = &base->results[0][i * NWIN + k];
+    regions_of(w, h, job->nwin, regions);
+    for (int i = 0; i < job->nimages; i++)
+        for (int k = 0; k < job->nwin; k++) {
+            const clx_result *r = &base->results[0][i * job->nwin + k];
             int hux, huy;
             double hpeak;
             href_window_zero_mean(&set->ref, &regions[k], zr);
@@ -219,31 +280,33 @@ static void check_reference(const struct run *base, const struct image_set *set,
             href_argmax(C, w, h, &hux, &huy, &hpeak);
             double at_device = C[(size_t)((r->iy + 2 * h) % (2 * h)) * 2 * w + (r->ix + 2 * w) % (2 * w)];
             CHECK((r->ix == hux && r->iy == huy) || fabs(at_device - hpeak) <= 2e-5 * fabs(hpeak),
-                  "%dx%d %s image %d window %d: default peak (%d,%d), reference (%d,%d)", w, h, base->path, i, k,
-                  r->ix, r->iy, hux, huy);
+                  "%s %s image %d window %d: default peak (%d,%d), reference (%d,%d)", base->label, base->path, i,
+                  k, r->ix, r->iy, hux, huy);
         }
-    printf("%dx%d %s default: integer peaks match the host reference\n", w, h, base->path);
+    printf("%s %s default: integer peaks match the host reference\n", base->label, base->path);
     free(zr);
     free(zd);
     free(C);
 }
 
-/* Every configuration in `variants` against `base_params`'s, for one window size and path. */
-static void check_variants(clx_context *ctx, const struct image_set *set, int w, int h, clx_method method,
-                           const char *base_params, const char *const *variants, size_t nvariants)
+/* Every configuration in `variants` against `base_params`'s, for one job,
+ * compared by `check` (check_same or check_close). */
+static void check_variants(clx_context *ctx, const struct image_set *set, const struct job *job,
+                           const char *base_params, const char *const *variants, size_t nvariants,
+                           void (*check)(const struct run *, const struct run *, const char *))
 {
     struct run *base = calloc(1, sizeof *base), *r = calloc(1, sizeof *r);
     if (!base || !r) {
         fprintf(stderr, "out of host memory\n");
         exit(1);
     }
-    run_config(ctx, set, w, h, method, base_params, base);
-    check_reference(base, set, w, h);
+    run_config(ctx, set, job, base_params, base);
+    check_reference(base, set, job);
     for (size_t v = 0; v < nvariants; v++) {
         char params[256];
         snprintf(params, sizeof params, "%s%s%s", base_params, base_params[0] ? "," : "", variants[v]);
-        run_config(ctx, set, w, h, method, params, r);
-        check_same(base, r, w, h, params);
+        run_config(ctx, set, job, params, r);
+        check(base, r, params);
         run_free(r);
     }
     run_free(base);
@@ -432,7 +495,8 @@ static void check_crafted(clx_context *ctx, int max_shift, const char *const *fo
 static void check_refusals(clx_context *ctx)
 {
     const char *bad_values[] = { "sums_items=0", "sums_items=9", "argmax_form=3", "argmax_parts=0",
-                                 "argmax_parts=65", "prep_vec=3", "prep_vec=8", "prep_pad=3" };
+                                 "argmax_parts=65", "prep_vec=3", "prep_vec=8", "prep_pad=3", "fft_pack=2",
+                                 "fft_pack=-1" };
     struct kernel_params p;
     struct device_entry dev = ctx->dev;
     char why[512];
@@ -443,7 +507,7 @@ static void check_refusals(clx_context *ctx)
     }
 
     kernel_params_defaults(&p, &dev);
-    CHECK(p.sums_items == 1 && p.argmax_form == 0 && p.prep_vec == 1 && p.prep_pad == 0,
+    CHECK(p.sums_items == 1 && p.argmax_form == 0 && p.prep_vec == 1 && p.prep_pad == 0 && p.fft_pack == 0,
           "defaults are not today's kernels");
     p.argmax_form = 2;
     p.use_double = 1;
@@ -510,20 +574,49 @@ int main(void)
     /* prep_pad=2 relies on the R2C transform leaving its input alone. */
     const char *const pad_once[] = { "prep_pad=2" };
 
-    check_variants(ctx, &u16, 24, 20, CLX_METHOD_FFT, FFT_LIBRARY, not_pixels,
-                   sizeof not_pixels / sizeof not_pixels[0]);
+    const struct job fft_24x20 = { 24, 20, CLX_METHOD_FFT, 0, NWIN, NIMAGES };
+    const struct job fft_21x19 = { 21, 19, CLX_METHOD_FFT, 0, NWIN, NIMAGES };
+    const struct job direct_21x19 = { 21, 19, CLX_METHOD_DIRECT, 0, NWIN, NIMAGES };
+    check_variants(ctx, &u16, &fft_24x20, FFT_LIBRARY, not_pixels, sizeof not_pixels / sizeof not_pixels[0],
+                   check_same);
     if (atomics)
-        check_variants(ctx, &u16, 24, 20, CLX_METHOD_FFT, FFT_LIBRARY, atomic_form, 1);
+        check_variants(ctx, &u16, &fft_24x20, FFT_LIBRARY, atomic_form, 1, check_same);
     else
         printf("device lacks cl_khr_int64_extended_atomics: argmax_form=2 not run (its refusal is checked)\n");
-    check_variants(ctx, &mixed, 24, 20, CLX_METHOD_FFT, FFT_LIBRARY, pixels, sizeof pixels / sizeof pixels[0]);
-    check_variants(ctx, &mixed, 21, 19, CLX_METHOD_FFT, FFT_LIBRARY, odd_sides,
-                   sizeof odd_sides / sizeof odd_sides[0]);
-    check_variants(ctx, &mixed, 21, 19, CLX_METHOD_DIRECT, "", odd_sides, sizeof odd_sides / sizeof odd_sides[0]);
-    check_variants(ctx, &u16, 24, 20, CLX_METHOD_FFT, "fft=clfft", pad_once, 1);
+    check_variants(ctx, &mixed, &fft_24x20, FFT_LIBRARY, pixels, sizeof pixels / sizeof pixels[0], check_same);
+    check_variants(ctx, &mixed, &fft_21x19, FFT_LIBRARY, odd_sides, sizeof odd_sides / sizeof odd_sides[0],
+                   check_same);
+    check_variants(ctx, &mixed, &direct_21x19, "", odd_sides, sizeof odd_sides / sizeof odd_sides[0], check_same);
+    check_variants(ctx, &u16, &fft_24x20, "fft=clfft", pad_once, 1, check_same);
 #ifdef HAVE_VKFFT
-    check_variants(ctx, &u16, 24, 20, CLX_METHOD_FFT, "fft=vkfft", pad_once, 1);
+    check_variants(ctx, &u16, &fft_24x20, "fft=vkfft", pad_once, 1, check_same);
 #endif
+
+    /* fft_pack=1 with each FFT library: even tile counts (pairs of windows
+     * of one image), odd ones (3 windows x 1 image: the last pair's second
+     * tile is padding; 3 x 3: pairs spanning two images), odd window sides,
+     * double precision, and with other variants. */
+    const char *const packed[] = { "fft_pack=1", "fft_pack=1,prep_pad=2,argmax_form=1" };
+    const struct job pack_jobs[] = {
+        { 24, 20, CLX_METHOD_FFT, 0, NWIN, NIMAGES }, { 24, 20, CLX_METHOD_FFT, 0, 3, 1 },
+        { 24, 20, CLX_METHOD_FFT, 0, 3, 3 }, { 21, 19, CLX_METHOD_FFT, 0, 5, 3 },
+        { 24, 20, CLX_METHOD_FFT, 1, 3, 3 },
+    };
+    const char *const libraries[] = {
+        "fft=clfft",
+#ifdef HAVE_VKFFT
+        "fft=vkfft",
+#endif
+    };
+    for (size_t l = 0; l < sizeof libraries / sizeof libraries[0]; l++)
+        for (size_t j = 0; j < sizeof pack_jobs / sizeof pack_jobs[0]; j++) {
+            if (pack_jobs[j].use_double && !clx_context_device(ctx)->has_fp64) {
+                printf("device has no fp64: fft_pack=1 in double precision not run\n");
+                continue;
+            }
+            /* The combination on the first job only. */
+            check_variants(ctx, &u16, &pack_jobs[j], libraries[l], packed, j == 0 ? 2 : 1, check_close);
+        }
 
     /* The default first: the others' second peaks are compared with its. */
     const char *const forms[] = { "", "argmax_form=1,argmax_parts=1", "argmax_form=1,argmax_parts=3",
