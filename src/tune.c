@@ -118,6 +118,7 @@ struct dimension {
 /* The batch's values depend on the device type and are filled in below. */
 static const struct dimension dimensions[] = {
     { "fft", { "fft=vkfft", "fft=clfft" }, 1, 1, 1 },
+    { "fft_pack", { "fft_pack=0", "fft_pack=1" }, 1, 1, 0 },
     { "batch", { NULL }, 1, 1, 1 },
     { "sums_wg", { "sums_wg=64", "sums_wg=128", "sums_wg=256", "sums_wg=512" }, 1, 0, 1 },
     { "sums_items", { "sums_items=1", "sums_items=2", "sums_items=4", "sums_items=8" }, 1, 0, 0 },
