@@ -1,10 +1,11 @@
 #!/bin/sh
 # bench/gpu-throughput.sh - the overlapped pipeline on a GPU host, in one
 # command: patterns/s from memory through clx_stream_run (one lane, as the
-# plan loop ran before, and several), with either FFT library, seed and
-# accurate modes, next to peer_cupy on the same images; then from TIFF files
-# in the page cache through `clxcorr offsets`; PoCL (the host's cores) for
-# scale; and the agreement of the two FFT libraries on the sample set.
+# plan loop ran before, and several), with either FFT library and either
+# form of the FFT path (fft_pack), seed and accurate modes, next to
+# peer_cupy on the same images; then from TIFF files in the page cache
+# through `clxcorr offsets`; PoCL (the host's cores) for scale; and the
+# agreement of the two FFT libraries on the sample set.
 #
 #   bench/gpu-throughput.sh BUILD_DIR [OUT_DIR]      (after . .gpu-host/setup.sh)
 set -eu
@@ -31,6 +32,14 @@ for fft in clfft vkfft; do
 done
 tp --device nvidia --repeat 16384 --lanes 3 --batch 64 --param fft=vkfft
 tp --device nvidia --repeat 16384 --lanes 3 --batch 256 --param fft=vkfft
+echo "== seed mode from memory, NVIDIA: fft_pack=1 (two windows per C2C FFT) against 0, each library, twice"
+for _ in 1 2; do
+    for fft in clfft vkfft; do
+        for pack in 0 1; do
+            tp --device nvidia --repeat 16384 --lanes 3 --method fft --param fft=$fft,fft_pack=$pack
+        done
+    done
+done
 echo "== accurate mode from memory, NVIDIA (8192 patterns each)"
 for fft in clfft vkfft; do
     for lanes in 1 3; do
