@@ -530,7 +530,8 @@ typedef int (*clx_stream_deliver_fn)(void *user, size_t index, const clx_result 
 
 typedef struct clx_stream_options {
     int lanes;              /* plans at work at once; 0: 3 on a GPU, 1 on other devices */
-    int loaders;            /* loader threads; 0: one per core of the host, at most 32 */
+    int loaders;            /* loader threads; 0: one per core of the host, at most 32 (the
+                               number clx_stream_options_init fills in) */
     /* Called once the lanes' plans exist, before any image is loaded (may be
      * NULL): the first lane's plan, for its method, explanation and batch.
      * A status other than CLX_OK (with msg) ends the run there. */

@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cl_error.h"
@@ -35,13 +34,6 @@
 /* Timed runs per measurement (after one warm-up); the best counts. */
 #define REPEATS 3
 #define CACHE_FILE "methods.tsv"
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec;
-}
 
 /* Random prepared windows for timing: any values do, zeros might not. */
 static int fill_random(struct clx_context *ctx, cl_mem buf, size_t count, int use_double)
@@ -94,11 +86,11 @@ int method_time(struct clx_context *ctx, const struct correlator_ops *ops, const
     double best = INFINITY;
     for (int r = 0; r <= REPEATS; r++) {
         CL_CALL(ctx, clFinish(ctx->queue));
-        double t0 = now_ms();
+        double t0 = 1e3 * profile_seconds();
         if ((status = ops->enqueue(ctx, state, prepared, run_tiles, NULL, corr)) != CLX_OK)
             goto error;
         CL_CALL(ctx, clFinish(ctx->queue));
-        double t = now_ms() - t0;
+        double t = 1e3 * profile_seconds() - t0;
         if (r > 0 && t < best)   /* run 0 warms up */
             best = t;
     }

@@ -209,15 +209,17 @@ static void *lane_main(void *arg)
 
 /* ---- set-up -------------------------------------------------------------- */
 
-void clx_stream_options_init(clx_stream_options *o)
-{
-    memset(o, 0, sizeof *o);
-}
-
 static int default_loaders(void)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     return cores < 1 ? 1 : cores > MAX_LOADERS ? MAX_LOADERS : (int)cores;
+}
+
+void clx_stream_options_init(clx_stream_options *o)
+{
+    memset(o, 0, sizeof *o);
+    /* Filled in, so that a caller can report how many run. */
+    o->loaders = default_loaders();
 }
 
 /* The lane's context and plan; a failure's message goes to the caller's context. */

@@ -437,12 +437,6 @@ static void measure_row(clx_context *ctx, clx_context *pctx, const struct data *
     stage_times(pctx, d, &po, row);
 }
 
-static int device_count_loaders(void)
-{
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return cores < 1 ? 1 : cores > 32 ? 32 : (int)cores;
-}
-
 /* Every workload and mode on the device `spec`; rows appended to rows[*n]. */
 static void bench_device(const char *spec, struct data *data, size_t ndata, const struct bench_args *a,
                          struct bench_row *rows, size_t *n)
@@ -562,8 +556,11 @@ int cmd_bench(int argc, char **argv)
     int parsed = parse_args(argc, argv, &a);
     if (parsed != 0)
         return parsed > 0 ? EXIT_OK : EXIT_USAGE;
-    if (a.loaders == 0)
-        a.loaders = device_count_loaders();
+    if (a.loaders == 0) {
+        clx_stream_options defaults;
+        clx_stream_options_init(&defaults);
+        a.loaders = defaults.loaders;
+    }
     const char *dir = a.dir ? a.dir : getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     rows = calloc(MAX_ROWS, sizeof *rows);
     if (!rows) {

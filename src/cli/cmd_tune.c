@@ -175,6 +175,17 @@ static const char *batch_text(int batch, char *buf, size_t len)
     return buf;
 }
 
+/* One entry, as tune reports a result and tune --show lists the file. */
+static void print_tuning(const clx_tuning *e)
+{
+    char b[16];
+    printf("%s on %s (driver %s):\n  %s, batch %s\n  %.1f images/s against %.1f with the defaults (%+.1f%%), "
+           "tuned %s\n",
+           e->workload, e->device, e->driver, e->params[0] ? e->params : "the defaults",
+           batch_text(e->batch, b, sizeof b), e->rate, e->default_rate,
+           e->default_rate > 0 ? 100.0 * (e->rate / e->default_rate - 1) : 0.0, e->date);
+}
+
 static int show(void)
 {
     clx_tuning *entries;
@@ -186,15 +197,8 @@ static int show(void)
     }
     if (n == 0)
         printf("nothing tuned yet: every device runs its shipped defaults (clxcorr tune stores an entry)\n");
-    for (size_t i = 0; i < n; i++) {
-        const clx_tuning *e = &entries[i];
-        char b[16];
-        printf("%s (driver %s)\n  %s: %s, batch %s\n  %.1f images/s against %.1f with the defaults (%+.1f%%), "
-               "tuned %s\n",
-               e->device, e->driver, e->workload, e->params[0] ? e->params : "the defaults",
-               batch_text(e->batch, b, sizeof b), e->rate, e->default_rate,
-               e->default_rate > 0 ? 100.0 * (e->rate / e->default_rate - 1) : 0.0, e->date);
-    }
+    for (size_t i = 0; i < n; i++)
+        print_tuning(&entries[i]);
     free(entries);
     return EXIT_OK;
 }
@@ -279,11 +283,7 @@ int cmd_tune(int argc, char **argv)
         report_error("%s", clx_context_message(ctx));
         goto done;
     }
-    char b[16];
-    printf("%s on %s (driver %s):\n  %s, batch %s\n  %.1f images/s against %.1f with the defaults (%+.1f%%)\n",
-           result.workload, result.device, result.driver, result.params[0] ? result.params : "the defaults",
-           batch_text(result.batch, b, sizeof b), result.rate, result.default_rate,
-           100.0 * (result.rate / result.default_rate - 1));
+    print_tuning(&result);
     printf("  %s\n", a.tune.dry_run ? "not stored (--dry-run)" : "stored in the tuning file (clxcorr tune --show)");
     status = EXIT_OK;
 
