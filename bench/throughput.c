@@ -51,12 +51,12 @@ static int deliver(void *user, size_t i, const clx_result *results, size_t n, cl
     return CLX_OK;
 }
 
-static int started(void *user, const clx_plan *plan, int lanes, clx_message *msg)
+static int started(void *user, const clx_stream_info *info, clx_message *msg)
 {
     struct source *src = user;
-    src->batch = clx_plan_batch_size(plan);
-    src->lanes = lanes;
-    src->method = clx_method_name(clx_plan_method(plan));
+    src->batch = clx_plan_batch_size(info->plan);
+    src->lanes = info->lanes;
+    src->method = clx_method_name(clx_plan_method(info->plan));
     src->start = now();
     return CLX_OK;
 }
@@ -122,13 +122,29 @@ int main(int argc, char **argv)
         if (clx_image_load(argv[optind + 1 + i], 0, &images[i], &msg) != CLX_OK)
             die(argv[optind + 1 + i], msg.text);
 
-    clx_context_options copt;
-    clx_context *ctx;
-    clx_context_options_init(&copt);
-    copt.device = device;
-    copt.need_fp64 = use_double;
-    if (clx_context_open(&copt, &ctx, &msg) != CLX_OK)
-        die("device", msg.text);
+    /* --device may list several devices (comma-separated): the stream shares
+     * the batches among them (clx_stream_run_devices). */
+    clx_context *ctxs[16];
+    size_t ndevices = 0;
+    char device_names[1024] = "";
+    do {
+        char spec[128] = "";
+        const char *comma = device ? strchr(device, ',') : NULL;
+        if (device)
+            snprintf(spec, sizeof spec, "%.*s", (int)(comma ? (size_t)(comma - device) : strlen(device)), device);
+        clx_context_options copt;
+        clx_context_options_init(&copt);
+        copt.device = device ? spec : NULL;
+        copt.need_fp64 = use_double;
+        if (ndevices == 16 || clx_context_open(&copt, &ctxs[ndevices], &msg) != CLX_OK)
+            die("device", ndevices == 16 ? "at most 16 devices" : msg.text);
+        size_t used = strlen(device_names);
+        snprintf(device_names + used, sizeof device_names - used, "%s%s", ndevices ? " + " : "",
+                 clx_context_device(ctxs[ndevices])->name);
+        ndevices++;
+        device = comma ? comma + 1 : NULL;
+    } while (device);
+    clx_context *ctx = ctxs[0];
     clx_plan_options popt;
     clx_plan_options_init(&popt);
     popt.batch = batch;
@@ -144,21 +160,31 @@ int main(int argc, char **argv)
     sopt.lanes = lanes;
     sopt.loaders = threads;
     sopt.started = started;
+    size_t device_images[16];
+    sopt.device_images = device_images;
     struct source src = { images, nimages, 0, 0, 0, "" };
-    if (clx_stream_run(ctx, &ref, regions, nregions, &popt, &sopt, nimages, load, deliver, &src, NULL) != CLX_OK)
+    if (clx_stream_run_devices(ctxs, ndevices, &ref, regions, nregions, &popt, &sopt, nimages * ndevices, load,
+                               deliver, &src, NULL) != CLX_OK)
         die("warm-up", clx_context_message(ctx));
     size_t done = 0;
-    if (clx_stream_run(ctx, &ref, regions, nregions, &popt, &sopt, (size_t)repeat, load, deliver, &src, &done) !=
-        CLX_OK)
+    if (clx_stream_run_devices(ctxs, ndevices, &ref, regions, nregions, &popt, &sopt, (size_t)repeat, load, deliver,
+                               &src, &done) != CLX_OK)
         die("run", clx_context_message(ctx));
     double elapsed = now() - src.start;
     printf("clxcorr %s %s %s max-shift=%d%s%s device=\"%s\" batch=%d lanes=%d regions=%zu window=%dx%d image=%dx%d: "
            "%.1f patterns/s (%.4f ms/pattern)\n",
            clx_mode_name(mode), use_double ? "double" : "float", src.method, max_shift, params ? " params=" : "",
-           params ? params : "", clx_context_device(ctx)->name, src.batch, src.lanes, nregions, regions[0].w,
-           regions[0].h, ref.width, ref.height, done / elapsed, 1e3 * elapsed / done);
+           params ? params : "", device_names, src.batch, src.lanes, nregions, regions[0].w, regions[0].h, ref.width,
+           ref.height, done / elapsed, 1e3 * elapsed / done);
+    if (ndevices > 1) {
+        printf("  images per device:");
+        for (size_t d = 0; d < ndevices; d++)
+            printf(" %zu", device_images[d]);
+        printf("\n");
+    }
 
-    clx_context_release(ctx);
+    for (size_t d = 0; d < ndevices; d++)
+        clx_context_release(ctxs[d]);
     for (size_t i = 0; i < nimages; i++)
         clx_image_free(&images[i]);
     clx_image_free(&ref);

@@ -506,7 +506,7 @@ int clx_plan_read_surfaces(clx_plan *plan, float *surfaces, size_t capacity);
  * threads fill batches of pinned host memory, several plans ("lanes", each
  * with its own command queue and thread) upload, correlate and download at
  * once so that one lane's transfers overlap another's kernels, and the
- * calling thread delivers. Memory stays bounded: lanes + 2 batches are in
+ * calling thread delivers. Memory stays bounded: lanes + 2 batches per device are in
  * flight, whatever `count` is.
  *
  * Images are staged as 16-bit unsigned, or as 32-bit float when the
@@ -528,14 +528,26 @@ typedef int (*clx_stream_load_fn)(void *user, size_t index, clx_image *image, cl
 typedef int (*clx_stream_deliver_fn)(void *user, size_t index, const clx_result *results, size_t region_count,
                                      clx_message *msg);
 
+/* What clx_stream_run tells its `started` callback once the plans exist. */
+typedef struct clx_stream_info {
+    const clx_plan *plan;                /* the first device's first plan */
+    const clx_plan *const *device_plans; /* each device's first plan, for its method,
+                                            explanation and batch */
+    size_t devices;
+    int lanes;                           /* plans at work, over all devices */
+    size_t images_in_flight;             /* at most this many images lie between
+                                            loading and delivery: images i and
+                                            i + images_in_flight never at once */
+} clx_stream_info;
+
 typedef struct clx_stream_options {
-    int lanes;              /* plans at work at once; 0: 3 on a GPU, 1 on other devices */
+    int lanes;              /* plans at work at once on each device; 0: 3 on a GPU, 1 on
+                               other devices */
     int loaders;            /* loader threads; 0: one per core of the host, at most 32 (the
                                number clx_stream_options_init fills in) */
     /* Called once the lanes' plans exist, before any image is loaded (may be
-     * NULL): the first lane's plan, for its method, explanation and batch.
-     * A status other than CLX_OK (with msg) ends the run there. */
-    int (*started)(void *user, const clx_plan *plan, int lanes, clx_message *msg);
+     * NULL). A status other than CLX_OK (with msg) ends the run there. */
+    int (*started)(void *user, const clx_stream_info *info, clx_message *msg);
     /* Called (may be NULL) from a lane's thread as soon as image `index`'s
      * results are in, several at once for different images, before they are
      * delivered: for work on them that need not wait for the input order
@@ -544,6 +556,9 @@ typedef struct clx_stream_options {
     int (*finish)(void *user, size_t index, const clx_result *results, size_t region_count, clx_message *msg);
     /* Called after each delivered batch (may be NULL): images delivered so far. */
     void (*progress)(void *user, size_t done, size_t count);
+    /* If not NULL, one entry per device, filled in by the run: the images
+     * each device correlated. */
+    size_t *device_images;
 } clx_stream_options;
 
 void clx_stream_options_init(clx_stream_options *options);
@@ -558,6 +573,21 @@ int clx_stream_run(clx_context *context, const clx_image *reference, const clx_r
                    size_t region_count, const clx_plan_options *plan_options,
                    const clx_stream_options *stream_options, size_t count, clx_stream_load_fn load,
                    clx_stream_deliver_fn deliver, void *user, size_t *delivered);
+
+/*
+ * The same over several devices (contexts[0 .. context_count-1], each opened
+ * on its own device; one device may also be given twice): each has its own
+ * lanes, plans (with their own method, batch and tuning) and pinned
+ * memory, and takes batches from one shared queue as fast as it empties
+ * them, so a faster device correlates more images. Results are still
+ * delivered in input order, and an error's message (naming the device) is
+ * left in contexts[0].
+ */
+int clx_stream_run_devices(clx_context *const *contexts, size_t context_count, const clx_image *reference,
+                           const clx_region *regions, size_t region_count,
+                           const clx_plan_options *plan_options, const clx_stream_options *stream_options,
+                           size_t count, clx_stream_load_fn load, clx_stream_deliver_fn deliver, void *user,
+                           size_t *delivered);
 
 /* ------------------------------------------------------------------------ */
 /* Tuning: the best parameters per device, driver and workload class         */

@@ -1,21 +1,26 @@
 /*
- * stream.c - many images through several plans at once (clx_stream_run).
+ * stream.c - many images through several plans on one or more devices at
+ * once (clx_stream_run, clx_stream_run_devices).
  *
  * One image's way through:
  *
- *   a loader thread claims image i, which belongs to batch b = i / batch,
- *   kept in slot b % nslots; it fills its place in the slot's pinned memory
- *   (the caller's load callback decodes and converts) ->
- *   a lane thread takes batch b once all its images are in, pushes them
- *   straight from the pinned memory (clx_plan_push_pixels) through its own
- *   plan and queue, and reads the results into the slot ->
- *   the calling thread delivers batch b's results image by image, in input
- *   order, and hands the slot over to batch b + nslots.
+ *   a loader thread claims image i for the open batch, a run of consecutive
+ *   images held in one slot of pinned memory; when the open batch is full,
+ *   the next loader opens batch seq + 1 in a free slot of the device that
+ *   would finish it first (slot_choose) and fills its place there (the
+ *   caller's load callback decodes and converts) ->
+ *   a lane thread of that device takes the batch once all its images are in,
+ *   pushes them straight from the pinned memory (clx_plan_push_pixels)
+ *   through its own plan and queue, and reads the results into the slot ->
+ *   the calling thread delivers the batches in seq order, image by image,
+ *   and frees the slot.
  *
- * Lanes are plans on clones of the caller's context (ctx_clone): each has
- * its own in-order queue, so the device overlaps one lane's uploads and
- * downloads with another's kernels. With lanes + 2 slots the loaders can fill
- * two batches ahead of the lanes.
+ * Each device has its own slots (lanes + 2, pinned in its own context, one
+ * batch of its own plans' size each) and its own lanes: plans on clones of
+ * its context (ctx_clone), each with its own in-order queue, so that one
+ * lane's uploads and downloads overlap another's kernels. A device whose
+ * lanes finish sooner frees its slots sooner and is given more batches: the
+ * shared queue is drained by every device at its own speed.
  *
  * A failure (an image that does not load, a lane's device error, a delivery
  * the caller refuses) sets `limit`, the first image not to deliver: loaders
@@ -33,22 +38,38 @@
 
 #include "context.h"
 #include "plan.h"
+#include "profile.h"
 
 #define DEFAULT_GPU_LANES 3
 #define MAX_LOADERS 32
-#define MAX_LANES 16
+#define MAX_LANES 16            /* per device */
+#define MAX_DEVICES 64
+
+struct device {
+    struct clx_context *ctx;    /* the caller's */
+    int lanes;
+    size_t batch;               /* its plans' batch size */
+    size_t queued;              /* images in its slots not yet processed */
+    size_t images;              /* images its lanes processed */
+    double first_taken;         /* when a lane took its first batch (0: not yet) */
+    double last_done;           /* when its last batch was processed */
+};
 
 struct slot {
-    size_t batch;               /* the batch it holds now */
-    size_t claimed, loaded;     /* images of it claimed by loaders, and filled */
-    int done;                   /* its results are in (or its lane failed) */
-    size_t processed;           /* images its lane correlated */
-    struct pinned pixels;       /* batch x image, in the stream's pixel type */
+    int device;
+    int used;                   /* holds a batch, from its opening to its delivery */
+    size_t seq;                 /* the batch's number: batches are delivered in seq order */
+    size_t first, size;         /* its images: first .. first + size - 1 */
+    size_t claimed, loaded;     /* images claimed by loaders, and filled */
+    int taken, done;            /* a lane took it; its results are in (or the lane failed) */
+    size_t processed;           /* images the lane correlated */
+    struct pinned pixels;       /* its device's batch x image, in the stream's pixel type */
     clx_result *results;
 };
 
 struct lane {
     struct stream *stream;
+    int device;
     struct clx_context *ctx;
     clx_plan *plan;
     pthread_t thread;
@@ -56,8 +77,9 @@ struct lane {
 };
 
 struct stream {
-    struct clx_context *ctx;
-    size_t count, batch, nregions;
+    struct device *devices;
+    size_t ndevices;
+    size_t count, nregions;
     int width, height;
     clx_pixel_type type;
     size_t image_bytes;
@@ -69,8 +91,9 @@ struct stream {
     pthread_cond_t changed;     /* any slot's state, `limit` or `next_*` moved */
     struct slot *slots;
     size_t nslots;
+    struct slot *open;          /* the batch loaders claim images for; NULL: open a new one */
     size_t next_image;          /* the next image a loader claims */
-    size_t next_lane_batch;     /* the next batch a lane takes */
+    size_t next_seq;            /* the next batch's number */
     size_t limit;               /* images from here on are not delivered (SIZE_MAX: no failure) */
     int status;
     char message[sizeof(clx_message)];
@@ -88,26 +111,92 @@ static void fail_at(struct stream *s, size_t image, int status, const char *text
     pthread_cond_broadcast(&s->changed);
 }
 
-static size_t batch_first(const struct stream *s, size_t b)
+/* The first image not to process: the end, or the first failure. */
+static size_t stream_end(const struct stream *s)
 {
-    return b * s->batch;
+    return s->limit < s->count ? s->limit : s->count;
 }
 
-/* Images of batch b that are to be processed: up to the end or the limit. */
-static size_t batch_wanted(const struct stream *s, size_t b)
+/* Images of a slot's batch that are to be processed: up to the end. */
+static size_t slot_wanted(const struct stream *s, const struct slot *sl)
 {
-    size_t first = batch_first(s, b), end = s->limit < s->count ? s->limit : s->count;
-    if (end <= first)
+    size_t end = stream_end(s);
+    if (end <= sl->first)
         return 0;
-    return end - first < s->batch ? end - first : s->batch;
-}
-
-static struct slot *slot_of(struct stream *s, size_t b)
-{
-    return &s->slots[b % s->nslots];
+    return end - sl->first < sl->size ? end - sl->first : sl->size;
 }
 
 /* ---- loaders ------------------------------------------------------------- */
+
+/* A device's speed in images/s from its processed batches; 0: none yet. */
+static double device_rate(const struct device *d)
+{
+    double busy = d->last_done - d->first_taken;
+    return d->images > 0 && busy > 0 ? d->images / busy : 0;
+}
+
+/*
+ * The free slot for the next batch: on the device that would finish it
+ * first, judged by its measured speed and the images already queued on it.
+ * NULL when that device has no free slot yet: the loaders wait for it rather
+ * than hand the batch to a slower device, which would hold up the in-order
+ * delivery. Until every device is measured, the one with the most free
+ * slots is chosen, so that the first batches go round the devices; once one
+ * is measured, a device still unmeasured gets one batch at a time, so that
+ * a slow one cannot hoard batches before its speed is known. Locked.
+ */
+static struct slot *slot_choose(struct stream *s)
+{
+    size_t free_slots[MAX_DEVICES] = { 0 };
+    struct slot *free_slot[MAX_DEVICES] = { NULL };
+    for (size_t k = 0; k < s->nslots; k++) {
+        struct slot *sl = &s->slots[k];
+        if (!sl->used) {
+            free_slots[sl->device]++;
+            free_slot[sl->device] = sl;
+        }
+    }
+    int all_measured = 1, any_measured = 0;
+    for (size_t d = 0; d < s->ndevices; d++) {
+        int measured = device_rate(&s->devices[d]) > 0;
+        all_measured &= measured;
+        any_measured |= measured;
+    }
+
+    size_t best = SIZE_MAX;
+    double best_finish = 0;
+    for (size_t d = 0; d < s->ndevices; d++) {
+        const struct device *dev = &s->devices[d];
+        double rate = device_rate(dev);
+        if (!all_measured) {
+            if (rate == 0 && dev->queued > 0 && any_measured)
+                continue;
+            if (free_slots[d] > 0 && (best == SIZE_MAX || free_slots[d] > free_slots[best]))
+                best = d;
+            continue;
+        }
+        double finish = (double)(dev->queued + dev->batch) / rate;
+        if (best == SIZE_MAX || finish < best_finish) {
+            best = d;
+            best_finish = finish;
+        }
+    }
+    return best == SIZE_MAX ? NULL : free_slot[best];
+}
+
+/* Opens batch next_seq at image i in slot sl. Locked. */
+static void batch_open(struct stream *s, struct slot *sl, size_t i)
+{
+    struct device *dev = &s->devices[sl->device];
+    sl->used = 1;
+    sl->seq = s->next_seq++;
+    sl->first = i;
+    sl->size = s->count - i < dev->batch ? s->count - i : dev->batch;
+    sl->claimed = sl->loaded = sl->processed = 0;
+    sl->taken = sl->done = 0;
+    dev->queued += sl->size;
+    s->open = sl;
+}
 
 static void *loader_main(void *arg)
 {
@@ -116,24 +205,28 @@ static void *loader_main(void *arg)
     pthread_mutex_lock(&s->lock);
     for (;;) {
         size_t i = s->next_image;
-        if (s->stopping || i >= s->limit || i >= s->count)
+        if (s->stopping || i >= stream_end(s))
             break;
-        size_t b = i / s->batch;
-        struct slot *sl = slot_of(s, b);
-        if (sl->batch != b) {
-            /* Its slot still holds an earlier batch: wait for the delivery. */
-            pthread_cond_wait(&s->changed, &s->lock);
-            continue;
+        struct slot *sl = s->open;
+        if (!sl) {
+            sl = slot_choose(s);
+            if (!sl) {
+                /* Wait for a delivery or a measurement to change the choice. */
+                pthread_cond_wait(&s->changed, &s->lock);
+                continue;
+            }
+            batch_open(s, sl, i);
         }
         s->next_image++;
-        sl->claimed++;
+        if (++sl->claimed == sl->size)
+            s->open = NULL;
         pthread_mutex_unlock(&s->lock);
 
         clx_image img = { 0 };
         img.width = s->width;
         img.height = s->height;
         img.type = s->type;
-        img.pixels = (char *)sl->pixels.host + (i - batch_first(s, b)) * s->image_bytes;
+        img.pixels = (char *)sl->pixels.host + (i - sl->first) * s->image_bytes;
         msg_clear(&msg);
         int status = s->load(s->user, i, &img, &msg);
 
@@ -149,30 +242,56 @@ static void *loader_main(void *arg)
 
 /* ---- lanes --------------------------------------------------------------- */
 
-/* Whether batch b's wanted images are all filled. Locked. */
-static int batch_ready(struct stream *s, size_t b)
+/* The device's batch with the lowest seq that no lane took yet and whose
+ * wanted images are all filled; *pending: whether it has any untaken one. Locked. */
+static struct slot *slot_ready(struct stream *s, int device, int *pending)
 {
-    struct slot *sl = slot_of(s, b);
-    size_t wanted = batch_wanted(s, b);
-    return sl->batch == b && sl->claimed >= wanted && sl->loaded == sl->claimed;
+    struct slot *best = NULL;
+    *pending = 0;
+    for (size_t k = 0; k < s->nslots; k++) {
+        struct slot *sl = &s->slots[k];
+        if (sl->device != device || !sl->used || sl->taken)
+            continue;
+        *pending = 1;
+        if (sl->claimed >= slot_wanted(s, sl) && sl->loaded == sl->claimed && (!best || sl->seq < best->seq))
+            best = sl;
+    }
+    return best;
+}
+
+/* A device error as the caller sees it: with the device named when there are several. */
+static void lane_message(const struct lane *lane, clx_message *msg)
+{
+    const struct stream *s = lane->stream;
+    if (s->ndevices > 1)
+        snprintf(msg->text, sizeof msg->text, "device %d (%s): %s", lane->device,
+                 clx_context_device(lane->ctx)->name, clx_context_message(lane->ctx));
+    else
+        snprintf(msg->text, sizeof msg->text, "%s", clx_context_message(lane->ctx));
 }
 
 static void *lane_main(void *arg)
 {
     struct lane *lane = arg;
     struct stream *s = lane->stream;
+    struct device *dev = &s->devices[lane->device];
     pthread_mutex_lock(&s->lock);
     for (;;) {
-        size_t b = s->next_lane_batch;
-        if (s->stopping || batch_first(s, b) >= s->limit || batch_first(s, b) >= s->count)
-            break;
-        s->next_lane_batch++;
-        while (!s->stopping && !batch_ready(s, b))
-            pthread_cond_wait(&s->changed, &s->lock);
         if (s->stopping)
             break;
-        struct slot *sl = slot_of(s, b);
-        size_t n = batch_wanted(s, b);
+        int pending;
+        struct slot *sl = slot_ready(s, lane->device, &pending);
+        if (!sl) {
+            /* No batch will come to this device any more. */
+            if (!pending && s->next_image >= stream_end(s))
+                break;
+            pthread_cond_wait(&s->changed, &s->lock);
+            continue;
+        }
+        sl->taken = 1;
+        size_t n = slot_wanted(s, sl);
+        if (dev->first_taken == 0)
+            dev->first_taken = profile_seconds();
         pthread_mutex_unlock(&s->lock);
 
         /* Images of the batch that reach delivery: all n, none after a
@@ -186,21 +305,24 @@ static void *lane_main(void *arg)
             if (status == CLX_OK)
                 status = clx_plan_read(lane->plan, sl->results, n * s->nregions);
             if (status != CLX_OK)
-                snprintf(msg.text, sizeof msg.text, "%s", clx_context_message(lane->ctx));
+                lane_message(lane, &msg);
         }
         while (status == CLX_OK && ok < n) {
             if (s->finish &&
-                (status = s->finish(s->user, batch_first(s, b) + ok, sl->results + ok * s->nregions, s->nregions,
-                                    &msg)) != CLX_OK)
+                (status = s->finish(s->user, sl->first + ok, sl->results + ok * s->nregions, s->nregions, &msg)) !=
+                    CLX_OK)
                 break;
             ok++;
         }
 
         pthread_mutex_lock(&s->lock);
         if (status != CLX_OK)
-            fail_at(s, batch_first(s, b) + ok, status, msg.text[0] ? msg.text : "an image's results were refused");
+            fail_at(s, sl->first + ok, status, msg.text[0] ? msg.text : "an image's results were refused");
         sl->processed = ok;
         sl->done = 1;
+        dev->queued -= sl->size;
+        dev->images += ok;
+        dev->last_done = profile_seconds();
         pthread_cond_broadcast(&s->changed);
     }
     pthread_mutex_unlock(&s->lock);
@@ -222,49 +344,111 @@ void clx_stream_options_init(clx_stream_options *o)
     o->loaders = default_loaders();
 }
 
-/* The lane's context and plan; a failure's message goes to the caller's context. */
-static int lane_open(struct stream *s, struct lane *lane, const clx_image *reference, const clx_region *regions,
-                     const clx_plan_options *o)
+/* The lane's context and plan; a failure's message goes to the first device's context. */
+static int lane_open(struct stream *s, struct lane *lane, int device, const clx_image *reference,
+                     const clx_region *regions, const clx_plan_options *o)
 {
     lane->stream = s;
-    int status = ctx_clone(s->ctx, &lane->ctx);
-    if (status == CLX_OK && (status = clx_plan_create(lane->ctx, reference, regions, s->nregions, o,
-                                                      &lane->plan)) != CLX_OK)
-        ctx_fail(s->ctx, status, "%s", clx_context_message(lane->ctx));
+    lane->device = device;
+    int status = ctx_clone(s->devices[device].ctx, &lane->ctx);
+    if (status != CLX_OK)
+        return ctx_fail(s->devices[0].ctx, status, "%s", clx_context_message(s->devices[device].ctx));
+    if ((status = clx_plan_create(lane->ctx, reference, regions, s->nregions, o, &lane->plan)) != CLX_OK) {
+        clx_message msg;
+        lane_message(lane, &msg);
+        ctx_fail(s->devices[0].ctx, status, "%s", msg.text);
+    }
     return status;
 }
 
+/*
+ * A device's lanes, one plan after the other: the first chooses the method
+ * (measuring, when auto) and the batch for this device, the others take its
+ * choices so that every image on it goes the same way. No more lanes than
+ * batches: a short run gains nothing from the rest.
+ */
+static int device_open_lanes(struct stream *s, size_t d, struct lane *lanes, const clx_image *reference,
+                             const clx_region *regions, const clx_plan_options *popt)
+{
+    struct device *dev = &s->devices[d];
+    clx_plan_options o = *popt;
+    if (o.expected_images == 0)
+        o.expected_images = (s->count + s->ndevices - 1) / s->ndevices;
+    o.plans_sharing_device = dev->lanes;
+    int status = lane_open(s, &lanes[0], (int)d, reference, regions, &o);
+    if (status != CLX_OK)
+        return status;
+    dev->batch = (size_t)clx_plan_batch_size(lanes[0].plan);
+    size_t batches = (s->count + dev->batch - 1) / dev->batch;
+    if ((size_t)dev->lanes > batches)
+        dev->lanes = (int)batches;
+    o.method = clx_plan_method(lanes[0].plan);
+    o.batch = (int)dev->batch;
+    for (int l = 1; l < dev->lanes && status == CLX_OK; l++)
+        status = lane_open(s, &lanes[l], (int)d, reference, regions, &o);
+    return status;
+}
+
+/* lanes + 2 slots per device: the loaders can fill two batches ahead of its lanes. */
 static int slots_create(struct stream *s)
 {
-    for (size_t k = 0; k < s->nslots; k++) {
-        struct slot *sl = &s->slots[k];
-        sl->batch = k;
-        int status = ctx_pinned_alloc(s->ctx, s->image_bytes * s->batch, &sl->pixels, "images in flight");
-        if (status != CLX_OK)
-            return status;
-        sl->results = malloc(sizeof *sl->results * s->batch * s->nregions);
-        if (!sl->results)
-            return ctx_fail(s->ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+    s->nslots = 0;
+    for (size_t d = 0; d < s->ndevices; d++)
+        s->nslots += (size_t)s->devices[d].lanes + 2;
+    s->slots = calloc(s->nslots, sizeof *s->slots);
+    if (!s->slots)
+        return ctx_fail(s->devices[0].ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+    size_t k = 0;
+    for (size_t d = 0; d < s->ndevices; d++) {
+        struct device *dev = &s->devices[d];
+        for (int n = 0; n < dev->lanes + 2; n++, k++) {
+            struct slot *sl = &s->slots[k];
+            sl->device = (int)d;
+            int status = ctx_pinned_alloc(dev->ctx, s->image_bytes * dev->batch, &sl->pixels, "images in flight");
+            if (status != CLX_OK)
+                return ctx_fail(s->devices[0].ctx, status, "%s", clx_context_message(dev->ctx));
+            sl->results = malloc(sizeof *sl->results * dev->batch * s->nregions);
+            if (!sl->results)
+                return ctx_fail(s->devices[0].ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+        }
     }
     return CLX_OK;
 }
 
+static void slots_free(struct stream *s)
+{
+    for (size_t k = 0; s->slots && k < s->nslots; k++) {
+        ctx_pinned_free(s->devices[s->slots[k].device].ctx, &s->slots[k].pixels);
+        free(s->slots[k].results);
+    }
+    free(s->slots);
+}
+
 /* ---- the run ------------------------------------------------------------- */
 
-/* Delivers the batches in order until the end or the limit. Runs in the
- * calling thread while loaders and lanes work. */
+/* The slot of batch seq, if it is open. Locked. */
+static struct slot *slot_of_batch(struct stream *s, size_t seq)
+{
+    for (size_t k = 0; k < s->nslots; k++)
+        if (s->slots[k].used && s->slots[k].seq == seq)
+            return &s->slots[k];
+    return NULL;
+}
+
+/* Delivers the batches in seq order, that is in input order, until the end
+ * or the limit. Runs in the calling thread while loaders and lanes work. */
 static void deliver_all(struct stream *s, const clx_stream_options *so, clx_stream_deliver_fn deliver,
                         size_t *delivered)
 {
     clx_message msg;
+    size_t next = 0;            /* the first image of the next batch to deliver */
     pthread_mutex_lock(&s->lock);
-    for (size_t b = 0; batch_first(s, b) < s->count && batch_first(s, b) < s->limit; b++) {
-        struct slot *sl = slot_of(s, b);
-        /* A failure before it (limit) means no lane may ever take it. */
-        while (!(sl->batch == b && sl->done) && batch_first(s, b) < s->limit)
+    for (size_t seq = 0; next < stream_end(s);) {
+        struct slot *sl = slot_of_batch(s, seq);
+        if (!sl || !sl->done) {
             pthread_cond_wait(&s->changed, &s->lock);
-        if (!(sl->batch == b && sl->done))
-            break;
+            continue;
+        }
         size_t n = sl->processed;
         pthread_mutex_unlock(&s->lock);
 
@@ -272,7 +456,7 @@ static void deliver_all(struct stream *s, const clx_stream_options *so, clx_stre
         size_t k = 0;
         for (; k < n && status == CLX_OK; k++) {
             msg_clear(&msg);
-            status = deliver(s->user, batch_first(s, b) + k, sl->results + k * s->nregions, s->nregions, &msg);
+            status = deliver(s->user, sl->first + k, sl->results + k * s->nregions, s->nregions, &msg);
             if (status == CLX_OK)
                 (*delivered)++;
         }
@@ -281,11 +465,10 @@ static void deliver_all(struct stream *s, const clx_stream_options *so, clx_stre
 
         pthread_mutex_lock(&s->lock);
         if (status != CLX_OK)
-            fail_at(s, batch_first(s, b) + k - 1, status, msg.text[0] ? msg.text : "delivery refused");
-        /* The slot takes its next batch. */
-        sl->batch = b + s->nslots;
-        sl->claimed = sl->loaded = sl->processed = 0;
-        sl->done = 0;
+            fail_at(s, sl->first + k - 1, status, msg.text[0] ? msg.text : "delivery refused");
+        next = sl->first + sl->size;
+        seq++;
+        sl->used = 0;
         pthread_cond_broadcast(&s->changed);
     }
     s->stopping = 1;
@@ -293,24 +476,59 @@ static void deliver_all(struct stream *s, const clx_stream_options *so, clx_stre
     pthread_mutex_unlock(&s->lock);
 }
 
-int clx_stream_run(clx_context *ctx, const clx_image *reference, const clx_region *regions, size_t nregions,
-                   const clx_plan_options *popt, const clx_stream_options *sopt, size_t count,
-                   clx_stream_load_fn load, clx_stream_deliver_fn deliver, void *user, size_t *delivered_out)
+/* Starts the threads, delivers, and waits for the threads to end. */
+static void stream_work(struct stream *s, struct lane *lanes, int nlanes, int nloaders,
+                        const clx_stream_options *sopt, clx_stream_deliver_fn deliver, size_t *delivered)
+{
+    pthread_t loaders[MAX_LOADERS];
+    int nloaders_started = 0, nlanes_started = 0;
+    for (int l = 0; l < nlanes; l++)
+        if (pthread_create(&lanes[l].thread, NULL, lane_main, &lanes[l]) == 0) {
+            lanes[l].started = 1;
+            nlanes_started++;
+        }
+    for (; nloaders_started < nloaders; nloaders_started++)
+        if (pthread_create(&loaders[nloaders_started], NULL, loader_main, s) != 0)
+            break;
+    if (nlanes_started < nlanes || nloaders_started == 0) {
+        pthread_mutex_lock(&s->lock);
+        fail_at(s, 0, CLX_ERR_HOST_MEMORY, "cannot start the stream's threads");
+        s->stopping = 1;
+        pthread_cond_broadcast(&s->changed);
+        pthread_mutex_unlock(&s->lock);
+    } else {
+        deliver_all(s, sopt, deliver, delivered);
+    }
+    for (int k = 0; k < nloaders_started; k++)
+        pthread_join(loaders[k], NULL);
+    for (int l = 0; l < nlanes; l++)
+        if (lanes[l].started)
+            pthread_join(lanes[l].thread, NULL);
+}
+
+int clx_stream_run_devices(clx_context *const *contexts, size_t ndevices, const clx_image *reference,
+                           const clx_region *regions, size_t nregions, const clx_plan_options *popt,
+                           const clx_stream_options *sopt, size_t count, clx_stream_load_fn load,
+                           clx_stream_deliver_fn deliver, void *user, size_t *delivered_out)
 {
     clx_stream_options defaults_s;
     clx_plan_options defaults_p;
-    struct lane lanes[MAX_LANES];
-    pthread_t loaders[MAX_LOADERS];
-    int nloaders_started = 0, status = CLX_OK;
+    int status = CLX_OK;
     size_t delivered = 0;
 
-    if (!ctx)
+    if (!contexts || ndevices == 0 || !contexts[0])
         return CLX_ERR_ARGUMENT;
+    clx_context *ctx = contexts[0];
     msg_clear(&ctx->message);
     if (delivered_out)
         *delivered_out = 0;
     if (!reference || !regions || !load || !deliver)
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "clx_stream_run: NULL argument");
+    if (ndevices > MAX_DEVICES)
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "%zu devices: at most %d", ndevices, MAX_DEVICES);
+    for (size_t d = 0; d < ndevices; d++)
+        if (!contexts[d])
+            return ctx_fail(ctx, CLX_ERR_ARGUMENT, "clx_stream_run_devices: context %zu is NULL", d);
     if (!sopt) {
         clx_stream_options_init(&defaults_s);
         sopt = &defaults_s;
@@ -319,18 +537,21 @@ int clx_stream_run(clx_context *ctx, const clx_image *reference, const clx_regio
         clx_plan_options_init(&defaults_p);
         popt = &defaults_p;
     }
-    int nlanes = sopt->lanes > 0 ? sopt->lanes : ctx->dev.info.type == CLX_DEVICE_GPU ? DEFAULT_GPU_LANES : 1;
     int nloaders = sopt->loaders > 0 ? sopt->loaders : default_loaders();
-    if (nlanes > MAX_LANES || nloaders > MAX_LOADERS)
-        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "%d lanes and %d loader threads: at most %d and %d", nlanes,
+    if (sopt->lanes > MAX_LANES || nloaders > MAX_LOADERS)
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "%d lanes and %d loader threads: at most %d and %d", sopt->lanes,
                         nloaders, MAX_LANES, MAX_LOADERS);
+    if (sopt->device_images)
+        memset(sopt->device_images, 0, sizeof *sopt->device_images * ndevices);
     if (count == 0)
         return CLX_OK;
 
     struct stream s;
     memset(&s, 0, sizeof s);
-    memset(lanes, 0, sizeof lanes);
-    s.ctx = ctx;
+    s.devices = calloc(ndevices, sizeof *s.devices);
+    struct lane *lanes = calloc(ndevices * MAX_LANES, sizeof *lanes);
+    const clx_plan **first_plans = calloc(ndevices, sizeof *first_plans);
+    s.ndevices = ndevices;
     s.count = count;
     s.limit = SIZE_MAX;
     s.nregions = nregions;
@@ -343,86 +564,78 @@ int clx_stream_run(clx_context *ctx, const clx_image *reference, const clx_regio
     s.user = user;
     pthread_mutex_init(&s.lock, NULL);
     pthread_cond_init(&s.changed, NULL);
-
-    /*
-     * The lanes' plans, one after the other: the first chooses the method
-     * (measuring, when auto) and the batch, the others take its choices so
-     * that every image goes the same way. No more lanes than batches: a
-     * short run gains nothing from the rest.
-     */
-    clx_plan_options first = *popt;
-    if (first.expected_images == 0)
-        first.expected_images = count;
-    first.plans_sharing_device = nlanes;
-    for (int l = 0; l < nlanes && status == CLX_OK; l++) {
-        status = lane_open(&s, &lanes[l], reference, regions, &first);
-        if (status == CLX_OK && l == 0) {
-            int batch = clx_plan_batch_size(lanes[0].plan);
-            size_t batches = (count + (size_t)batch - 1) / (size_t)batch;
-            if ((size_t)nlanes > batches)
-                nlanes = (int)batches;
-            first.method = clx_plan_method(lanes[0].plan);
-            first.batch = batch;
-        }
-    }
-    if (status != CLX_OK)
-        goto done;
-    s.batch = (size_t)clx_plan_batch_size(lanes[0].plan);
-    s.nslots = (size_t)nlanes + 2;
-    s.slots = calloc(s.nslots, sizeof *s.slots);
-    if (!s.slots) {
+    if (!s.devices || !lanes || !first_plans) {
         status = ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
         goto done;
     }
-    if ((status = slots_create(&s)) != CLX_OK)
+
+    /* Lanes are kept device by device: device d's are lanes[d * MAX_LANES ...]. */
+    int nlanes = 0;
+    for (size_t d = 0; d < ndevices && status == CLX_OK; d++) {
+        struct device *dev = &s.devices[d];
+        dev->ctx = contexts[d];
+        dev->lanes = sopt->lanes > 0 ? sopt->lanes : dev->ctx->dev.info.type == CLX_DEVICE_GPU ? DEFAULT_GPU_LANES : 1;
+        status = device_open_lanes(&s, d, &lanes[d * MAX_LANES], reference, regions, popt);
+        first_plans[d] = lanes[d * MAX_LANES].plan;
+        nlanes += dev->lanes;
+    }
+    if (status != CLX_OK || (status = slots_create(&s)) != CLX_OK)
         goto done;
     if (sopt->started) {
+        clx_stream_info info;
+        info.plan = first_plans[0];
+        info.device_plans = first_plans;
+        info.devices = ndevices;
+        info.lanes = nlanes;
+        info.images_in_flight = 0;
+        for (size_t k = 0; k < s.nslots; k++)
+            info.images_in_flight += s.devices[s.slots[k].device].batch;
         clx_message msg;
         msg_clear(&msg);
-        if ((status = sopt->started(user, lanes[0].plan, nlanes, &msg)) != CLX_OK) {
+        if ((status = sopt->started(user, &info, &msg)) != CLX_OK) {
             ctx_fail(ctx, status, "%s", msg.text);
             goto done;
         }
     }
 
-    for (int l = 0; l < nlanes; l++) {
-        if (pthread_create(&lanes[l].thread, NULL, lane_main, &lanes[l]) != 0)
-            break;
-        lanes[l].started = 1;
+    /* The lanes that were opened, packed for the threads. */
+    struct lane *packed = calloc((size_t)nlanes, sizeof *packed);
+    if (!packed) {
+        status = ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+        goto done;
     }
-    for (; nloaders_started < nloaders; nloaders_started++)
-        if (pthread_create(&loaders[nloaders_started], NULL, loader_main, &s) != 0)
-            break;
-    if (!lanes[0].started || nloaders_started == 0) {
-        pthread_mutex_lock(&s.lock);
-        fail_at(&s, 0, CLX_ERR_HOST_MEMORY, "cannot start the stream's threads");
-        s.stopping = 1;
-        pthread_cond_broadcast(&s.changed);
-        pthread_mutex_unlock(&s.lock);
-    } else {
-        deliver_all(&s, sopt, deliver, &delivered);
-    }
-    for (int k = 0; k < nloaders_started; k++)
-        pthread_join(loaders[k], NULL);
-    for (int l = 0; l < nlanes; l++)
-        if (lanes[l].started)
-            pthread_join(lanes[l].thread, NULL);
+    int n = 0;
+    for (size_t d = 0; d < ndevices; d++)
+        for (int l = 0; l < s.devices[d].lanes; l++)
+            packed[n++] = lanes[d * MAX_LANES + l];
+    stream_work(&s, packed, nlanes, nloaders, sopt, deliver, &delivered);
+    free(packed);
     if (s.limit != SIZE_MAX)
         status = ctx_fail(ctx, s.status, "%s", s.message);
+    if (sopt->device_images)
+        for (size_t d = 0; d < ndevices; d++)
+            sopt->device_images[d] = s.devices[d].images;
 
 done:
-    for (size_t k = 0; s.slots && k < s.nslots; k++) {
-        ctx_pinned_free(ctx, &s.slots[k].pixels);
-        free(s.slots[k].results);
-    }
-    free(s.slots);
-    for (int l = 0; l < MAX_LANES; l++) {
+    slots_free(&s);
+    for (size_t l = 0; lanes && l < ndevices * MAX_LANES; l++) {
         clx_plan_release(lanes[l].plan);
         clx_context_release(lanes[l].ctx);
     }
+    free(lanes);
+    free(first_plans);
+    free(s.devices);
     pthread_cond_destroy(&s.changed);
     pthread_mutex_destroy(&s.lock);
     if (delivered_out)
         *delivered_out = delivered;
     return status;
+}
+
+int clx_stream_run(clx_context *ctx, const clx_image *reference, const clx_region *regions, size_t nregions,
+                   const clx_plan_options *popt, const clx_stream_options *sopt, size_t count,
+                   clx_stream_load_fn load, clx_stream_deliver_fn deliver, void *user, size_t *delivered_out)
+{
+    return clx_stream_run_devices(&ctx, 1, reference, regions, nregions, popt, sopt, count, load, deliver, user,
+                                  delivered_out);
 }

@@ -173,11 +173,11 @@ static int load(void *user, size_t i, clx_image *staged, clx_message *msg)
     return clx_image_copy_to(&r->t->images[i % r->t->nimages], staged, msg);
 }
 
-static int started(void *user, const clx_plan *plan, int lanes, clx_message *msg)
+static int started(void *user, const clx_stream_info *info, clx_message *msg)
 {
     struct run *r = user;
-    r->batch = clx_plan_batch_size(plan);
-    r->lanes = lanes;
+    r->batch = clx_plan_batch_size(info->plan);
+    r->lanes = info->lanes;
     /* The clock starts when the batch holding the last checked image is
      * delivered: whole batches are delivered at once. */
     size_t b = (size_t)r->batch;

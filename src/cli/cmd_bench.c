@@ -277,11 +277,12 @@ static int deliver(void *user, size_t i, const clx_result *results, size_t n, cl
     return CLX_OK;
 }
 
-static int started(void *user, const clx_plan *plan, int lanes, clx_message *msg)
+static int started(void *user, const clx_stream_info *info, clx_message *msg)
 {
     struct run *r = user;
+    const clx_plan *plan = info->plan;
     r->batch = clx_plan_batch_size(plan);
-    r->lanes = lanes;
+    r->lanes = info->lanes;
     snprintf(r->method, sizeof r->method, "%s", clx_method_name(clx_plan_method(plan)));
     snprintf(r->fft, sizeof r->fft, "%s", clx_plan_fft(plan));
     r->start = now_seconds();
