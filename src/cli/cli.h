@@ -23,6 +23,7 @@ int cmd_correlate(int argc, char **argv);
 int cmd_filter(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 /* ---- device_open.c ---- */
 
@@ -30,12 +31,31 @@ int cmd_bench(int argc, char **argv);
  * library's log going to standard error. Reports errors itself. */
 int open_device(const char *spec, int need_fp64, int no_cache, clx_context **ctx);
 
+/* The devices --device names: "all" (every usable GPU, or every usable
+ * device when there is no GPU), a comma-separated list (a device may be
+ * named twice: two contexts on it), or one device; NULL: the library's
+ * default (one entry, NULL). */
+struct device_specs {
+    char **specs;
+    size_t count;
+};
+int device_specs_parse(const char *spec, struct device_specs *d);
+void device_specs_free(struct device_specs *d);
+/* Opens every device of d; *ctxs holds d->count contexts. Reports errors itself. */
+int open_devices(const struct device_specs *d, int need_fp64, int no_cache, clx_context ***ctxs);
+void close_devices(clx_context **ctxs, size_t n);
+
 /* ---- report.c: messages on standard error, progress ---- */
 
 /* 0: errors only (--quiet), 1: warnings (default), 2: info (-v), 3: debug (-vv). */
 void report_set_verbosity(int level);
 int report_verbosity(void);
 void report_error(const char *fmt, ...) CLI_PRINTF(1, 2);
+/* The last error reported, whether printed or not. */
+const char *report_last_error(void);
+/* Nothing at all on standard error, errors included: an MPI rank other
+ * than 0, whose errors reach the user through rank 0. */
+void report_set_silent(int on);
 void report_warning(const char *fmt, ...) CLI_PRINTF(1, 2);
 void report_info(const char *fmt, ...) CLI_PRINTF(1, 2);
 /* A line that is neither an error nor verbose detail (shown unless --quiet). */

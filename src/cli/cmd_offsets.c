@@ -1,7 +1,12 @@
 /*
  * cmd_offsets.c - `clxcorr offsets`: the main job. Reads the reference and
- * the windows, opens the device, then streams the images through a plan in
- * batches and writes one CSV row per image and window, in input order.
+ * the windows, opens the device (or devices), then streams the images
+ * through plans in batches and writes one CSV row per image and window, in
+ * input order.
+ *
+ * The images of one process are the whole list, or with --shard K/N the
+ * K-th of N runs of it; under mpirun each rank takes its chunks of those
+ * (mpi_ranks.h) and rank 0 writes every rank's rows.
  */
 #include "config.h"
 
@@ -13,12 +18,15 @@
 #include "cli.h"
 #include "csv_output.h"
 #include "image_list.h"
+#include "mpi_ranks.h"
+#include "shard.h"
 
 struct offsets_args {
     struct window_options win;
     const char *list_path;
     const char *output;
     const char *device;
+    int shard_index, shard_count;    /* --shard K/N; 0: the whole list */
     int no_cache;
     int explain;
     char *params;                /* --param values, comma-joined */
@@ -46,6 +54,10 @@ static void usage(FILE *f)
           "Images:\n"
           "  -l, --list FILE      also read image paths from FILE, one per line ('-' for\n"
           "                       standard input; blank lines and '#' lines are skipped)\n"
+          "      --shard K/N      process only the K-th of N equal runs of consecutive\n"
+          "                       images (K from 1), e.g. one per task of a Slurm job\n"
+          "                       array; the output starts with a '# clxcorr shard' line\n"
+          "                       that `clxcorr merge` checks when it joins the shards\n"
           "  Formats: TIFF (8/16-bit unsigned, 32-bit float, any compression), PNG,\n"
           "  JPEG, BMP, PGM; colour is converted to luminance. Every image must have\n"
           "  the reference's size. Each page of a multi-page TIFF is one image, named\n"
@@ -139,11 +151,22 @@ static void usage(FILE *f)
           "    zncc        zero-normalised correlation of the windows at the final offset\n"
           "    peak_ratio  first pass's peak over its highest other local maximum\n"
           "    iterations  refinement iterations done\n"
-          "\n"          "Device:\n"
+          "\n"
+          "Devices:\n"
           "  -d, --device SPEC    P:D (see `clxcorr devices`), a case-insensitive part of\n"
           "                       the device, vendor or platform name, or gpu, cpu,\n"
           "                       accelerator (default: $CLXCORR_DEVICE, else the first\n"
-          "                       GPU, else the first device)\n"
+          "                       GPU, else the first device); a comma-separated list of\n"
+          "                       those, or 'all' (every GPU; every device when there is\n"
+          "                       no GPU), to share the batches among several devices:\n"
+          "                       each takes the next batch as soon as it has room, so a\n"
+          "                       faster device correlates more images. Each device uses\n"
+          "                       its own method, batch and tuning; for output that does\n"
+          "                       not depend on which device took an image, give --method\n"
+          "                       and --fft, and use devices of one kind\n"
+          "  Under mpirun (in a build with MPI, see --version), the images are dealt to\n"
+          "  the ranks in chunks, each rank uses the device of this list (default: all)\n"
+          "  matching its rank on its node, and rank 0 writes every row, in input order.\n"
           "      --no-cache       do not use compiled kernels cached in\n"
           "                       $XDG_CACHE_HOME/clxcorr (~/.cache/clxcorr)\n"
           "\n"
@@ -172,7 +195,8 @@ enum {
     OPT_TOL,
     OPT_FINE_SHIFT,
     OPT_LANES,
-    OPT_FFT
+    OPT_FFT,
+    OPT_SHARD
 };
 
 /* Appends one --param value to the comma-joined list. */
@@ -205,6 +229,7 @@ static int parse_args(int argc, char **argv, struct offsets_args *a)
         { "batch", required_argument, NULL, 'b' },
         { "output", required_argument, NULL, 'o' },
         { "device", required_argument, NULL, 'd' },
+        { "shard", required_argument, NULL, OPT_SHARD },
         { "no-cache", no_argument, NULL, OPT_NO_CACHE },
         { "method", required_argument, NULL, OPT_METHOD },
         { "max-shift", required_argument, NULL, OPT_MAX_SHIFT },
@@ -328,6 +353,10 @@ static int parse_args(int argc, char **argv, struct offsets_args *a)
             break;
         case 'o': a->output = optarg; break;
         case 'd': a->device = optarg; break;
+        case OPT_SHARD:
+            if (shard_parse(optarg, &a->shard_index, &a->shard_count))
+                return -1;
+            break;
         case OPT_NO_CACHE: a->no_cache = 1; break;
         case 'v': verbosity = verbosity < 1 ? 2 : verbosity + 1; break;
         case 'q': verbosity = 0; break;
@@ -369,15 +398,24 @@ static int load_windows(const struct offsets_args *a, const clx_image *ref, clx_
     }
     return status;
 }
-
 /* One run: what the stream's callbacks (called from its threads) need. */
 struct run {
-    clx_context *ctx;
+    clx_context **ctxs;          /* one per device */
+    size_t ndevices;
     const char *reference;       /* its name, for messages */
     const clx_image *ref;
     clx_region *regions;
     size_t nregions;
     struct image_items items;
+    /* This process's images: index j is items[first + (mpi ? split's j-th : j)]. */
+    size_t first;                /* --shard: the shard's first image */
+    size_t count;                /* the shard's images (all ranks together) */
+    struct shard shard;
+    int sharded;
+    struct mpi_split split;
+    int mpi;
+    int agreed;                  /* MPI: the set-up agreement took place */
+    int all_set_up;              /* MPI: and every rank was ready */
     const char *output;          /* --output, NULL: standard output */
     int accurate;
     struct csv_output out;
@@ -385,17 +423,29 @@ struct run {
     int explain;
     struct progress progress;
     /* Rows formatted by the lanes (format_rows), written in order by the
-     * calling thread (write_rows): image i's in ring[i % ring_size], which
+     * calling thread (write_rows): image j's in ring[j % ring_size], which
      * holds every image between formatting and writing. */
     struct csv_text *ring;
     size_t ring_size;
     double started_at;           /* when the plans were ready */
 };
 
-/* Loader threads: decode image i and put it where the stream wants it. */
-static int load_image(void *user, size_t i, clx_image *staged, clx_message *msg)
+/* The run's index (within the shard) of this process's image j. */
+static size_t run_index(const struct run *r, size_t j)
+{
+    return r->mpi ? mpi_split_global(&r->split, j) : j;
+}
+
+static size_t item_of(const struct run *r, size_t j)
+{
+    return r->first + run_index(r, j);
+}
+
+/* Loader threads: decode image j and put it where the stream wants it. */
+static int load_image(void *user, size_t j, clx_image *staged, clx_message *msg)
 {
     struct run *r = user;
+    size_t i = item_of(r, j);
     int status = image_item_load_into(&r->items, i, staged, msg);
     if (status != CLX_ERR_SIZE && status != CLX_ERR_FORMAT)
         return status;
@@ -423,12 +473,12 @@ static int load_image(void *user, size_t i, clx_image *staged, clx_message *msg)
     return status;
 }
 
-/* A lane's thread, as soon as image i's results are in: its rows as text. */
-static int format_rows(void *user, size_t i, const clx_result *results, size_t nregions, clx_message *msg)
+/* A lane's thread, as soon as image j's results are in: its rows as text. */
+static int format_rows(void *user, size_t j, const clx_result *results, size_t nregions, clx_message *msg)
 {
     struct run *r = user;
-    char *name = image_item_name(&r->items, i);
-    int status = name ? csv_format_image(&r->ring[i % r->ring_size], r->accurate, name, r->regions, nregions,
+    char *name = image_item_name(&r->items, item_of(r, j));
+    int status = name ? csv_format_image(&r->ring[j % r->ring_size], r->accurate, name, r->regions, nregions,
                                          results)
                       : CLX_ERR_HOST_MEMORY;
     free(name);
@@ -437,40 +487,182 @@ static int format_rows(void *user, size_t i, const clx_result *results, size_t n
     return status;
 }
 
-/* The calling thread, in input order: image i's rows, already formatted. */
-static int write_rows(void *user, size_t i, const clx_result *results, size_t nregions, clx_message *msg)
+/* The calling thread, in input order: image j's rows, already formatted.
+ * Under MPI, rank 0 writes them after the other ranks' earlier chunks, and
+ * the other ranks send them to rank 0. */
+static int write_rows(void *user, size_t j, const clx_result *results, size_t nregions, clx_message *msg)
 {
     struct run *r = user;
-    return csv_output_write(&r->out, &r->ring[i % r->ring_size], msg);
+    const struct csv_text *rows = &r->ring[j % r->ring_size];
+    if (!r->mpi)
+        return csv_output_write(&r->out, rows, msg);
+    if (mpi_rank() == 0)
+        return mpi_split_write_own(&r->split, run_index(r, j), rows, &r->out, msg);
+    return mpi_split_send_own(&r->split, run_index(r, j), rows, msg);
+}
+
+/* Under MPI, every rank says once whether its set-up went well. */
+static int agree(struct run *r, int status, const char *text, clx_message *msg)
+{
+    if (!r->mpi || r->agreed)
+        return status;
+    r->agreed = 1;
+    return mpi_agree(status, text, msg);
 }
 
 /* The plans exist: the output is opened only now, so that a job the device
  * refuses leaves no file behind. */
-static int started(void *user, const clx_plan *plan, int lanes, clx_message *msg)
+static int started(void *user, const clx_stream_info *info, clx_message *msg)
 {
     struct run *r = user;
-    if (r->explain) {
-        fprintf(stderr, "clxcorr: method: %s\n", clx_plan_explanation(plan));
-        fprintf(stderr, "clxcorr: parameters: %s\n", clx_plan_tuning(plan));
+    int status = agree(r, CLX_OK, NULL, msg);
+    if (status != CLX_OK)
+        return status;
+    r->all_set_up = 1;
+    for (size_t d = 0; d < info->devices; d++) {
+        const clx_plan *plan = info->device_plans[d];
+        const char *name = clx_context_device(r->ctxs[d])->name;
+        if (r->explain) {
+            if (info->devices > 1)
+                fprintf(stderr, "clxcorr: device %zu (%s):\n", d, name);
+            fprintf(stderr, "clxcorr: method: %s\n", clx_plan_explanation(plan));
+            fprintf(stderr, "clxcorr: parameters: %s\n", clx_plan_tuning(plan));
+        }
+        report_info("%s: batches of %d images", name, clx_plan_batch_size(plan));
     }
-    report_info("batches of %d images, %d at work at once", clx_plan_batch_size(plan), lanes);
-    /* Images between formatting and writing: those of the stream's lanes + 2 batches. */
-    r->ring_size = (size_t)(lanes + 2) * (size_t)clx_plan_batch_size(plan);
+    report_info("%d lanes at work at once", info->lanes);
+    r->ring_size = info->images_in_flight;
     r->ring = calloc(r->ring_size, sizeof *r->ring);
     if (!r->ring) {
         snprintf(msg->text, sizeof msg->text, "out of memory");
         return CLX_ERR_HOST_MEMORY;
     }
-    int status = csv_output_open(&r->out, r->output, r->accurate, msg);
-    r->out_open = status == CLX_OK;
     r->started_at = now_seconds();
+    if (r->mpi && mpi_rank() != 0)
+        return CLX_OK;
+    char comment[256];
+    if (r->sharded)
+        shard_format(&r->shard, comment, sizeof comment);
+    status = csv_output_open(&r->out, r->output, r->accurate, r->sharded ? comment : NULL, msg);
+    r->out_open = status == CLX_OK;
     return status;
 }
 
 static void show_progress(void *user, size_t done, size_t count)
 {
     struct run *r = user;
-    progress_update(&r->progress, done);
+    progress_update(&r->progress, r->mpi ? r->split.written : done);
+}
+
+/* Expands the list into images and picks this process's share: a shard,
+ * then, under MPI, this rank's chunks. Returns the images to correlate here. */
+static int select_images(const struct offsets_args *a, struct run *r, size_t *local_count)
+{
+    if (image_items_expand(&a->images, &r->items) != CLX_OK) {
+        report_error("out of memory");
+        return -1;
+    }
+    size_t total = r->items.count;
+    if ((a->shard_count || r->mpi) && r->items.status != CLX_OK) {
+        /* Shards and ranks split a list they must know whole. */
+        report_error("%s", r->items.msg.text);
+        return -1;
+    }
+    r->first = 0;
+    r->count = total;
+    if (a->shard_count) {
+        r->sharded = 1;
+        r->shard.index = a->shard_index;
+        r->shard.count = a->shard_count;
+        r->shard.total = total;
+        r->shard.windows = r->nregions;
+        r->shard.list = SHARD_LIST_HASH_INIT;
+        for (size_t i = 0; i < total; i++) {
+            char *name = image_item_name(&r->items, i);
+            if (!name) {
+                report_error("out of memory");
+                return -1;
+            }
+            r->shard.list = shard_list_hash(r->shard.list, name);
+            free(name);
+        }
+        shard_range(a->shard_index, a->shard_count, total, &r->shard.first, &r->shard.images);
+        r->first = r->shard.first;
+        r->count = r->shard.images;
+    }
+    *local_count = r->count;
+    if (r->mpi) {
+        mpi_split_init(&r->split, r->count, r->nregions);
+        *local_count = mpi_split_local_count(&r->split);
+    }
+    return 0;
+}
+
+/* The devices this process uses: those of --device, or under MPI the one
+ * of them matching this rank's place on its node. */
+static int open_run_devices(const struct offsets_args *a, struct run *r)
+{
+    struct device_specs specs;
+    const char *spec = a->device;
+    if (r->mpi && !spec)
+        spec = getenv("CLXCORR_DEVICE") ? getenv("CLXCORR_DEVICE") : "all";
+    if (device_specs_parse(spec, &specs) != 0)
+        return -1;
+    int status;
+    if (r->mpi) {
+        struct device_specs mine = { &specs.specs[(size_t)mpi_local_rank() % specs.count], 1 };
+        status = open_devices(&mine, a->plan.use_double, a->no_cache, &r->ctxs);
+        r->ndevices = 1;
+    } else {
+        status = open_devices(&specs, a->plan.use_double, a->no_cache, &r->ctxs);
+        r->ndevices = specs.count;
+    }
+    device_specs_free(&specs);
+    return status;
+}
+
+/* The name of the run's image i, for a message (static storage). */
+static const char *image_label(const struct run *r, size_t i)
+{
+    static char label[512];
+    char *name = i < r->items.count ? image_item_name(&r->items, i) : NULL;
+    snprintf(label, sizeof label, "%s", name ? name : "?");
+    free(name);
+    return label;
+}
+
+/*
+ * Under MPI, after a failure in the run: a rank other than 0 sends its rows
+ * and error to rank 0 and waits for the end; rank 0 first writes the other
+ * ranks' rows before its own failure, then reports the failure that comes
+ * first in input order (its own, another rank's, or a write error).
+ */
+static void report_rank_failure(struct run *r, size_t done_images, size_t local_count, const char *why)
+{
+    int own = done_images < local_count;
+    size_t stopped = own ? r->first + run_index(r, done_images) : 0;
+    char text[sizeof(clx_message)];
+    if (own)
+        snprintf(text, sizeof text, "image %zu of %zu (%.200s): %.700s", stopped + 1, r->items.count,
+                 image_label(r, stopped), why);
+    else
+        snprintf(text, sizeof text, "%s", why);
+    if (mpi_rank() != 0)
+        mpi_split_send_failure(&r->split, text);
+
+    clx_message msg;
+    if (own && r->split.failed_rank < 0 &&
+        mpi_split_write_others(&r->split, run_index(r, done_images), &r->out, &msg) != CLX_OK &&
+        r->split.failed_rank < 0) {
+        report_error("%s", msg.text);
+        return;
+    }
+    if (r->split.failed_rank >= 0)
+        report_error("%s", r->split.failure.text);
+    else if (own)
+        report_error("rank 0 on %s: %s", mpi_host(), text);
+    else
+        report_error("%s", text);
 }
 
 int cmd_offsets(int argc, char **argv)
@@ -480,6 +672,8 @@ int cmd_offsets(int argc, char **argv)
     clx_image ref = { 0 };
     clx_message msg;
     int status = EXIT_FAILURE_RUN;
+    size_t local_count = 0, done_images = 0;
+    size_t *device_images = NULL;
 
     memset(&a, 0, sizeof a);
     memset(&r, 0, sizeof r);
@@ -491,6 +685,7 @@ int cmd_offsets(int argc, char **argv)
         free(a.params);
         return parsed > 0 ? EXIT_OK : EXIT_USAGE;
     }
+    r.mpi = mpi_active();
     if (a.list_path && image_list_read(&a.images, a.list_path, &msg) != CLX_OK) {
         report_error("%s", msg.text);
         goto done;
@@ -503,14 +698,17 @@ int cmd_offsets(int argc, char **argv)
         report_error("reference: %s", msg.text);
         goto done;
     }
-    if (load_windows(&a, &ref, &r.regions, &r.nregions) != CLX_OK ||
-        open_device(a.device, a.plan.use_double, a.no_cache, &r.ctx) != 0)
+    if (load_windows(&a, &ref, &r.regions, &r.nregions) != CLX_OK || select_images(&a, &r, &local_count) != 0)
         goto done;
-
-    if (image_items_expand(&a.images, &r.items) != CLX_OK) {
+    /* A process without images (an empty shard, a rank beyond the chunks) needs no device. */
+    if (local_count > 0 && open_run_devices(&a, &r) != 0)
+        goto done;
+    device_images = calloc(r.ndevices ? r.ndevices : 1, sizeof *device_images);
+    if (!device_images) {
         report_error("out of memory");
         goto done;
     }
+
     r.output = a.output;
     r.accurate = a.plan.mode == CLX_MODE_ACCURATE;
     r.reference = a.reference;
@@ -519,43 +717,84 @@ int cmd_offsets(int argc, char **argv)
     a.stream.started = started;
     a.stream.finish = format_rows;
     a.stream.progress = show_progress;
+    a.stream.device_images = device_images;
 
     /* The images before an entry that cannot be opened still get their rows. */
-    size_t done_images = 0;
-    progress_start(&r.progress, r.items.count);
-    int failed = r.items.count > 0 &&
-                 clx_stream_run(r.ctx, &ref, r.regions, r.nregions, &a.plan, &a.stream, r.items.count, load_image,
-                                write_rows, &r, &done_images) != CLX_OK;
+    progress_start(&r.progress, r.count);
+    int failed;
+    const char *why = msg.text;
+    if (local_count > 0) {
+        failed = clx_stream_run_devices(r.ctxs, r.ndevices, &ref, r.regions, r.nregions, &a.plan, &a.stream,
+                                        local_count, load_image, write_rows, &r, &done_images) != CLX_OK;
+        why = clx_context_message(r.ctxs[0]);
+    } else {
+        clx_stream_info none = { 0 };
+        none.images_in_flight = 1;
+        failed = started(&r, &none, &msg) != CLX_OK;
+    }
+    if (failed && r.mpi && !r.agreed)
+        goto done;              /* this rank's set-up failed: agreed on below */
+    if (failed && r.mpi && !r.all_set_up) {
+        /* Another rank's set-up failed; rank 0 names it. */
+        progress_finish(&r.progress);
+        if (mpi_rank() == 0)
+            report_error("%s", why);
+        goto done;
+    }
+    if (!failed && r.mpi && mpi_rank() == 0) {
+        failed = mpi_split_write_others(&r.split, r.count, &r.out, &msg) != CLX_OK;
+        why = msg.text;
+    }
     progress_finish(&r.progress);
     double elapsed = r.started_at > 0 ? now_seconds() - r.started_at : 0;
-    if (failed)
-        report_error("%s", clx_context_message(r.ctx));
-    else if (r.items.status != CLX_OK) {
+
+    if (failed && r.mpi) {
+        report_rank_failure(&r, done_images, local_count, why);
+    } else if (failed) {
+        report_error("%s", why);
+    } else if (r.items.status != CLX_OK) {
         report_error("%s", r.items.msg.text);
         failed = 1;
     }
+    size_t written = r.mpi ? r.split.written : done_images;
     int opened = r.out_open;
     int closed = opened ? csv_output_close(&r.out, !failed, &msg) : CLX_OK;
     r.out_open = 0;
     if (closed != CLX_OK) {
         report_error("%s", msg.text);
+        failed = 1;
     } else if (failed) {
         if (opened && a.output && strcmp(a.output, "-") != 0)
-            report_note("stopped after %zu images; their rows are in %s.part", done_images, a.output);
+            report_note("stopped after %zu images; their rows are in %s.part", written, a.output);
     } else {
         status = EXIT_OK;
-        report_info("%zu images x %zu windows in %.2f s once the plans were ready (%.1f images/s)", done_images,
-                    r.nregions, elapsed, elapsed > 0 ? done_images / elapsed : 0.0);
+        report_info("%zu images x %zu windows in %.2f s once the plans were ready (%.1f images/s)", written,
+                    r.nregions, elapsed, elapsed > 0 ? written / elapsed : 0.0);
+        for (size_t d = 0; r.ndevices > 1 && d < r.ndevices; d++)
+            report_info("device %zu (%s): %zu images", d, clx_context_device(r.ctxs[d])->name, device_images[d]);
     }
+    /* Rank 0 ends every rank: the others may be waiting to send rows. */
+    if (failed && r.mpi && mpi_rank() == 0)
+        mpi_abort();
 
 done:
+    if (r.mpi && !r.agreed) {
+        /* A set-up failure: every rank stops; rank 0 names the first to fail
+         * (unless that was itself, which said so already). */
+        clx_message first;
+        if (agree(&r, CLX_ERR_ARGUMENT, report_last_error(), &first) != CLX_OK && mpi_rank() == 0 &&
+            strncmp(first.text, "rank 0 ", 7) != 0)
+            report_error("%s", first.text);
+    }
     if (r.out_open)
         csv_output_close(&r.out, 0, &msg);
+    mpi_split_free(&r.split);
     image_items_free(&r.items);
     for (size_t k = 0; r.ring && k < r.ring_size; k++)
         csv_text_free(&r.ring[k]);
     free(r.ring);
-    clx_context_release(r.ctx);
+    free(device_images);
+    close_devices(r.ctxs, r.ndevices);
     free(r.regions);
     clx_image_free(&ref);
     image_list_free(&a.images);

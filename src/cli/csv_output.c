@@ -17,10 +17,20 @@ static int write_failed(struct csv_output *out, clx_message *msg)
     return CLX_ERR_IO;
 }
 
-int csv_output_open(struct csv_output *out, const char *path, int quality, clx_message *msg)
+int csv_output_open(struct csv_output *out, const char *path, int quality, const char *comment, clx_message *msg)
+{
+    char header[256];
+    snprintf(header, sizeof header, "%s%s", comment ? comment : "",
+             quality ? "image,region,x,y,dx,dy,peak,flags,zncc,peak_ratio,iterations\n"
+                     : "image,region,x,y,dx,dy,peak,flags\n");
+    int status = csv_output_open_header(out, path, header, msg);
+    out->quality = quality;
+    return status;
+}
+
+int csv_output_open_header(struct csv_output *out, const char *path, const char *header, clx_message *msg)
 {
     memset(out, 0, sizeof *out);
-    out->quality = quality;
     if (!path || strcmp(path, "-") == 0) {
         out->f = stdout;
     } else {
@@ -45,9 +55,7 @@ int csv_output_open(struct csv_output *out, const char *path, int quality, clx_m
         }
     }
     errno = 0;
-    if (fputs(quality ? "image,region,x,y,dx,dy,peak,flags,zncc,peak_ratio,iterations\n"
-                      : "image,region,x,y,dx,dy,peak,flags\n", out->f) < 0 ||
-        fflush(out->f) != 0)
+    if (fputs(header, out->f) < 0 || fflush(out->f) != 0)
         return write_failed(out, msg);
     return CLX_OK;
 }

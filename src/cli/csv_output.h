@@ -18,8 +18,12 @@ struct csv_output {
 };
 
 /* path NULL or "-": standard output. Writes the header; `quality` adds the
- * accurate mode's columns zncc,peak_ratio,iterations. */
-int csv_output_open(struct csv_output *out, const char *path, int quality, clx_message *msg);
+ * accurate mode's columns zncc,peak_ratio,iterations. A `comment` (NULL:
+ * none), a whole line with its newline, comes before the header. */
+int csv_output_open(struct csv_output *out, const char *path, int quality, const char *comment,
+                    clx_message *msg);
+/* The same with the header lines given whole (`clxcorr merge`). */
+int csv_output_open_header(struct csv_output *out, const char *path, const char *header, clx_message *msg);
 
 /* One row per window of one image; flushed so that rows on disk are whole. */
 int csv_output_image(struct csv_output *out, const char *image_name, const clx_region *regions,

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "mpi_ranks.h"
 
 static void usage(FILE *f)
 {
@@ -22,6 +23,7 @@ static void usage(FILE *f)
           "             them; offsets then uses them (tune --show lists them)\n"
           "  bench      standard workloads on one or every device: images/s, stage\n"
           "             times, bandwidth; JSON, CSV and an SVG chart\n"
+          "  merge      join the outputs of offsets --shard K/N into one, in input order\n"
           "  devices    list the OpenCL platforms and devices\n"
           "  help CMD   the options of a command (same as: clxcorr CMD --help)\n"
           "\n"
@@ -48,6 +50,8 @@ static int dispatch(const char *command, int argc, char **argv)
         return cmd_bench(argc, argv);
     if (strcmp(command, "devices") == 0)
         return cmd_devices(argc, argv);
+    if (strcmp(command, "merge") == 0)
+        return cmd_merge(argc, argv);
     report_error("unknown command '%s' (see clxcorr --help)", command);
     return EXIT_USAGE;
 }
@@ -64,7 +68,11 @@ int main(int argc, char **argv)
         return EXIT_OK;
     }
     if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {
-        printf("clxcorr %s\nfeatures: %s\n", clx_version(), clx_build_features());
+        printf("clxcorr %s\nfeatures: %s", clx_version(), clx_build_features());
+#ifdef HAVE_MPI
+        printf(" mpi (%s)", mpi_library_version());
+#endif
+        putchar('\n');
         return EXIT_OK;
     }
     if (strcmp(cmd, "help") == 0) {
@@ -79,6 +87,11 @@ int main(int argc, char **argv)
         report_error("options go after the command, e.g. clxcorr offsets %s ... (see clxcorr --help)", cmd);
         return EXIT_USAGE;
     }
+    /* Under mpirun, offsets runs as one of several ranks. */
+    if (strcmp(cmd, "offsets") == 0)
+        mpi_start(&argc, &argv);
     /* The subcommand sees itself as argv[0]. */
-    return dispatch(cmd, argc - 1, argv + 1);
+    int status = dispatch(argv[1], argc - 1, argv + 1);
+    mpi_stop();
+    return status;
 }

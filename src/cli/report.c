@@ -9,6 +9,8 @@
 #include "cli.h"
 
 static int verbosity = 1;
+static int silent;              /* not even errors: an MPI rank other than 0 */
+static char last_error[512];    /* for a rank that sends its error to rank 0 */
 
 void report_set_verbosity(int level)
 {
@@ -20,8 +22,20 @@ int report_verbosity(void)
     return verbosity;
 }
 
+void report_set_silent(int on)
+{
+    silent = on;
+}
+
+const char *report_last_error(void)
+{
+    return last_error;
+}
+
 static void vreport(const char *kind, const char *fmt, va_list ap)
 {
+    if (silent)
+        return;
     fprintf(stderr, "clxcorr: %s", kind);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
@@ -30,6 +44,9 @@ static void vreport(const char *kind, const char *fmt, va_list ap)
 void report_error(const char *fmt, ...)
 {
     va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    va_end(ap);
     va_start(ap, fmt);
     vreport("error: ", fmt, ap);
     va_end(ap);
@@ -95,7 +112,7 @@ double now_seconds(void)
 
 void progress_start(struct progress *p, size_t total)
 {
-    p->enabled = verbosity >= 1 && isatty(STDERR_FILENO);
+    p->enabled = !silent && verbosity >= 1 && isatty(STDERR_FILENO);
     p->total = total;
     p->start = now_seconds();
     p->last_draw = 0;

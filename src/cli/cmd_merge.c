@@ -1,0 +1,273 @@
+/*
+ * cmd_merge.c - `clxcorr merge`: joins the outputs of `offsets --shard K/N`
+ * into the output the whole run would have written, in input order.
+ *
+ * Every shard is checked before a byte is written: all come from the same
+ * run (image list, windows, columns), each K from 1 to N is there exactly
+ * once, and each holds every row it should (its images x windows, the last
+ * line complete). A set that fails any check is refused with a message
+ * naming the file and the problem, and nothing is written.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "csv_output.h"
+#include "shard.h"
+
+static void usage(FILE *f)
+{
+    fputs("Usage: clxcorr merge [OPTIONS] SHARD...\n"
+          "\n"
+          "Join the outputs of `clxcorr offsets --shard K/N` (every K from 1 to N, in\n"
+          "any order) into one CSV in input order, the same as one run over the whole\n"
+          "list would have written. The set is checked first, and refused when a\n"
+          "shard is missing, given twice, unfinished (FILE.part, or rows missing) or\n"
+          "from another run (other images, windows or columns).\n"
+          "\n"
+          "Options:\n"
+          "  -o, --output FILE    write to FILE (default: standard output); it is\n"
+          "                       written as FILE.part and renamed when complete\n"
+          "  -q, --quiet          errors only\n"
+          "  -h, --help           this help\n"
+          "\n"
+          "Example (a Slurm job array of 8 tasks, then one merge):\n"
+          "  clxcorr offsets --shard $SLURM_ARRAY_TASK_ID/8 -o part$SLURM_ARRAY_TASK_ID.csv ...\n"
+          "  clxcorr merge -o all.csv part*.csv\n"
+          "\n"
+          "Exit status: 0 success, 1 the set was refused or writing failed, 2 wrong\n"
+          "command line.\n",
+          f);
+}
+
+struct shard_file {
+    const char *path;
+    struct shard shard;
+    char *header;              /* the CSV header line, with its newline */
+};
+
+/* Reads one line (without limit) into *line; returns its length, -1 at the end. */
+static ssize_t read_line(FILE *f, char **line, size_t *cap)
+{
+    return getline(line, cap, f);
+}
+
+/* Reads and checks one shard: its comment line, header and row count. */
+static int shard_check(struct shard_file *sf)
+{
+    size_t plen = strlen(sf->path);
+    if (plen > 5 && strcmp(sf->path + plen - 5, ".part") == 0) {
+        report_error("%s: an unfinished shard (its run stopped before the end, so it kept the .part name); "
+                     "run that shard again", sf->path);
+        return -1;
+    }
+    FILE *f = fopen(sf->path, "r");
+    if (!f) {
+        report_error("%s: %s", sf->path, strerror(errno));
+        return -1;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    int status = -1;
+    ssize_t n = read_line(f, &line, &cap);
+    if (n < 0 || shard_scan(line, &sf->shard) != 0) {
+        report_error("%s: not the output of `clxcorr offsets --shard K/N` (its first line is not "
+                     "'# clxcorr shard K/N ...')", sf->path);
+        goto out;
+    }
+    n = read_line(f, &line, &cap);
+    if (n < 1 || strncmp(line, "image,", 6) != 0 || line[n - 1] != '\n') {
+        report_error("%s: no CSV header after the shard line", sf->path);
+        goto out;
+    }
+    sf->header = strdup(line);
+    if (!sf->header) {
+        report_error("out of memory");
+        goto out;
+    }
+    size_t rows = 0;
+    int last_complete = 1;
+    while ((n = read_line(f, &line, &cap)) >= 0) {
+        rows++;
+        last_complete = n > 0 && line[n - 1] == '\n';
+    }
+    if (ferror(f)) {
+        report_error("%s: %s", sf->path, strerror(errno));
+        goto out;
+    }
+    size_t expected = sf->shard.images * sf->shard.windows;
+    if (rows != expected || !last_complete) {
+        report_error("%s: shard %d/%d has %zu rows%s but should have %zu (%zu images x %zu windows): "
+                     "incomplete or damaged; run that shard again",
+                     sf->path, sf->shard.index, sf->shard.count, rows, last_complete ? "" : " (the last one cut)",
+                     expected, sf->shard.images, sf->shard.windows);
+        goto out;
+    }
+    status = 0;
+out:
+    free(line);
+    fclose(f);
+    return status;
+}
+
+/* Whether every shard belongs to one run and the set is complete; orders them by K. */
+static int set_check(struct shard_file *files, size_t n, struct shard_file **by_index)
+{
+    const struct shard *s0 = &files[0].shard;
+    for (size_t i = 1; i < n; i++) {
+        const struct shard *s = &files[i].shard;
+        const char *what = s->count != s0->count       ? "the number of shards"
+                           : s->total != s0->total     ? "the number of images"
+                           : s->list != s0->list       ? "the image list"
+                           : s->windows != s0->windows ? "the number of windows"
+                           : strcmp(files[i].header, files[0].header) != 0 ? "the columns"
+                                                                           : NULL;
+        if (what) {
+            report_error("%s and %s come from different runs (%s differs)", files[0].path, files[i].path, what);
+            return -1;
+        }
+    }
+    int count = s0->count;
+    for (size_t i = 0; i < n; i++) {
+        const struct shard *s = &files[i].shard;
+        size_t first, images;
+        shard_range(s->index, s->count, s->total, &first, &images);
+        if (s->first != first || s->images != images) {
+            report_error("%s: shard %d/%d of %zu images should hold images %zu to %zu, not %zu to %zu",
+                         files[i].path, s->index, s->count, s->total, first, first + images - 1, s->first,
+                         s->first + s->images - 1);
+            return -1;
+        }
+        struct shard_file **slot = &by_index[s->index - 1];
+        if (*slot) {
+            report_error("shard %d/%d given twice: %s and %s", s->index, count, (*slot)->path, files[i].path);
+            return -1;
+        }
+        *slot = &files[i];
+    }
+    char missing[256] = "";
+    int nmissing = 0;
+    for (int k = 0; k < count; k++) {
+        if (by_index[k])
+            continue;
+        size_t used = strlen(missing);
+        if (nmissing < 16)
+            snprintf(missing + used, sizeof missing - used, "%s%d", nmissing ? ", " : "", k + 1);
+        else if (nmissing == 16)
+            snprintf(missing + used, sizeof missing - used, ", ...");
+        nmissing++;
+    }
+    if (nmissing) {
+        report_error("%d of %d shards missing: %s (every K from 1 to %d is needed)", nmissing, count, missing, count);
+        return -1;
+    }
+    return 0;
+}
+
+/* Copies a shard's rows (after its two header lines) to the output. */
+static int copy_rows(const struct shard_file *sf, struct csv_output *out, clx_message *msg)
+{
+    FILE *f = fopen(sf->path, "r");
+    if (!f) {
+        snprintf(msg->text, sizeof msg->text, "%s: %s", sf->path, strerror(errno));
+        return CLX_ERR_IO;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int status = CLX_OK, skip = 2;
+    while (status == CLX_OK && (n = read_line(f, &line, &cap)) >= 0) {
+        if (skip > 0) {
+            skip--;
+            continue;
+        }
+        struct csv_text t = { line, (size_t)n, cap, 1 };
+        status = csv_output_write(out, &t, msg);
+    }
+    free(line);
+    fclose(f);
+    return status;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "output", required_argument, NULL, 'o' },
+        { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 }
+    };
+    const char *output = NULL;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': output = optarg; break;
+        case 'q': report_set_verbosity(0); break;
+        case 'h': usage(stdout); return EXIT_OK;
+        default:
+            report_bad_option("merge", c, argv[optind - 1]);
+            return EXIT_USAGE;
+        }
+    }
+    if (optind >= argc) {
+        report_error("no shard files given (usage: clxcorr merge [-o FILE] SHARD...)");
+        return EXIT_USAGE;
+    }
+
+    size_t n = (size_t)(argc - optind);
+    struct shard_file *files = calloc(n, sizeof *files);
+    struct shard_file **by_index = NULL;
+    struct csv_output out;
+    clx_message msg;
+    int status = EXIT_FAILURE_RUN, opened = 0;
+    if (!files) {
+        report_error("out of memory");
+        return EXIT_FAILURE_RUN;
+    }
+    for (size_t i = 0; i < n; i++) {
+        files[i].path = argv[optind + (int)i];
+        if (shard_check(&files[i]) != 0)
+            goto done;
+    }
+    by_index = calloc((size_t)files[0].shard.count, sizeof *by_index);
+    if (!by_index) {
+        report_error("out of memory");
+        goto done;
+    }
+    if (set_check(files, n, by_index) != 0)
+        goto done;
+
+    if (csv_output_open_header(&out, output, files[0].header, &msg) != CLX_OK) {
+        report_error("%s", msg.text);
+        goto done;
+    }
+    opened = 1;
+    for (int k = 0; k < files[0].shard.count; k++)
+        if (copy_rows(by_index[k], &out, &msg) != CLX_OK) {
+            report_error("%s", msg.text);
+            goto done;
+        }
+    opened = 0;
+    if (csv_output_close(&out, 1, &msg) != CLX_OK) {
+        report_error("%s", msg.text);
+        goto done;
+    }
+    report_info("%d shards, %zu images x %zu windows", files[0].shard.count, files[0].shard.total,
+                files[0].shard.windows);
+    status = EXIT_OK;
+
+done:
+    if (opened)
+        csv_output_close(&out, 0, &msg);
+    for (size_t i = 0; i < n; i++)
+        free(files[i].header);
+    free(files);
+    free(by_index);
+    return status;
+}
