@@ -53,6 +53,7 @@ struct device {
     size_t images;              /* images its lanes processed */
     double first_taken;         /* when a lane took its first batch (0: not yet) */
     double last_done;           /* when its last batch was processed */
+    pthread_cond_t wake_lanes;  /* a batch of its became ready, or the run ends */
 };
 
 struct slot {
@@ -87,8 +88,14 @@ struct stream {
     int (*finish)(void *user, size_t index, const clx_result *results, size_t nregions, clx_message *msg);
     void *user;
 
+    /*
+     * One lock; each kind of thread waits on its own condition, signalled
+     * only when what it waits for may have happened, so that tens of loader
+     * threads claiming images one by one do not wake every lane each time.
+     */
     pthread_mutex_t lock;
-    pthread_cond_t changed;     /* any slot's state, `limit` or `next_*` moved */
+    pthread_cond_t wake_loaders;  /* a slot was freed, or a device measured */
+    pthread_cond_t wake_delivery; /* a batch is done */
     struct slot *slots;
     size_t nslots;
     struct slot *open;          /* the batch loaders claim images for; NULL: open a new one */
@@ -100,6 +107,15 @@ struct stream {
     int stopping;               /* the run ends: threads leave */
 };
 
+/* Wakes every thread: the limit moved, or the run ends. Locked. */
+static void wake_all(struct stream *s)
+{
+    pthread_cond_broadcast(&s->wake_loaders);
+    pthread_cond_broadcast(&s->wake_delivery);
+    for (size_t d = 0; d < s->ndevices; d++)
+        pthread_cond_broadcast(&s->devices[d].wake_lanes);
+}
+
 /* Records the first failure (the one at the lowest image wins). Locked. */
 static void fail_at(struct stream *s, size_t image, int status, const char *text)
 {
@@ -108,7 +124,7 @@ static void fail_at(struct stream *s, size_t image, int status, const char *text
         s->status = status;
         snprintf(s->message, sizeof s->message, "%s", text);
     }
-    pthread_cond_broadcast(&s->changed);
+    wake_all(s);
 }
 
 /* The first image not to process: the end, or the first failure. */
@@ -212,7 +228,7 @@ static void *loader_main(void *arg)
             sl = slot_choose(s);
             if (!sl) {
                 /* Wait for a delivery or a measurement to change the choice. */
-                pthread_cond_wait(&s->changed, &s->lock);
+                pthread_cond_wait(&s->wake_loaders, &s->lock);
                 continue;
             }
             batch_open(s, sl, i);
@@ -220,6 +236,10 @@ static void *loader_main(void *arg)
         s->next_image++;
         if (++sl->claimed == sl->size)
             s->open = NULL;
+        if (s->next_image == stream_end(s))
+            /* Lanes that wait for more batches may now stop. */
+            for (size_t d = 0; d < s->ndevices; d++)
+                pthread_cond_broadcast(&s->devices[d].wake_lanes);
         pthread_mutex_unlock(&s->lock);
 
         clx_image img = { 0 };
@@ -234,7 +254,8 @@ static void *loader_main(void *arg)
         if (status != CLX_OK)
             fail_at(s, i, status, msg.text[0] ? msg.text : "an image could not be loaded");
         sl->loaded++;
-        pthread_cond_broadcast(&s->changed);
+        if (sl->loaded == sl->claimed && sl->claimed >= slot_wanted(s, sl))
+            pthread_cond_signal(&s->devices[sl->device].wake_lanes);
     }
     pthread_mutex_unlock(&s->lock);
     return NULL;
@@ -285,7 +306,7 @@ static void *lane_main(void *arg)
             /* No batch will come to this device any more. */
             if (!pending && s->next_image >= stream_end(s))
                 break;
-            pthread_cond_wait(&s->changed, &s->lock);
+            pthread_cond_wait(&dev->wake_lanes, &s->lock);
             continue;
         }
         sl->taken = 1;
@@ -323,7 +344,8 @@ static void *lane_main(void *arg)
         dev->queued -= sl->size;
         dev->images += ok;
         dev->last_done = profile_seconds();
-        pthread_cond_broadcast(&s->changed);
+        pthread_cond_signal(&s->wake_delivery);
+        pthread_cond_broadcast(&s->wake_loaders);
     }
     pthread_mutex_unlock(&s->lock);
     return NULL;
@@ -446,7 +468,7 @@ static void deliver_all(struct stream *s, const clx_stream_options *so, clx_stre
     for (size_t seq = 0; next < stream_end(s);) {
         struct slot *sl = slot_of_batch(s, seq);
         if (!sl || !sl->done) {
-            pthread_cond_wait(&s->changed, &s->lock);
+            pthread_cond_wait(&s->wake_delivery, &s->lock);
             continue;
         }
         size_t n = sl->processed;
@@ -469,10 +491,10 @@ static void deliver_all(struct stream *s, const clx_stream_options *so, clx_stre
         next = sl->first + sl->size;
         seq++;
         sl->used = 0;
-        pthread_cond_broadcast(&s->changed);
+        pthread_cond_broadcast(&s->wake_loaders);
     }
     s->stopping = 1;
-    pthread_cond_broadcast(&s->changed);
+    wake_all(s);
     pthread_mutex_unlock(&s->lock);
 }
 
@@ -494,7 +516,7 @@ static void stream_work(struct stream *s, struct lane *lanes, int nlanes, int nl
         pthread_mutex_lock(&s->lock);
         fail_at(s, 0, CLX_ERR_HOST_MEMORY, "cannot start the stream's threads");
         s->stopping = 1;
-        pthread_cond_broadcast(&s->changed);
+        wake_all(s);
         pthread_mutex_unlock(&s->lock);
     } else {
         deliver_all(s, sopt, deliver, delivered);
@@ -563,11 +585,14 @@ int clx_stream_run_devices(clx_context *const *contexts, size_t ndevices, const 
     s.finish = sopt->finish;
     s.user = user;
     pthread_mutex_init(&s.lock, NULL);
-    pthread_cond_init(&s.changed, NULL);
+    pthread_cond_init(&s.wake_loaders, NULL);
+    pthread_cond_init(&s.wake_delivery, NULL);
     if (!s.devices || !lanes || !first_plans) {
         status = ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
         goto done;
     }
+    for (size_t d = 0; d < ndevices; d++)
+        pthread_cond_init(&s.devices[d].wake_lanes, NULL);
 
     /* Lanes are kept device by device: device d's are lanes[d * MAX_LANES ...]. */
     int nlanes = 0;
@@ -624,8 +649,11 @@ done:
     }
     free(lanes);
     free(first_plans);
+    for (size_t d = 0; s.devices && d < ndevices; d++)
+        pthread_cond_destroy(&s.devices[d].wake_lanes);
     free(s.devices);
-    pthread_cond_destroy(&s.changed);
+    pthread_cond_destroy(&s.wake_loaders);
+    pthread_cond_destroy(&s.wake_delivery);
     pthread_mutex_destroy(&s.lock);
     if (delivered_out)
         *delivered_out = delivered;
