@@ -19,6 +19,10 @@
 #include "image_format.h"
 #include "message.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 /* Enough for every magic number the backends test (BMP needs 16). */
 #define IMAGE_HEAD_BYTES 16
 
@@ -50,6 +54,45 @@ static const char *type_name(clx_pixel_type type)
     return "?";
 }
 
+/*
+ * A large copy into memory that only the device reads next (a stream's
+ * pinned staging): with non-temporal stores where the CPU has them, the
+ * destination is not first read into the cache (the write-allocate that
+ * makes memcpy cost three passes over memory instead of two) nor evicts
+ * what the other loader threads work on. With several GPUs fed at once, the
+ * host's memory bandwidth is what runs out first.
+ */
+#define STREAMING_COPY_MIN (256 * 1024)
+
+static void copy_pixels(void *dst, const void *src, size_t bytes)
+{
+#ifdef __SSE2__
+    if (bytes >= STREAMING_COPY_MIN) {
+        char *d = dst;
+        const char *p = src;
+        size_t head = (16 - ((uintptr_t)d & 15)) & 15;
+        memcpy(d, p, head);
+        d += head;
+        p += head;
+        bytes -= head;
+        for (; bytes >= 64; bytes -= 64, d += 64, p += 64) {
+            __m128i a = _mm_loadu_si128((const __m128i *)p), b = _mm_loadu_si128((const __m128i *)(p + 16));
+            __m128i c = _mm_loadu_si128((const __m128i *)(p + 32)), e = _mm_loadu_si128((const __m128i *)(p + 48));
+            _mm_stream_si128((__m128i *)d, a);
+            _mm_stream_si128((__m128i *)(d + 16), b);
+            _mm_stream_si128((__m128i *)(d + 32), c);
+            _mm_stream_si128((__m128i *)(d + 48), e);
+        }
+        memcpy(d, p, bytes);
+        /* The streamed stores are weakly ordered: complete them before the
+         * caller hands the memory on. */
+        _mm_sfence();
+        return;
+    }
+#endif
+    memcpy(dst, src, bytes);
+}
+
 int clx_image_copy_to(const clx_image *src, clx_image *dst, clx_message *msg)
 {
     msg_clear(msg);
@@ -64,7 +107,7 @@ int clx_image_copy_to(const clx_image *src, clx_image *dst, clx_message *msg)
                         type_name(dst->type));
     size_t n = (size_t)src->width * src->height;
     if (src->type == dst->type) {
-        memcpy(dst->pixels, src->pixels, n * clx_pixel_size(src->type));
+        copy_pixels(dst->pixels, src->pixels, n * clx_pixel_size(src->type));
         return CLX_OK;
     }
     const uint8_t *u8 = src->pixels;

@@ -1669,6 +1669,40 @@ static void dir_remove(void)
     rmdir(dir);
 }
 
+/*
+ * clx_image_copy_to of a large image of one type (the streaming copy of
+ * src/image.c, used above 256 KB): every byte arrives, whatever the
+ * destination's alignment, and the bytes around it stay untouched.
+ */
+static void test_copy_large(void)
+{
+    clx_message msg;
+    clx_image src;
+    int w = 601, h = 433;      /* 520,466 bytes: not a multiple of 16 or 64 */
+    CHECK(clx_image_alloc(&src, w, h, CLX_PIXEL_U16, &msg) == CLX_OK, "alloc: %s", msg.text);
+    uint16_t *sp = src.pixels;
+    for (size_t i = 0; i < (size_t)w * h; i++)
+        sp[i] = (uint16_t)(i * 2654435761u >> 7);
+    size_t bytes = (size_t)w * h * 2;
+    unsigned char *buf = malloc(bytes + 64);
+    for (size_t offset = 0; buf && offset < 16; offset += 2) {
+        memset(buf, 0xA5, bytes + 64);
+        clx_image dst = src;
+        dst.pixels = buf + offset;
+        int rc = clx_image_copy_to(&src, &dst, &msg);
+        CHECK(rc == CLX_OK, "copy at offset %zu: %s", offset, msg.text);
+        CHECK(memcmp(buf + offset, src.pixels, bytes) == 0, "copy at offset %zu: the pixels differ", offset);
+        int guard_ok = 1;
+        for (size_t i = 0; i < offset; i++)
+            guard_ok &= buf[i] == 0xA5;
+        for (size_t i = offset + bytes; i < bytes + 64; i++)
+            guard_ok &= buf[i] == 0xA5;
+        CHECK(guard_ok, "copy at offset %zu wrote outside the destination", offset);
+    }
+    free(buf);
+    clx_image_free(&src);
+}
+
 int main(void)
 {
     const char *tmp = getenv("TMPDIR");
@@ -1699,6 +1733,7 @@ int main(void)
     test_into_other();
     test_into_errors();
     test_threads();
+    test_copy_large();
 
     if (!getenv("KEEP"))
         dir_remove();
