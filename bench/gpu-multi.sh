@@ -4,8 +4,10 @@
 # workload (the 24 sample patterns, 900x900 16-bit, 50 windows of 100x100)
 # on the first GPU alone and on every GPU at once, from memory through
 # clx_stream_run_devices (bench/throughput.c) and from TIFF files in the
-# page cache through `clxcorr offsets --device all`, next to peer_cupy on
-# the same images (on one GPU, as it runs). Every run twice, for the noise.
+# page cache through `clxcorr offsets --device all`, and as one process per
+# GPU (`--shard K/N --device` at once, then `clxcorr merge`), next to
+# peer_cupy on the same images (on one GPU, as it runs). Runs from memory
+# twice, for the noise.
 #
 #   bench/gpu-multi.sh BUILD_DIR [OUT_DIR]      (after . .gpu-host/setup.sh)
 set -eu
@@ -33,15 +35,16 @@ tp() {
     # shellcheck disable=SC2086
     "$build/bench/clxcorr-throughput" --regions "$regions" "$@" "$ref" $images
 }
-echo "== seed mode from memory: one GPU (32768 patterns), then all $ngpus (65536)"
+echo "== seed mode from memory: one GPU (65536 patterns), then all $ngpus (131072), then one stream per GPU"
 for _ in 1 2; do
-    tp --device "$first" --repeat 32768
-    tp --device "$gpus" --repeat 65536
+    tp --device "$first" --repeat 65536
+    tp --device "$gpus" --repeat 131072
+    tp --device "$gpus" --repeat 131072 --separate
 done
-echo "== accurate mode from memory: one GPU (8192 patterns), then all (16384)"
+echo "== accurate mode from memory: one GPU (16384 patterns), then all (32768)"
 for _ in 1 2; do
-    tp --device "$first" --mode accurate --repeat 8192
-    tp --device "$gpus" --mode accurate --repeat 16384
+    tp --device "$first" --mode accurate --repeat 16384
+    tp --device "$gpus" --mode accurate --repeat 32768
 done
 echo "== peer_cupy, same images, one GPU"
 # shellcheck disable=SC2086
@@ -62,3 +65,19 @@ for mode in seed accurate; do
         && echo "$mode: rows from one GPU and from all identical" \
         || echo "$mode: rows from one GPU and from all DIFFER"
 done
+
+echo "== one process per GPU: offsets --shard K/$ngpus --device GPU_K at once, then merge (seed, from files)"
+start=$(date +%s.%N)
+k=0
+for dev in $(echo "$gpus" | tr ',' ' '); do
+    k=$((k + 1))
+    "$clx" offsets --mode seed --device "$dev" --shard "$k/$ngpus" --regions "$regions" --list "$out/list.txt" \
+        -o "$out/shard$k.csv" "$ref" &
+done
+wait
+mid=$(date +%s.%N)
+"$clx" merge -o "$out/shards.seed.csv" "$out"/shard*.csv
+end=$(date +%s.%N)
+echo "shards on $ngpus GPUs: $(echo "$start $mid $end" | awk '{ printf "%.1f patterns/s with start-up (%.2f s), merge %.2f s", 48000 / ($2 - $1), $2 - $1, $3 - $2 }')"
+cmp -s "$out/shards.seed.csv" "$out/files.seed.$first.csv" && echo "merged shards identical to the one-GPU run" \
+    || echo "merged shards DIFFER from the one-GPU run"

@@ -17,6 +17,7 @@
 #endif
 
 #include <getopt.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,13 @@ static int load(void *user, size_t i, clx_image *staged, clx_message *msg)
     return clx_image_copy_to(&src->images[i % src->nimages], staged, msg);
 }
 
+/* --no-load: the pinned memory keeps whatever it holds, so that the run
+ * times the device side and the stream alone, without the host's copy. */
+static int load_nothing(void *user, size_t i, clx_image *staged, clx_message *msg)
+{
+    return CLX_OK;
+}
+
 static int deliver(void *user, size_t i, const clx_result *results, size_t n, clx_message *msg)
 {
     return CLX_OK;
@@ -59,6 +67,29 @@ static int started(void *user, const clx_stream_info *info, clx_message *msg)
     src->method = clx_method_name(clx_plan_method(info->plan));
     src->start = now();
     return CLX_OK;
+}
+
+/* --separate: one independent stream per device, each on its own thread,
+ * to tell the shared stream's costs from the driver's and the host's. */
+struct separate {
+    clx_context *ctx;
+    const clx_image *ref;
+    const clx_region *regions;
+    size_t nregions, count, done;
+    const clx_plan_options *popt;
+    clx_stream_options sopt;
+    struct source src;
+    double end;
+    int status;
+};
+
+static void *separate_main(void *arg)
+{
+    struct separate *p = arg;
+    p->status = clx_stream_run(p->ctx, p->ref, p->regions, p->nregions, p->popt, &p->sopt, p->count, load, deliver,
+                               &p->src, &p->done);
+    p->end = now();
+    return NULL;
 }
 
 static void die(const char *what, const char *why)
@@ -75,16 +106,18 @@ int main(int argc, char **argv)
         { "regions", required_argument, NULL, 'r' }, { "method", required_argument, NULL, 'm' },
         { "max-shift", required_argument, NULL, 'R' }, { "mode", required_argument, NULL, 'M' },
         { "param", required_argument, NULL, 'p' }, { "lanes", required_argument, NULL, 'L' },
-        { "threads", required_argument, NULL, 'j' }, { NULL, 0, NULL, 0 }
+        { "threads", required_argument, NULL, 'j' }, { "no-load", no_argument, NULL, 'N' },
+        { "separate", no_argument, NULL, 'S' },
+        { NULL, 0, NULL, 0 }
     };
     const char *device = NULL, *regions_path = NULL, *params = NULL;
-    int batch = 0, use_double = 0, max_shift = 0, lanes = 0, threads = 0, c;
+    int batch = 0, use_double = 0, max_shift = 0, lanes = 0, threads = 0, no_load = 0, separate = 0, c;
     clx_method method = CLX_METHOD_AUTO;
     clx_mode mode = CLX_MODE_SEED;
     long repeat = 4096;
     clx_message msg;
 
-    while ((c = getopt_long(argc, argv, "d:b:n:Dr:m:R:M:p:L:j:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "d:b:n:Dr:m:R:M:p:L:j:NS", longopts, NULL)) != -1) {
         switch (c) {
         case 'd': device = optarg; break;
         case 'b': batch = atoi(optarg); break;
@@ -100,12 +133,15 @@ int main(int argc, char **argv)
         case 'p': params = optarg; break;
         case 'L': lanes = atoi(optarg); break;
         case 'j': threads = atoi(optarg); break;
+        case 'N': no_load = 1; break;
+        case 'S': separate = 1; break;
         default: return 2;
         }
     }
     if (!regions_path || argc - optind < 2) {
         fprintf(stderr, "usage: clxcorr-throughput [--device SPEC] [--batch B] [--repeat N] [--double] [--method M] "
                         "[--max-shift R] [--mode seed|accurate] [--param KEY=VALUE,...] [--lanes L] [--threads T] "
+                        "[--no-load] [--separate] "
                         "--regions FILE REFERENCE IMAGE...\n");
         return 2;
     }
@@ -166,14 +202,40 @@ int main(int argc, char **argv)
     if (clx_stream_run_devices(ctxs, ndevices, &ref, regions, nregions, &popt, &sopt, nimages * ndevices, load,
                                deliver, &src, NULL) != CLX_OK)
         die("warm-up", clx_context_message(ctx));
+    if (separate && ndevices > 1) {
+        struct separate runs[16];
+        pthread_t threads_of[16];
+        for (size_t d = 0; d < ndevices; d++) {
+            runs[d] = (struct separate){ ctxs[d], &ref, regions, nregions, (size_t)repeat / ndevices, 0, &popt, sopt,
+                                         src, 0, 0 };
+            runs[d].sopt.device_images = NULL;
+            pthread_create(&threads_of[d], NULL, separate_main, &runs[d]);
+        }
+        double first = 0, last = 0, sum = 0;
+        size_t total = 0;
+        for (size_t d = 0; d < ndevices; d++) {
+            pthread_join(threads_of[d], NULL);
+            if (runs[d].status != CLX_OK)
+                die("run", clx_context_message(ctxs[d]));
+            first = d == 0 || runs[d].src.start < first ? runs[d].src.start : first;
+            last = runs[d].end > last ? runs[d].end : last;
+            sum += runs[d].done / (runs[d].end - runs[d].src.start);
+            total += runs[d].done;
+        }
+        printf("clxcorr (separate streams) %s device=\"%s\": %.1f patterns/s in all, %.1f summed over the streams\n",
+               clx_mode_name(mode), device_names, total / (last - first), sum);
+        for (size_t d = 0; d < ndevices; d++)
+            clx_context_release(ctxs[d]);
+        return 0;
+    }
     size_t done = 0;
-    if (clx_stream_run_devices(ctxs, ndevices, &ref, regions, nregions, &popt, &sopt, (size_t)repeat, load, deliver,
-                               &src, &done) != CLX_OK)
+    if (clx_stream_run_devices(ctxs, ndevices, &ref, regions, nregions, &popt, &sopt, (size_t)repeat,
+                               no_load ? load_nothing : load, deliver, &src, &done) != CLX_OK)
         die("run", clx_context_message(ctx));
     double elapsed = now() - src.start;
-    printf("clxcorr %s %s %s max-shift=%d%s%s device=\"%s\" batch=%d lanes=%d regions=%zu window=%dx%d image=%dx%d: "
-           "%.1f patterns/s (%.4f ms/pattern)\n",
-           clx_mode_name(mode), use_double ? "double" : "float", src.method, max_shift, params ? " params=" : "",
+    printf("clxcorr %s%s %s %s max-shift=%d%s%s device=\"%s\" batch=%d lanes=%d regions=%zu window=%dx%d "
+           "image=%dx%d: %.1f patterns/s (%.4f ms/pattern)\n",
+           no_load ? "(no load) " : "", clx_mode_name(mode), use_double ? "double" : "float", src.method, max_shift, params ? " params=" : "",
            params ? params : "", device_names, src.batch, src.lanes, nregions, regions[0].w, regions[0].h, ref.width,
            ref.height, done / elapsed, 1e3 * elapsed / done);
     if (ndevices > 1) {
