@@ -727,10 +727,14 @@ int cmd_offsets(int argc, char **argv)
         failed = clx_stream_run_devices(r.ctxs, r.ndevices, &ref, r.regions, r.nregions, &a.plan, &a.stream,
                                         local_count, load_image, write_rows, &r, &done_images) != CLX_OK;
         why = clx_context_message(r.ctxs[0]);
-    } else {
+    } else if (r.sharded || r.mpi) {
+        /* An empty shard still writes its header lines; a rank without
+         * images still takes part in the agreement. */
         clx_stream_info none = { 0 };
         none.images_in_flight = 1;
         failed = started(&r, &none, &msg) != CLX_OK;
+    } else {
+        failed = 0;             /* the list's first entry is broken: reported below */
     }
     if (failed && r.mpi && !r.agreed)
         goto done;              /* this rank's set-up failed: agreed on below */
