@@ -13,14 +13,7 @@
 set -eu
 build=${1:?usage: bench/gpu-multi.sh BUILD_DIR [OUT_DIR]}
 out=${2:-/tmp/clxcorr-multi}
-here=$(cd "$(dirname "$0")/.." && pwd)
-export CLXCORR_KERNEL_DIR="$here/cl"
-mkdir -p "$out"
-set_dir=$out/set
-"$build/samples/clxcorr-samples" --out "$set_dir" --count 24 >/dev/null
-images=$(ls "$set_dir"/image_*.tif)
-regions=$set_dir/regions.txt
-ref=$set_dir/reference.tif
+. "$(dirname "$0")/gpu-sample-set.sh"
 clx="$build/src/clxcorr"
 
 "$clx" devices
@@ -31,10 +24,6 @@ ngpus=$(echo "$gpus" | tr ',' '\n' | wc -l)
 echo "GPUs: $gpus ($ngpus)"
 nvidia-smi --query-gpu=index,name,pci.bus_id --format=csv,noheader 2>/dev/null || true
 
-tp() {
-    # shellcheck disable=SC2086
-    "$build/bench/clxcorr-throughput" --regions "$regions" "$@" "$ref" $images
-}
 echo "== seed mode from memory: one GPU (65536 patterns), then all $ngpus (131072), then one stream per GPU"
 for _ in 1 2; do
     tp --device "$first" --repeat 65536

@@ -11,18 +11,7 @@
 set -eu
 build=${1:?usage: bench/gpu-throughput.sh BUILD_DIR [OUT_DIR]}
 out=${2:-/tmp/clxcorr-throughput}
-here=$(cd "$(dirname "$0")/.." && pwd)
-export CLXCORR_KERNEL_DIR="$here/cl"
-mkdir -p "$out"
-set_dir=$out/set
-"$build/samples/clxcorr-samples" --out "$set_dir" --count 24 >/dev/null
-images=$(ls "$set_dir"/image_*.tif)
-regions=$set_dir/regions.txt
-ref=$set_dir/reference.tif
-tp() {
-    # shellcheck disable=SC2086
-    "$build/bench/clxcorr-throughput" --regions "$regions" "$@" "$ref" $images
-}
+. "$(dirname "$0")/gpu-sample-set.sh"
 
 echo "== seed mode from memory, NVIDIA (16384 patterns each)"
 for fft in clfft vkfft; do

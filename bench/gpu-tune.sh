@@ -10,16 +10,9 @@
 set -eu
 build=${1:?usage: bench/gpu-tune.sh BUILD_DIR [OUT_DIR]}
 out=${2:-/tmp/clxcorr-tune}
-here=$(cd "$(dirname "$0")/.." && pwd)
-export CLXCORR_KERNEL_DIR="$here/cl"
 export XDG_CACHE_HOME="$out/cache"
 rm -rf "$XDG_CACHE_HOME"
-mkdir -p "$out"
-set_dir=$out/set
-"$build/samples/clxcorr-samples" --out "$set_dir" --count 24 >/dev/null
-images=$(ls "$set_dir"/image_*.tif)
-regions=$set_dir/regions.txt
-ref=$set_dir/reference.tif
+. "$(dirname "$0")/gpu-sample-set.sh"
 tp() {
     # shellcheck disable=SC2086
     "$build/bench/clxcorr-throughput" --device nvidia --regions "$regions" "$@" "$ref" $images
