@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "bench_report.h"
+#include "json_out.h"
 
 /* ---- strings ---- */
 
@@ -25,46 +26,6 @@ static size_t field_len(const char *s, size_t size)
 }
 
 #define FIELD(s) (s), field_len((s), sizeof(s))
-
-/* Decodes the character at s (len > 0 bytes left) into *cp and returns its
- * length in bytes. A byte that does not start a valid UTF-8 sequence
- * (overlong, a surrogate, past U+10FFFF, cut short) reads as U+FFFD, one byte
- * long: JSON and XML must be valid UTF-8 whatever a driver reported. */
-static size_t utf8_next(const char *s, size_t len, unsigned long *cp)
-{
-    const unsigned char *u = (const unsigned char *)s;
-    size_t n = u[0] < 0x80 ? 1 : u[0] < 0xC2 ? 0 : u[0] < 0xE0 ? 2 : u[0] < 0xF0 ? 3 : u[0] < 0xF5 ? 4 : 0;
-    unsigned long c = n == 1 ? u[0] : n == 2 ? u[0] & 0x1Fu : n == 3 ? u[0] & 0x0Fu : u[0] & 0x07u;
-    int valid = n > 0 && n <= len;
-    for (size_t i = 1; valid && i < n; i++) {
-        valid = (u[i] & 0xC0) == 0x80;
-        c = c << 6 | (u[i] & 0x3Fu);
-    }
-    if (valid && ((n == 3 && c < 0x800) || (n == 4 && c < 0x10000) || (c >= 0xD800 && c <= 0xDFFF) ||
-                  c > 0x10FFFF))
-        valid = 0;
-    *cp = valid ? c : 0xFFFD;
-    return valid ? n : 1;
-}
-
-static void utf8_put(FILE *f, unsigned long c)
-{
-    if (c < 0x80) {
-        fputc((int)c, f);
-    } else if (c < 0x800) {
-        fputc((int)(0xC0 | c >> 6), f);
-        fputc((int)(0x80 | (c & 0x3F)), f);
-    } else if (c < 0x10000) {
-        fputc((int)(0xE0 | c >> 12), f);
-        fputc((int)(0x80 | (c >> 6 & 0x3F)), f);
-        fputc((int)(0x80 | (c & 0x3F)), f);
-    } else {
-        fputc((int)(0xF0 | c >> 18), f);
-        fputc((int)(0x80 | (c >> 12 & 0x3F)), f);
-        fputc((int)(0x80 | (c >> 6 & 0x3F)), f);
-        fputc((int)(0x80 | (c & 0x3F)), f);
-    }
-}
 
 /* Characters in s[0..len), for estimating how wide text is drawn. */
 static size_t text_chars(const char *s, size_t len)
@@ -95,40 +56,6 @@ static int stream_status(FILE *f)
 
 /* ---- JSON ---- */
 
-static void json_string(FILE *f, const char *s, size_t len)
-{
-    fputc('"', f);
-    for (size_t i = 0; i < len;) {
-        unsigned long c;
-        i += utf8_next(s + i, len - i, &c);
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", (int)c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04lx", c);
-        else
-            utf8_put(f, c);
-    }
-    fputc('"', f);
-}
-
-/* An object being written: members after the first are preceded by a comma. */
-struct json_object {
-    FILE *f;
-    const char *indent;   /* of its members */
-    int members;
-};
-
-static void json_key(struct json_object *o, const char *key)
-{
-    fprintf(o->f, "%s\n%s\"%s\": ", o->members++ ? "," : "", o->indent, key);
-}
-
-static void json_text(struct json_object *o, const char *key, const char *s, size_t len)
-{
-    json_key(o, key);
-    json_string(o->f, s, len);
-}
-
 /* "fft" and "error": absent reads better as null than as "". */
 static void json_text_or_null(struct json_object *o, const char *key, const char *s, size_t len)
 {
@@ -137,12 +64,6 @@ static void json_text_or_null(struct json_object *o, const char *key, const char
         json_string(o->f, s, len);
     else
         fputs("null", o->f);
-}
-
-static void json_int(struct json_object *o, const char *key, long long v)
-{
-    json_key(o, key);
-    fprintf(o->f, "%lld", v);
 }
 
 static void json_value(FILE *f, const char *format, double v)

@@ -19,12 +19,15 @@
 #include "csv_output.h"
 #include "image_list.h"
 #include "mpi_ranks.h"
+#include "run_meta.h"
 #include "shard.h"
 
 struct offsets_args {
     struct window_options win;
     const char *list_path;
     const char *output;
+    const char *meta;            /* --meta FILE.json */
+    const char *shard_text;      /* --shard as given */
     const char *device;
     int shard_index, shard_count;    /* --shard K/N; 0: the whole list */
     int no_cache;
@@ -127,6 +130,12 @@ static void usage(FILE *f)
           "Output:\n"
           "  -o, --output FILE    write the CSV to FILE (default: standard output); it is\n"
           "                       written as FILE.part and renamed when the run completes\n"
+          "      --meta FILE      also write FILE (JSON): the clxcorr version, command,\n"
+          "                       host, inputs, every option, each device (driver,\n"
+          "                       method and why, tuning values, batch, images) and the\n"
+          "                       timings, so that the result can be reproduced; written\n"
+          "                       at the end, with \"status\": \"failed\" and the error if\n"
+          "                       the run failed\n"
           "  Columns: image,region,x,y,dx,dy,peak,flags (seed mode), and in accurate\n"
           "  mode also zncc,peak_ratio,iterations\n"
           "    region  0-based index in the window list\n"
@@ -196,7 +205,8 @@ enum {
     OPT_FINE_SHIFT,
     OPT_LANES,
     OPT_FFT,
-    OPT_SHARD
+    OPT_SHARD,
+    OPT_META
 };
 
 /* Appends one --param value to the comma-joined list. */
@@ -230,6 +240,7 @@ static int parse_args(int argc, char **argv, struct offsets_args *a)
         { "output", required_argument, NULL, 'o' },
         { "device", required_argument, NULL, 'd' },
         { "shard", required_argument, NULL, OPT_SHARD },
+        { "meta", required_argument, NULL, OPT_META },
         { "no-cache", no_argument, NULL, OPT_NO_CACHE },
         { "method", required_argument, NULL, OPT_METHOD },
         { "max-shift", required_argument, NULL, OPT_MAX_SHIFT },
@@ -356,7 +367,9 @@ static int parse_args(int argc, char **argv, struct offsets_args *a)
         case OPT_SHARD:
             if (shard_parse(optarg, &a->shard_index, &a->shard_count))
                 return -1;
+            a->shard_text = optarg;
             break;
+        case OPT_META: a->meta = optarg; break;
         case OPT_NO_CACHE: a->no_cache = 1; break;
         case 'v': verbosity = verbosity < 1 ? 2 : verbosity + 1; break;
         case 'q': verbosity = 0; break;
@@ -422,6 +435,7 @@ struct run {
     int out_open;
     int explain;
     struct progress progress;
+    struct run_meta meta;        /* for --meta */
     /* Rows formatted by the lanes (format_rows), written in order by the
      * calling thread (write_rows): image j's in ring[j % ring_size], which
      * holds every image between formatting and writing. */
@@ -529,7 +543,9 @@ static int started(void *user, const clx_stream_info *info, clx_message *msg)
             fprintf(stderr, "clxcorr: parameters: %s\n", clx_plan_tuning(plan));
         }
         report_info("%s: batches of %d images", name, clx_plan_batch_size(plan));
+        run_meta_device(&r->meta, d, r->ctxs[d], plan);
     }
+    r->meta.lanes = info->lanes;
     report_info("%d lanes at work at once", info->lanes);
     r->ring_size = info->images_in_flight;
     r->ring = calloc(r->ring_size, sizeof *r->ring);
@@ -537,7 +553,7 @@ static int started(void *user, const clx_stream_info *info, clx_message *msg)
         snprintf(msg->text, sizeof msg->text, "out of memory");
         return CLX_ERR_HOST_MEMORY;
     }
-    r->started_at = now_seconds();
+    r->started_at = r->meta.t_ready = now_seconds();
     if (r->mpi && mpi_rank() != 0)
         return CLX_OK;
     char comment[256];
@@ -677,6 +693,7 @@ int cmd_offsets(int argc, char **argv)
 
     memset(&a, 0, sizeof a);
     memset(&r, 0, sizeof r);
+    run_meta_begin(&r.meta, argc, argv);
     clx_plan_options_init(&a.plan);
     clx_stream_options_init(&a.stream);
     int parsed = parse_args(argc, argv, &a);
@@ -718,6 +735,14 @@ int cmd_offsets(int argc, char **argv)
     a.stream.finish = format_rows;
     a.stream.progress = show_progress;
     a.stream.device_images = device_images;
+    r.meta.reference = a.reference;
+    r.meta.images = r.count;
+    r.meta.windows = r.nregions;
+    r.meta.output = a.output;
+    r.meta.plan = &a.plan;
+    r.meta.loaders = a.stream.loaders;
+    r.meta.shard = a.shard_text;
+    r.meta.mpi_ranks = r.mpi ? mpi_size() : 0;
 
     /* The images before an entry that cannot be opened still get their rows. */
     progress_start(&r.progress, r.count);
@@ -777,6 +802,12 @@ int cmd_offsets(int argc, char **argv)
         for (size_t d = 0; r.ndevices > 1 && d < r.ndevices; d++)
             report_info("device %zu (%s): %zu images", d, clx_context_device(r.ctxs[d])->name, device_images[d]);
     }
+    r.meta.t_end = now_seconds();
+    for (size_t d = 0; d < r.ndevices && d < RUN_META_MAX_DEVICES; d++)
+        r.meta.devices[d].images = device_images[d];
+    if (a.meta && (!r.mpi || mpi_rank() == 0) &&
+        run_meta_write(&r.meta, a.meta, written, status == EXIT_OK ? NULL : report_last_error()) != 0)
+        status = EXIT_FAILURE_RUN;
     /* Rank 0 ends every rank: the others may be waiting to send rows. */
     if (failed && r.mpi && mpi_rank() == 0)
         mpi_abort();

@@ -1,0 +1,33 @@
+/*
+ * json_out.h - writing JSON (bench's report, offsets --meta): strings as
+ * valid UTF-8 whatever a driver reported, and objects member by member.
+ */
+#ifndef CLX_JSON_OUT_H
+#define CLX_JSON_OUT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* The code point at s (len bytes left) and its length in bytes; a byte that
+ * does not start a valid UTF-8 sequence reads as U+FFFD, one byte long. */
+size_t utf8_next(const char *s, size_t len, unsigned long *cp);
+void utf8_put(FILE *f, unsigned long c);
+
+/* s[0..len) as a JSON string, quotes included. */
+void json_string(FILE *f, const char *s, size_t len);
+
+/* An object being written: members after the first are preceded by a comma. */
+struct json_object {
+    FILE *f;
+    const char *indent;   /* of its members */
+    int members;
+};
+
+/* Starts a member: the comma, new line, indent and "key": . */
+void json_key(struct json_object *o, const char *key);
+void json_text(struct json_object *o, const char *key, const char *s, size_t len);
+void json_int(struct json_object *o, const char *key, long long v);
+/* null when v is not finite. */
+void json_double(struct json_object *o, const char *key, const char *format, double v);
+
+#endif

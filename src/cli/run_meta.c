@@ -1,0 +1,154 @@
+/* run_meta.c - offsets --meta FILE.json; see run_meta.h. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "json_out.h"
+#include "run_meta.h"
+
+void run_meta_begin(struct run_meta *m, int argc, char **argv)
+{
+    memset(m, 0, sizeof *m);
+    m->argc = argc;
+    m->argv = argv;
+    m->t_start = now_seconds();
+    time_t now = time(NULL);
+    strftime(m->started, sizeof m->started, "%Y-%m-%dT%H:%M:%S%z", localtime(&now));
+}
+
+void run_meta_device(struct run_meta *m, size_t d, const clx_context *ctx, const clx_plan *plan)
+{
+    if (d >= RUN_META_MAX_DEVICES)
+        return;
+    struct run_meta_device *md = &m->devices[d];
+    md->info = *clx_context_device(ctx);
+    snprintf(md->method, sizeof md->method, "%s", clx_method_name(clx_plan_method(plan)));
+    snprintf(md->fft, sizeof md->fft, "%s", clx_plan_method(plan) == CLX_METHOD_FFT ? clx_plan_fft(plan) : "");
+    snprintf(md->explanation, sizeof md->explanation, "%s", clx_plan_explanation(plan));
+    snprintf(md->tuning, sizeof md->tuning, "%s", clx_plan_tuning(plan));
+    md->batch = clx_plan_batch_size(plan);
+    if (m->ndevices < d + 1)
+        m->ndevices = d + 1;
+}
+
+static void text(struct json_object *o, const char *key, const char *s)
+{
+    if (s)
+        json_text(o, key, s, strlen(s));
+    else {
+        json_key(o, key);
+        fputs("null", o->f);
+    }
+}
+
+static void write_options(FILE *f, const struct run_meta *m)
+{
+    const clx_plan_options *p = m->plan;
+    struct json_object o = { f, "    ", 0 };
+    fputc('{', f);
+    text(&o, "mode", clx_mode_name(p->mode));
+    text(&o, "method", clx_method_name(p->method));
+    json_int(&o, "max_shift", p->max_shift);
+    /* The values in effect, where the option left it to the mode. */
+    text(&o, "estimator", clx_estimator_name(p->estimator == CLX_ESTIMATOR_DEFAULT ? CLX_ESTIMATOR_LSQ : p->estimator));
+    json_int(&o, "fit_size", p->fit_size ? p->fit_size : p->mode == CLX_MODE_SEED ? 5 : 3);
+    json_int(&o, "batch", p->batch);
+    json_int(&o, "double", p->use_double);
+    text(&o, "params", p->params);
+    if (p->mode == CLX_MODE_ACCURATE) {
+        text(&o, "prefilter", p->prefilter ? p->prefilter : "none");
+        text(&o, "window_fn", p->window == CLX_WINDOW_HANN ? "hann" : p->window == CLX_WINDOW_TUKEY ? "tukey" : "none");
+        json_double(&o, "window_alpha", "%.6g", p->window_alpha);
+        json_int(&o, "passes", p->passes);
+        json_int(&o, "refine", p->refine);
+        json_double(&o, "tol", "%.6g", p->tolerance);
+        json_int(&o, "fine_shift", p->fine_shift);
+    }
+    json_int(&o, "lanes", m->lanes);
+    json_int(&o, "threads", m->loaders);
+    text(&o, "shard", m->shard);
+    json_int(&o, "mpi_ranks", m->mpi_ranks);
+    fputs("\n  }", f);
+}
+
+static void write_device(FILE *f, const struct run_meta_device *d)
+{
+    struct json_object o = { f, "      ", 0 };
+    fputs("\n    {", f);
+    text(&o, "name", d->info.name);
+    text(&o, "vendor", d->info.vendor);
+    text(&o, "platform", d->info.platform_name);
+    text(&o, "driver", d->info.driver_version);
+    text(&o, "opencl_c", d->info.opencl_c_version);
+    text(&o, "type", clx_device_type_name(d->info.type));
+    json_int(&o, "compute_units", d->info.compute_units);
+    text(&o, "method", d->method);
+    text(&o, "fft", d->fft[0] ? d->fft : NULL);
+    text(&o, "why", d->explanation);
+    text(&o, "tuning", d->tuning);
+    json_int(&o, "batch", d->batch);
+    json_int(&o, "images", (long long)d->images);
+    fputs("\n    }", f);
+}
+
+int run_meta_write(const struct run_meta *m, const char *path, size_t images_done, const char *error)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        report_error("--meta %s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct json_object o = { f, "  ", 0 };
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    fputc('{', f);
+    text(&o, "clxcorr", clx_version());
+    text(&o, "features", clx_build_features());
+    json_key(&o, "command");
+    fputs("[\"clxcorr\"", f);
+    for (int i = 0; i < m->argc; i++) {
+        fputs(", ", f);
+        json_string(f, m->argv[i], strlen(m->argv[i]));
+    }
+    fputc(']', f);
+    text(&o, "host", host);
+    text(&o, "started", m->started);
+    text(&o, "status", error ? "failed" : "complete");
+    text(&o, "error", error);
+    text(&o, "reference", m->reference);
+    json_int(&o, "images", (long long)m->images);
+    json_int(&o, "images_done", (long long)images_done);
+    json_int(&o, "windows", (long long)m->windows);
+    text(&o, "output", m->output ? m->output : "-");
+    json_key(&o, "options");
+    write_options(f, m);
+    json_key(&o, "devices");
+    fputc('[', f);
+    for (size_t d = 0; d < m->ndevices; d++) {
+        fputs(d ? "," : "", f);
+        write_device(f, &m->devices[d]);
+    }
+    fputs(m->ndevices ? "\n  ]" : "]", f);
+    double ready = m->t_ready > 0 ? m->t_ready : m->t_end;
+    json_key(&o, "seconds");
+    struct json_object t = { f, "    ", 0 };
+    fputc('{', f);
+    json_double(&t, "total", "%.3f", m->t_end - m->t_start);
+    json_double(&t, "set_up", "%.3f", ready - m->t_start);
+    json_double(&t, "images", "%.3f", m->t_end - ready);
+    fputs("\n  }", f);
+    json_double(&o, "images_per_second", "%.1f", m->t_end > ready ? images_done / (m->t_end - ready) : 0.0);
+    fputs("\n}\n", f);
+    if (fflush(f) != 0 || ferror(f)) {
+        report_error("--meta %s: %s", path, strerror(errno ? errno : EIO));
+        fclose(f);
+        return -1;
+    }
+    fclose(f);
+    return 0;
+}
