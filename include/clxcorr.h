@@ -67,7 +67,8 @@ typedef enum clx_status {
     CLX_ERR_FFT = -10,           /* the FFT library failed */
     CLX_ERR_SIZE = -11,          /* an image does not have the reference's size */
     CLX_ERR_REGION = -12,        /* a window is invalid or outside the image */
-    CLX_ERR_STATE = -13          /* a call out of order (read before push, ...) */
+    CLX_ERR_STATE = -13,         /* a call out of order (read before push, ...) */
+    CLX_ERR_CANCELLED = -14      /* the caller stopped the run (clx_stream_options.cancelled) */
 } clx_status;
 
 /* The name of a status ("CLX_ERR_IO"), never NULL. */
@@ -559,6 +560,11 @@ typedef struct clx_stream_options {
     /* If not NULL, one entry per device, filled in by the run: the images
      * each device correlated. */
     size_t *device_images;
+    /* Polled (may be NULL) by the loader threads before each image: a
+     * non-zero return stops the run as a failure would, with
+     * CLX_ERR_CANCELLED, after delivering every image before the one not
+     * loaded (a signal handler's flag, say). */
+    int (*cancelled)(void *user);
 } clx_stream_options;
 
 void clx_stream_options_init(clx_stream_options *options);

@@ -1,6 +1,9 @@
 /* cl_error.c - names for OpenCL error codes. */
 #include "config.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "cl_error.h"
 #include "clxcorr.h"
 
@@ -95,4 +98,21 @@ int cl_status(cl_int code)
         return CLX_ERR_BUILD;
     }
     return CLX_ERR_OPENCL;
+}
+
+cl_int cl_fault(cl_int err, const char *call)
+{
+    static long fault_at = -1;      /* -1: not read yet; 0: no fault */
+    static long enqueues;
+    if (strncmp(call, "clEnqueue", 9) != 0)
+        return err;
+    long at = __atomic_load_n(&fault_at, __ATOMIC_RELAXED);
+    if (at < 0) {
+        const char *env = getenv("CLXCORR_FAULT_ENQUEUE");
+        at = env ? atol(env) : 0;
+        __atomic_store_n(&fault_at, at > 0 ? at : 0, __ATOMIC_RELAXED);
+    }
+    if (at > 0 && __atomic_add_fetch(&enqueues, 1, __ATOMIC_RELAXED) == at)
+        return CL_OUT_OF_RESOURCES;
+    return err;
 }

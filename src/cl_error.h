@@ -23,9 +23,17 @@ struct clx_context;
 int ctx_cl_fail(struct clx_context *ctx, cl_int code, const char *call,
                 const char *file, int line);
 
+/*
+ * A fault for tests: with CLXCORR_FAULT_ENQUEUE=N in the environment, the
+ * N-th clEnqueue* call of the process (counted from 1, over all threads)
+ * reports CL_OUT_OF_RESOURCES, as an exhausted or lost device would, so
+ * that a test can see what a run does then. Otherwise returns err as is.
+ */
+cl_int cl_fault(cl_int err, const char *call);
+
 #define CL_CALL(ctx, call)                                                   \
     do {                                                                     \
-        cl_int cl_call_err_ = (call);                                        \
+        cl_int cl_call_err_ = cl_fault((call), #call);                       \
         if (cl_call_err_ != CL_SUCCESS) {                                    \
             status = ctx_cl_fail((ctx), cl_call_err_, #call, __FILE__, __LINE__); \
             goto error;                                                      \

@@ -23,6 +23,7 @@ const char *clx_status_name(int status)
     case CLX_ERR_SIZE: return "CLX_ERR_SIZE";
     case CLX_ERR_REGION: return "CLX_ERR_REGION";
     case CLX_ERR_STATE: return "CLX_ERR_STATE";
+    case CLX_ERR_CANCELLED: return "CLX_ERR_CANCELLED";
     }
     return "CLX_ERR_UNKNOWN";
 }

@@ -85,6 +85,7 @@ struct stream {
     clx_pixel_type type;
     size_t image_bytes;
     clx_stream_load_fn load;
+    int (*cancelled)(void *user);
     int (*finish)(void *user, size_t index, const clx_result *results, size_t nregions, clx_message *msg);
     void *user;
 
@@ -223,6 +224,10 @@ static void *loader_main(void *arg)
         size_t i = s->next_image;
         if (s->stopping || i >= stream_end(s))
             break;
+        if (s->cancelled && s->cancelled(s->user)) {
+            fail_at(s, i, CLX_ERR_CANCELLED, "interrupted");
+            break;
+        }
         struct slot *sl = s->open;
         if (!sl) {
             sl = slot_choose(s);
@@ -582,6 +587,7 @@ int clx_stream_run_devices(clx_context *const *contexts, size_t ndevices, const 
     s.type = reference->type == CLX_PIXEL_F32 ? CLX_PIXEL_F32 : CLX_PIXEL_U16;
     s.image_bytes = (size_t)s.width * s.height * clx_pixel_size(s.type);
     s.load = load;
+    s.cancelled = sopt->cancelled;
     s.finish = sopt->finish;
     s.user = user;
     pthread_mutex_init(&s.lock, NULL);

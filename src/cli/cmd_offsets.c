@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,7 +185,9 @@ static void usage(FILE *f)
           "  -h, --help           this help\n"
           "\n"
           "Exit status: 0 success, 1 the run failed (rows written so far are complete;\n"
-          "an output FILE then stays FILE.part), 2 wrong command line.\n",
+          "an output FILE then stays FILE.part), 2 wrong command line, 130 or 143\n"
+          "interrupted by SIGINT (Ctrl-C) or SIGTERM: the images in flight are finished\n"
+          "and their rows written first; a second Ctrl-C ends it at once.\n",
           f);
 }
 
@@ -515,6 +518,34 @@ static int write_rows(void *user, size_t j, const clx_result *results, size_t nr
     return mpi_split_send_own(&r->split, run_index(r, j), rows, msg);
 }
 
+/*
+ * Ctrl-C or SIGTERM: the loaders stop claiming images, the images already
+ * in flight are finished and their rows written, and FILE.part keeps them.
+ * A second signal ends the process at once (the handler resets itself).
+ */
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+    interrupted = sig;
+}
+
+static void catch_interrupts(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+static int run_cancelled(void *user)
+{
+    return interrupted != 0;
+}
+
 /* Under MPI, every rank says once whether its set-up went well. */
 static int agree(struct run *r, int status, const char *text, clx_message *msg)
 {
@@ -703,6 +734,7 @@ int cmd_offsets(int argc, char **argv)
         return parsed > 0 ? EXIT_OK : EXIT_USAGE;
     }
     r.mpi = mpi_active();
+    catch_interrupts();
     if (a.list_path && image_list_read(&a.images, a.list_path, &msg) != CLX_OK) {
         report_error("%s", msg.text);
         goto done;
@@ -735,6 +767,7 @@ int cmd_offsets(int argc, char **argv)
     a.stream.finish = format_rows;
     a.stream.progress = show_progress;
     a.stream.device_images = device_images;
+    a.stream.cancelled = run_cancelled;
     r.meta.reference = a.reference;
     r.meta.images = r.count;
     r.meta.windows = r.nregions;
@@ -777,7 +810,9 @@ int cmd_offsets(int argc, char **argv)
     progress_finish(&r.progress);
     double elapsed = r.started_at > 0 ? now_seconds() - r.started_at : 0;
 
-    if (failed && r.mpi) {
+    if (failed && interrupted && !r.mpi) {
+        report_error("interrupted by %s after %zu images", interrupted == SIGINT ? "SIGINT" : "SIGTERM", done_images);
+    } else if (failed && r.mpi) {
         report_rank_failure(&r, done_images, local_count, why);
     } else if (failed) {
         report_error("%s", why);
@@ -834,5 +869,8 @@ done:
     clx_image_free(&ref);
     image_list_free(&a.images);
     free(a.params);
+    /* Interrupted: the shell's convention, 128 + the signal. */
+    if (interrupted && status != EXIT_OK)
+        status = 128 + interrupted;
     return status;
 }

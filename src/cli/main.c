@@ -1,6 +1,7 @@
 /* main.c - the clxcorr command: global options and subcommand dispatch. */
 #include "config.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -58,6 +59,8 @@ static int dispatch(const char *command, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* A closed pipe is a write error with a message, not a silent death. */
+    signal(SIGPIPE, SIG_IGN);
     if (argc < 2) {
         report_error("no command given (see clxcorr --help)");
         return EXIT_USAGE;

@@ -1,0 +1,94 @@
+#!/bin/sh
+# Faults in the middle of a run each give one clear error, a non-zero exit
+# and complete rows only: an OpenCL enqueue that fails as an exhausted or
+# lost device would (CLXCORR_FAULT_ENQUEUE=N), a full disk (/dev/full), a
+# closed pipe, and SIGINT / SIGTERM (exit 130 / 143, the images in flight
+# finished and written first).
+. "$TESTS_SRCDIR/lib.sh"
+need_device
+make_small_set "$TMP/set" 9
+S=$TMP/set
+run() {
+    "$CLXCORR" offsets --mode seed --method fft --batch 2 --regions "$S/regions.txt" "$@"
+}
+run "$S/reference.tif" "$S"/image_*.tif >"$TMP/good.csv" || fail "the run without faults"
+
+# Rows in FILE.part: whole images only, the same as the good run's first ones.
+check_prefix() {
+    name=$1 part=$2
+    rows=$(($(wc -l <"$part") - 1))
+    if [ $((rows % 6)) -ne 0 ]; then
+        fail "$name: $rows rows in $part: not whole images of 6 windows"
+    elif ! head -n $((rows + 1)) "$TMP/good.csv" | cmp -s - "$part"; then
+        fail "$name: the rows in $part differ from the good run's first $((rows / 6)) images"
+    else
+        pass "$name: $((rows / 6)) whole images in $(basename "$part"), identical to the good run's"
+    fi
+}
+
+# The 40th enqueue fails: some batches are done by then, not all.
+rm -f "$TMP/f.csv" "$TMP/f.csv.part"
+CLXCORR_FAULT_ENQUEUE=40 run -o "$TMP/f.csv" "$S/reference.tif" "$S"/image_*.tif 2>"$TMP/err"
+status=$?
+if [ "$status" -ne 1 ]; then
+    fail "a failed enqueue: exit status $status, expected 1"
+elif [ "$(grep -c 'error:' "$TMP/err")" -ne 1 ] || ! grep -q "CL_OUT_OF_RESOURCES" "$TMP/err"; then
+    fail "a failed enqueue: expected one error naming CL_OUT_OF_RESOURCES: $(cat "$TMP/err")"
+elif [ -e "$TMP/f.csv" ]; then
+    fail "a failed enqueue: f.csv exists as if complete"
+else
+    pass "a failed enqueue: $(grep error: "$TMP/err")"
+    check_prefix "a failed enqueue" "$TMP/f.csv.part"
+fi
+
+# A full disk, at the header already.
+expect_failure "a full disk (/dev/full)" 1 "writing standard output: No space left on device" \
+    sh -c '"$0" "$@" >/dev/full' "$CLXCORR" offsets --mode seed --regions "$S/regions.txt" "$S/reference.tif" \
+    "$S/image_0001.tif"
+
+# A closed pipe: more rows than a pipe holds, to a reader that leaves at once.
+for i in $(seq 400); do echo "$S/image_000$((i % 9 + 1)).tif"; done >"$TMP/list400.txt"
+{ run --list "$TMP/list400.txt" "$S/reference.tif" 2>"$TMP/err"; echo $? >"$TMP/status"; } | head -c 1 >/dev/null
+status=$(cat "$TMP/status")
+if [ "$status" -ne 1 ]; then
+    fail "a closed pipe: exit status $status, expected 1"
+elif [ "$(grep -c 'error:' "$TMP/err")" -ne 1 ] || ! grep -q "writing standard output: Broken pipe" "$TMP/err"; then
+    fail "a closed pipe: expected one error 'Broken pipe': $(cat "$TMP/err")"
+else
+    pass "a closed pipe: $(cat "$TMP/err")"
+fi
+
+# SIGINT and SIGTERM once rows are being written.
+for i in $(seq 0 99999); do echo "$S/image_000$((i % 9 + 1)).tif"; done >"$TMP/long.txt"
+for sig in INT TERM; do
+    want=$([ $sig = INT ] && echo 130 || echo 143)
+    rm -f "$TMP/s.csv" "$TMP/s.csv.part"
+    # Not through the function: $! must be clxcorr itself, not a subshell.
+    "$CLXCORR" offsets --mode seed --method fft --batch 2 --regions "$S/regions.txt" --list "$TMP/long.txt" \
+        -o "$TMP/s.csv" "$S/reference.tif" 2>"$TMP/err" &
+    pid=$!
+    waited=0
+    while [ "$(wc -l <"$TMP/s.csv.part" 2>/dev/null || echo 0)" -lt 200 ] && [ $waited -lt 600 ]; do
+        sleep 0.1
+        waited=$((waited + 1))
+    done
+    kill -$sig $pid
+    wait $pid
+    status=$?
+    rows=$(($(wc -l <"$TMP/s.csv.part") - 1))
+    # The long list cycles through the 9 images: its good rows are the good run's, repeated.
+    awk -v n=$((rows / 6)) 'NR == 1 { h = $0; next } { row[NR - 2] = $0 } END { print h; for (i = 0; i < n * 6; i++) print row[i % 54] }' \
+        "$TMP/good.csv" >"$TMP/cycled.csv"
+    if [ "$status" -ne "$want" ]; then
+        fail "SIG$sig: exit status $status, expected $want ($(cat "$TMP/err"))"
+    elif [ "$(grep -c 'error:' "$TMP/err")" -ne 1 ] || ! grep -q "interrupted by SIG$sig after $((rows / 6)) images" "$TMP/err"; then
+        fail "SIG$sig: expected one error 'interrupted by SIG$sig after $((rows / 6)) images': $(cat "$TMP/err")"
+    elif [ $((rows % 6)) -ne 0 ] || ! cmp -s "$TMP/cycled.csv" "$TMP/s.csv.part"; then
+        fail "SIG$sig: s.csv.part does not hold whole images identical to the good run's ($rows rows)"
+    elif [ -e "$TMP/s.csv" ]; then
+        fail "SIG$sig: s.csv exists as if complete"
+    else
+        pass "SIG$sig: exit $status, $((rows / 6)) whole images kept, $(grep error: "$TMP/err")"
+    fi
+done
+finish
