@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "csv_output.h"
 #include "image_list.h"
 #include "mpi_ranks.h"
+#include "resume.h"
 #include "run_meta.h"
 #include "shard.h"
 
@@ -28,6 +30,8 @@ struct offsets_args {
     const char *list_path;
     const char *output;
     const char *meta;            /* --meta FILE.json */
+    int resume;                  /* --resume */
+    int skip_bad;                /* --skip-bad */
     const char *shard_text;      /* --shard as given */
     const char *device;
     int shard_index, shard_count;    /* --shard K/N; 0: the whole list */
@@ -62,6 +66,9 @@ static void usage(FILE *f)
           "                       images (K from 1), e.g. one per task of a Slurm job\n"
           "                       array; the output starts with a '# clxcorr shard' line\n"
           "                       that `clxcorr merge` checks when it joins the shards\n"
+          "      --skip-bad       an image that cannot be read (missing, corrupt, another\n"
+          "                       size) is a warning and rows flagged 64 with nan\n"
+          "                       offsets, not the end of the run\n"
           "  Formats: TIFF (8/16-bit unsigned, 32-bit float, any compression), PNG,\n"
           "  JPEG, BMP, PGM; colour is converted to luminance. Every image must have\n"
           "  the reference's size. Each page of a multi-page TIFF is one image, named\n"
@@ -131,6 +138,10 @@ static void usage(FILE *f)
           "Output:\n"
           "  -o, --output FILE    write the CSV to FILE (default: standard output); it is\n"
           "                       written as FILE.part and renamed when the run completes\n"
+          "      --resume         continue the run that left FILE.part (Ctrl-C, a crash, a\n"
+          "                       full disk): its rows are checked, image by image, and kept\n"
+          "                       as far as they are whole and in order; the rest of the\n"
+          "                       images are appended. Same command otherwise; needs -o\n"
           "      --meta FILE      also write FILE (JSON): the clxcorr version, command,\n"
           "                       host, inputs, every option, each device (driver,\n"
           "                       method and why, tuning values, batch, images) and the\n"
@@ -158,6 +169,7 @@ static void usage(FILE *f)
           "               or dy (windows on a grid only)\n"
           "           16  the moved window had to be kept inside the image\n"
           "           32  refinement stopped before the residual fell below --tol\n"
+          "           64  the image could not be read (--skip-bad): dx, dy, peak nan\n"
           "    zncc        zero-normalised correlation of the windows at the final offset\n"
           "    peak_ratio  first pass's peak over its highest other local maximum\n"
           "    iterations  refinement iterations done\n"
@@ -209,7 +221,9 @@ enum {
     OPT_LANES,
     OPT_FFT,
     OPT_SHARD,
-    OPT_META
+    OPT_META,
+    OPT_RESUME,
+    OPT_SKIP_BAD
 };
 
 /* Appends one --param value to the comma-joined list. */
@@ -244,6 +258,8 @@ static int parse_args(int argc, char **argv, struct offsets_args *a)
         { "device", required_argument, NULL, 'd' },
         { "shard", required_argument, NULL, OPT_SHARD },
         { "meta", required_argument, NULL, OPT_META },
+        { "resume", no_argument, NULL, OPT_RESUME },
+        { "skip-bad", no_argument, NULL, OPT_SKIP_BAD },
         { "no-cache", no_argument, NULL, OPT_NO_CACHE },
         { "method", required_argument, NULL, OPT_METHOD },
         { "max-shift", required_argument, NULL, OPT_MAX_SHIFT },
@@ -373,6 +389,8 @@ static int parse_args(int argc, char **argv, struct offsets_args *a)
             a->shard_text = optarg;
             break;
         case OPT_META: a->meta = optarg; break;
+        case OPT_RESUME: a->resume = 1; break;
+        case OPT_SKIP_BAD: a->skip_bad = 1; break;
         case OPT_NO_CACHE: a->no_cache = 1; break;
         case 'v': verbosity = verbosity < 1 ? 2 : verbosity + 1; break;
         case 'q': verbosity = 0; break;
@@ -389,6 +407,10 @@ static int parse_args(int argc, char **argv, struct offsets_args *a)
         return -1;
     }
     a->reference = argv[optind++];
+    if (a->resume && (!a->output || strcmp(a->output, "-") == 0)) {
+        report_error("--resume continues the output FILE of an earlier run: give it with -o FILE");
+        return -1;
+    }
     if (check_window_options(a->win.regions_path != NULL, a->win.have_grid, a->win.have_window, a->win.have_margin, 1))
         return -1;
     return image_list_add_args(&a->images, argc, argv, optind, a->list_path != NULL,
@@ -428,6 +450,8 @@ struct run {
     size_t count;                /* the shard's images (all ranks together) */
     struct shard shard;
     int sharded;
+    int resumed;                 /* --resume found an earlier output */
+    size_t kept;                 /* its whole images, not correlated again */
     struct mpi_split split;
     int mpi;
     int agreed;                  /* MPI: the set-up agreement took place */
@@ -445,6 +469,12 @@ struct run {
     struct csv_text *ring;
     size_t ring_size;
     double started_at;           /* when the plans were ready */
+    /* --skip-bad: which of this process's images could not be read (by
+     * index j, set by the loaders), their rows' results, and how many. */
+    int skip_bad;
+    unsigned char *unreadable;
+    clx_result *unreadable_results;
+    size_t nunreadable;
 };
 
 /* The run's index (within the shard) of this process's image j. */
@@ -458,10 +488,32 @@ static size_t item_of(const struct run *r, size_t j)
     return r->first + run_index(r, j);
 }
 
+/* --skip-bad: image j is not read; its rows say so. A zeroed image goes
+ * through the device in its place, and its results are not used. */
+static int skip_image(struct run *r, size_t j, clx_image *staged, const clx_message *why)
+{
+    memset(staged->pixels, 0, (size_t)staged->width * staged->height * clx_pixel_size(staged->type));
+    r->unreadable[j] = 1;
+    __atomic_add_fetch(&r->nunreadable, 1, __ATOMIC_RELAXED);
+    report_warning("skipped (--skip-bad): %s", why->text);
+    return CLX_OK;
+}
+
+static int load_checked(struct run *r, size_t j, clx_image *staged, clx_message *msg);
+
 /* Loader threads: decode image j and put it where the stream wants it. */
 static int load_image(void *user, size_t j, clx_image *staged, clx_message *msg)
 {
     struct run *r = user;
+    int status = load_checked(r, j, staged, msg);
+    if (status != CLX_OK && status != CLX_ERR_HOST_MEMORY && r->skip_bad)
+        return skip_image(r, j, staged, msg);
+    return status;
+}
+
+/* Image j into the staging memory; an error names the file and the problem. */
+static int load_checked(struct run *r, size_t j, clx_image *staged, clx_message *msg)
+{
     size_t i = item_of(r, j);
     int status = image_item_load_into(&r->items, i, staged, msg);
     if (status != CLX_ERR_SIZE && status != CLX_ERR_FORMAT)
@@ -495,6 +547,8 @@ static int format_rows(void *user, size_t j, const clx_result *results, size_t n
 {
     struct run *r = user;
     char *name = image_item_name(&r->items, item_of(r, j));
+    if (r->unreadable && r->unreadable[j])
+        results = r->unreadable_results;
     int status = name ? csv_format_image(&r->ring[j % r->ring_size], r->accurate, name, r->regions, nregions,
                                          results)
                       : CLX_ERR_HOST_MEMORY;
@@ -590,7 +644,10 @@ static int started(void *user, const clx_stream_info *info, clx_message *msg)
     char comment[256];
     if (r->sharded)
         shard_format(&r->shard, comment, sizeof comment);
-    status = csv_output_open(&r->out, r->output, r->accurate, r->sharded ? comment : NULL, msg);
+    if (r->resumed)
+        status = csv_output_open_append(&r->out, r->output, msg);
+    else
+        status = csv_output_open(&r->out, r->output, r->accurate, r->sharded ? comment : NULL, msg);
     r->out_open = status == CLX_OK;
     return status;
 }
@@ -605,6 +662,7 @@ static void show_progress(void *user, size_t done, size_t count)
  * then, under MPI, this rank's chunks. Returns the images to correlate here. */
 static int select_images(const struct offsets_args *a, struct run *r, size_t *local_count)
 {
+    r->items.keep_unreadable = a->skip_bad;
     if (image_items_expand(&a->images, &r->items) != CLX_OK) {
         report_error("out of memory");
         return -1;
@@ -666,6 +724,38 @@ static int open_run_devices(const struct offsets_args *a, struct run *r)
     }
     device_specs_free(&specs);
     return status;
+}
+
+/* --resume: how image i's rows must start. */
+static int resume_row_start(void *user, size_t i, size_t window, char *buf, size_t len)
+{
+    struct run *r = user;
+    char *name = image_item_name(&r->items, r->first + i);
+    int n = name ? csv_row_start(buf, len, name, window) : -1;
+    free(name);
+    return n;
+}
+
+/* --resume: keeps the whole images of the earlier output and moves the
+ * run's start past them. */
+static int resume_run(struct run *r, size_t *local_count)
+{
+    char header[512], comment[256];
+    if (r->sharded)
+        shard_format(&r->shard, comment, sizeof comment);
+    csv_header(header, sizeof header, r->accurate, r->sharded ? comment : NULL);
+    struct resume_check c = { header, r->nregions, r->count, resume_row_start, r };
+    if (resume_prepare(r->output, &c, &r->kept, &r->resumed) != 0)
+        return -1;
+    if (!r->resumed)
+        report_note("--resume: no %s.part or %s: starting from the first image", r->output, r->output);
+    else
+        report_note("--resume: %zu of %zu images already in %s.part; correlating the other %zu", r->kept,
+                    r->count, r->output, r->count - r->kept);
+    r->first += r->kept;
+    r->count -= r->kept;
+    *local_count = r->count;
+    return 0;
 }
 
 /* The name of the run's image i, for a message (static storage). */
@@ -747,7 +837,15 @@ int cmd_offsets(int argc, char **argv)
         report_error("reference: %s", msg.text);
         goto done;
     }
+    r.output = a.output;
+    r.accurate = a.plan.mode == CLX_MODE_ACCURATE;
     if (load_windows(&a, &ref, &r.regions, &r.nregions) != CLX_OK || select_images(&a, &r, &local_count) != 0)
+        goto done;
+    if (a.resume && r.mpi) {
+        report_error("--resume does not run under mpirun yet: resume with one process, or use --shard");
+        goto done;
+    }
+    if (a.resume && resume_run(&r, &local_count) != 0)
         goto done;
     /* A process without images (an empty shard, a rank beyond the chunks) needs no device. */
     if (local_count > 0 && open_run_devices(&a, &r) != 0)
@@ -758,8 +856,6 @@ int cmd_offsets(int argc, char **argv)
         goto done;
     }
 
-    r.output = a.output;
-    r.accurate = a.plan.mode == CLX_MODE_ACCURATE;
     r.reference = a.reference;
     r.ref = &ref;
     r.explain = a.explain;
@@ -768,6 +864,20 @@ int cmd_offsets(int argc, char **argv)
     a.stream.progress = show_progress;
     a.stream.device_images = device_images;
     a.stream.cancelled = run_cancelled;
+    if (a.skip_bad) {
+        r.skip_bad = 1;
+        r.unreadable = calloc(local_count ? local_count : 1, 1);
+        r.unreadable_results = calloc(r.nregions, sizeof *r.unreadable_results);
+        if (!r.unreadable || !r.unreadable_results) {
+            report_error("out of memory");
+            goto done;
+        }
+        for (size_t w = 0; w < r.nregions; w++) {
+            clx_result *u = &r.unreadable_results[w];
+            u->dx = u->dy = u->peak = u->zncc = u->peak_ratio = NAN;
+            u->flags = ROW_FLAG_UNREADABLE;
+        }
+    }
     r.meta.reference = a.reference;
     r.meta.images = r.count;
     r.meta.windows = r.nregions;
@@ -785,7 +895,7 @@ int cmd_offsets(int argc, char **argv)
         failed = clx_stream_run_devices(r.ctxs, r.ndevices, &ref, r.regions, r.nregions, &a.plan, &a.stream,
                                         local_count, load_image, write_rows, &r, &done_images) != CLX_OK;
         why = clx_context_message(r.ctxs[0]);
-    } else if (r.sharded || r.mpi) {
+    } else if (r.sharded || r.mpi || r.resumed) {
         /* An empty shard still writes its header lines; a rank without
          * images still takes part in the agreement. */
         clx_stream_info none = { 0 };
@@ -811,7 +921,8 @@ int cmd_offsets(int argc, char **argv)
     double elapsed = r.started_at > 0 ? now_seconds() - r.started_at : 0;
 
     if (failed && interrupted && !r.mpi) {
-        report_error("interrupted by %s after %zu images", interrupted == SIGINT ? "SIGINT" : "SIGTERM", done_images);
+        report_error("interrupted by %s after %zu images%s", interrupted == SIGINT ? "SIGINT" : "SIGTERM",
+                     r.kept + done_images, a.output && strcmp(a.output, "-") != 0 ? " (continue with --resume)" : "");
     } else if (failed && r.mpi) {
         report_rank_failure(&r, done_images, local_count, why);
     } else if (failed) {
@@ -820,7 +931,7 @@ int cmd_offsets(int argc, char **argv)
         report_error("%s", r.items.msg.text);
         failed = 1;
     }
-    size_t written = r.mpi ? r.split.written : done_images;
+    size_t written = r.kept + (r.mpi ? r.split.written : done_images);
     int opened = r.out_open;
     int closed = opened ? csv_output_close(&r.out, !failed, &msg) : CLX_OK;
     r.out_open = 0;
@@ -829,13 +940,17 @@ int cmd_offsets(int argc, char **argv)
         failed = 1;
     } else if (failed) {
         if (opened && a.output && strcmp(a.output, "-") != 0)
-            report_note("stopped after %zu images; their rows are in %s.part", written, a.output);
+            report_note("stopped after %zu images; their rows are in %s.part (the same command with --resume "
+                        "continues)", written, a.output);
     } else {
         status = EXIT_OK;
         report_info("%zu images x %zu windows in %.2f s once the plans were ready (%.1f images/s)", written,
                     r.nregions, elapsed, elapsed > 0 ? written / elapsed : 0.0);
         for (size_t d = 0; r.ndevices > 1 && d < r.ndevices; d++)
             report_info("device %zu (%s): %zu images", d, clx_context_device(r.ctxs[d])->name, device_images[d]);
+        if (r.nunreadable > 0)
+            report_warning("%zu of %zu images could not be read; their rows are flagged 64 (--skip-bad)",
+                           r.nunreadable, local_count);
     }
     r.meta.t_end = now_seconds();
     for (size_t d = 0; d < r.ndevices && d < RUN_META_MAX_DEVICES; d++)
@@ -864,6 +979,8 @@ done:
         csv_text_free(&r.ring[k]);
     free(r.ring);
     free(device_images);
+    free(r.unreadable);
+    free(r.unreadable_results);
     close_devices(r.ctxs, r.ndevices);
     free(r.regions);
     clx_image_free(&ref);

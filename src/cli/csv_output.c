@@ -17,15 +17,45 @@ static int write_failed(struct csv_output *out, clx_message *msg)
     return CLX_ERR_IO;
 }
 
+void csv_header(char *buf, size_t len, int quality, const char *comment)
+{
+    snprintf(buf, len, "%s%s", comment ? comment : "",
+             quality ? "image,region,x,y,dx,dy,peak,flags,zncc,peak_ratio,iterations\n"
+                     : "image,region,x,y,dx,dy,peak,flags\n");
+}
+
 int csv_output_open(struct csv_output *out, const char *path, int quality, const char *comment, clx_message *msg)
 {
     char header[256];
-    snprintf(header, sizeof header, "%s%s", comment ? comment : "",
-             quality ? "image,region,x,y,dx,dy,peak,flags,zncc,peak_ratio,iterations\n"
-                     : "image,region,x,y,dx,dy,peak,flags\n");
+    csv_header(header, sizeof header, quality, comment);
     int status = csv_output_open_header(out, path, header, msg);
     out->quality = quality;
     return status;
+}
+
+int csv_output_open_append(struct csv_output *out, const char *path, clx_message *msg)
+{
+    memset(out, 0, sizeof *out);
+    size_t n = strlen(path);
+    out->path = malloc(n + 1);
+    out->part_path = malloc(n + 6);
+    if (!out->path || !out->part_path) {
+        free(out->path);
+        free(out->part_path);
+        snprintf(msg->text, sizeof msg->text, "out of memory");
+        return CLX_ERR_HOST_MEMORY;
+    }
+    memcpy(out->path, path, n + 1);
+    snprintf(out->part_path, n + 6, "%s.part", path);
+    out->f = fopen(out->part_path, "a");
+    if (!out->f) {
+        snprintf(msg->text, sizeof msg->text, "%s: %s", out->part_path, strerror(errno));
+        free(out->path);
+        free(out->part_path);
+        out->path = out->part_path = NULL;
+        return CLX_ERR_IO;
+    }
+    return CLX_OK;
 }
 
 int csv_output_open_header(struct csv_output *out, const char *path, const char *header, clx_message *msg)
@@ -146,6 +176,22 @@ static void put_field(struct csv_text *t, const char *s)
     }
     if (quoted)
         put_char(t, '"');
+}
+
+int csv_row_start(char *buf, size_t len, const char *image_name, size_t region)
+{
+    struct csv_text t = { 0 };
+    if (text_reserve(&t, 2 * strlen(image_name) + 32) != 0)
+        return -1;
+    put_field(&t, image_name);
+    put_char(&t, ',');
+    put_uint(&t, region);
+    put_char(&t, ',');
+    int n = t.len < len ? (int)t.len : -1;
+    if (n >= 0)
+        memcpy(buf, t.text, t.len);
+    free(t.text);
+    return n;
 }
 
 int csv_format_image(struct csv_text *t, int quality, const char *image_name, const clx_region *regions,

@@ -9,6 +9,11 @@
 #include <stdio.h>
 #include "clxcorr.h"
 
+/* The flags column's bit for an image that could not be read (--skip-bad):
+ * set by the command, never by the library (clxcorr.h's CLX_FLAG_* take
+ * the bits below it). */
+#define ROW_FLAG_UNREADABLE 64u
+
 struct csv_output {
     FILE *f;
     int quality;       /* the accurate mode's columns too */
@@ -22,8 +27,17 @@ struct csv_output {
  * none), a whole line with its newline, comes before the header. */
 int csv_output_open(struct csv_output *out, const char *path, int quality, const char *comment,
                     clx_message *msg);
+/* The header lines csv_output_open writes, into buf. */
+void csv_header(char *buf, size_t len, int quality, const char *comment);
 /* The same with the header lines given whole (`clxcorr merge`). */
 int csv_output_open_header(struct csv_output *out, const char *path, const char *header, clx_message *msg);
+/* Appends to PATH.part, which --resume prepared (resume.h); renamed to PATH
+ * when complete, like a new output. */
+int csv_output_open_append(struct csv_output *out, const char *path, clx_message *msg);
+/* How the row of image_name's window `region` starts ("name,region,", the
+ * name quoted as a row quotes it) into buf; its length, or -1 when it does
+ * not fit in len. */
+int csv_row_start(char *buf, size_t len, const char *image_name, size_t region);
 
 /* One row per window of one image; flushed so that rows on disk are whole. */
 int csv_output_image(struct csv_output *out, const char *image_name, const clx_region *regions,

@@ -228,16 +228,26 @@ static int items_add(struct image_items *items, size_t *capacity, size_t entry, 
 int image_items_expand(const struct image_list *list, struct image_items *items)
 {
     size_t capacity = 0;
+    int keep_unreadable = items->keep_unreadable;
     memset(items, 0, sizeof *items);
     items->list = list;
+    items->keep_unreadable = keep_unreadable;
     for (size_t e = 0; e < list->count; e++) {
         clx_image_file *file;
         int first, last, named;
         int status = entry_open(list->entries[e], &file, &first, &last, &named, &items->msg);
         clx_image_file_close(file);
+        if (status == CLX_ERR_HOST_MEMORY)
+            return status;
+        if (status != CLX_OK && items->keep_unreadable) {
+            /* One image, whose loading fails with the entry's error. */
+            if (items_add(items, &capacity, e, -1, 0) != CLX_OK)
+                return CLX_ERR_HOST_MEMORY;
+            continue;
+        }
         if (status != CLX_OK) {
             items->status = status;
-            return status == CLX_ERR_HOST_MEMORY ? status : CLX_OK;
+            return CLX_OK;
         }
         for (int p = first; p <= last; p++)
             if (items_add(items, &capacity, e, p, named) != CLX_OK)
@@ -273,9 +283,27 @@ static int item_path(const struct image_items *items, size_t i, char **path)
     return image_entry_split(items->list->entries[items->items[i].entry], path, &page);
 }
 
+/* An unreadable entry kept as an image (keep_unreadable): its error again. */
+static int unreadable_item(const struct image_items *items, size_t i, clx_message *msg)
+{
+    clx_image_file *file;
+    int first, last, named;
+    int status = entry_open(items->list->entries[items->items[i].entry], &file, &first, &last, &named, msg);
+    clx_image_file_close(file);
+    if (status == CLX_OK) {
+        /* It opens now: it changed since the list was read. */
+        snprintf(msg->text, sizeof msg->text, "%s could not be opened when the list was read",
+                 items->list->entries[items->items[i].entry]);
+        status = CLX_ERR_IO;
+    }
+    return status;
+}
+
 int image_item_load(const struct image_items *items, size_t i, clx_image *image, clx_message *msg)
 {
     char *path;
+    if (items->items[i].page < 0)
+        return unreadable_item(items, i, msg);
     if (item_path(items, i, &path) != CLX_OK)
         return CLX_ERR_HOST_MEMORY;
     int status = clx_image_load(path, items->items[i].page, image, msg);
@@ -286,6 +314,8 @@ int image_item_load(const struct image_items *items, size_t i, clx_image *image,
 int image_item_load_into(const struct image_items *items, size_t i, clx_image *dst, clx_message *msg)
 {
     char *path;
+    if (items->items[i].page < 0)
+        return unreadable_item(items, i, msg);
     if (item_path(items, i, &path) != CLX_OK)
         return CLX_ERR_HOST_MEMORY;
     int status = clx_image_load_into(path, items->items[i].page, dst, msg);

@@ -63,7 +63,7 @@ void image_cursor_close(struct image_cursor *c);
  */
 struct image_item {
     size_t entry;              /* index into the list */
-    int page;
+    int page;                  /* -1: an entry kept although it cannot be opened */
     int named_page;            /* its rows say PATH#N */
 };
 
@@ -73,9 +73,13 @@ struct image_items {
     size_t count;
     int status;
     clx_message msg;
+    /* Set before expanding (--skip-bad): an entry that cannot be opened
+     * becomes one image whose loading fails, instead of ending the list. */
+    int keep_unreadable;
 };
 
-/* Returns CLX_OK or CLX_ERR_HOST_MEMORY; a bad entry is reported in items. */
+/* Returns CLX_OK or CLX_ERR_HOST_MEMORY; a bad entry is reported in items.
+ * items->keep_unreadable is the caller's to set first. */
 int image_items_expand(const struct image_list *list, struct image_items *items);
 void image_items_free(struct image_items *items);
 /* The name image i's rows carry (malloc'd; NULL when out of memory). */

@@ -1,0 +1,103 @@
+#!/bin/sh
+# --resume and --skip-bad. A run killed in the middle (SIGKILL: its last row
+# may be cut) or cut short by hand, then resumed, gives the uninterrupted
+# run's file byte for byte; resuming a finished file changes nothing; a file
+# of another kind of run is refused and left as it was. --skip-bad turns
+# unreadable images (missing, corrupt, another size) into warnings and rows
+# flagged 64, the other rows as without them.
+. "$TESTS_SRCDIR/lib.sh"
+need_device
+make_small_set "$TMP/set" 9
+S=$TMP/set
+for i in $(seq 0 2999); do echo "$S/image_000$((i % 9 + 1)).tif"; done >"$TMP/list.txt"
+run() {
+    "$CLXCORR" offsets --mode seed --method fft --batch 2 --regions "$S/regions.txt" "$@"
+}
+run --list "$TMP/list.txt" -o "$TMP/full.csv" "$S/reference.tif" || fail "the uninterrupted run"
+
+# Killed (SIGKILL) once rows are on disk.
+"$CLXCORR" offsets --mode seed --method fft --batch 2 --regions "$S/regions.txt" --list "$TMP/list.txt" \
+    -o "$TMP/r.csv" "$S/reference.tif" 2>/dev/null &
+pid=$!
+waited=0
+while [ "$(wc -l <"$TMP/r.csv.part" 2>/dev/null || echo 0)" -lt 100 ] && [ $waited -lt 600 ] && kill -0 $pid 2>/dev/null; do
+    sleep 0.05
+    waited=$((waited + 1))
+done
+kill -KILL $pid 2>/dev/null
+wait $pid 2>/dev/null
+if [ -e "$TMP/r.csv" ]; then
+    pass "the run finished before it could be killed; resuming a finished file below"
+else
+    # Cut the last row in half as well, as a crash mid-write would.
+    size=$(wc -c <"$TMP/r.csv.part")
+    truncate -s $((size - 7)) "$TMP/r.csv.part"
+fi
+run --resume --list "$TMP/list.txt" -o "$TMP/r.csv" "$S/reference.tif" 2>"$TMP/err"
+status=$?
+if [ "$status" -ne 0 ]; then
+    fail "resume after a kill: exit status $status: $(cat "$TMP/err")"
+elif [ -e "$TMP/r.csv.part" ] || ! cmp -s "$TMP/r.csv" "$TMP/full.csv"; then
+    fail "resume after a kill: r.csv differs from the uninterrupted run"
+else
+    pass "resume after a kill: byte-identical; $(cat "$TMP/err")"
+fi
+
+# Cut by hand in the middle of image 101's rows: images 1-100 are kept.
+head -n 604 "$TMP/full.csv" >"$TMP/c.csv.part"
+printf 'partial,row' >>"$TMP/c.csv.part"
+run --resume --list "$TMP/list.txt" -o "$TMP/c.csv" "$S/reference.tif" 2>"$TMP/err" \
+    && cmp -s "$TMP/c.csv" "$TMP/full.csv" && grep -q "100 of 3000 images already in" "$TMP/err" \
+    && pass "a cut row: 100 whole images kept, the rest recomputed, identical" \
+    || fail "a cut row: $(cat "$TMP/err")"
+
+# A row of the wrong image in the middle: kept only up to it.
+{ head -n 61 "$TMP/full.csv"; sed -n 2,7p "$TMP/full.csv"; sed -n '68,$p' "$TMP/full.csv"; } >"$TMP/w.csv.part"
+run --resume --list "$TMP/list.txt" -o "$TMP/w.csv" "$S/reference.tif" 2>"$TMP/err" \
+    && cmp -s "$TMP/w.csv" "$TMP/full.csv" && grep -q "10 of 3000 images already in" "$TMP/err" \
+    && pass "rows of another image at image 11: 10 kept, identical" || fail "wrong rows: $(cat "$TMP/err")"
+
+# A finished file: nothing to do, nothing changed.
+cp "$TMP/full.csv" "$TMP/done.csv"
+run --resume --list "$TMP/list.txt" -o "$TMP/done.csv" "$S/reference.tif" 2>"$TMP/err" \
+    && cmp -s "$TMP/done.csv" "$TMP/full.csv" && grep -q "3000 of 3000 images already in" "$TMP/err" \
+    && pass "a finished file: unchanged" || fail "a finished file: $(cat "$TMP/err")"
+
+# No earlier output: a whole run.
+rm -f "$TMP/new.csv"
+run --resume --list "$TMP/list.txt" -o "$TMP/new.csv" "$S/reference.tif" 2>"$TMP/err" \
+    && cmp -s "$TMP/new.csv" "$TMP/full.csv" && pass "nothing to resume: a whole run" \
+    || fail "nothing to resume: $(cat "$TMP/err")"
+
+# Another kind of run's file: refused, untouched.
+cp "$TMP/full.csv" "$TMP/other.csv"
+expect_failure "an accurate-mode resume of a seed-mode file" 1 "other.csv was not written by this kind of run" \
+    "$CLXCORR" offsets --mode accurate --resume --regions "$S/regions.txt" --list "$TMP/list.txt" \
+    -o "$TMP/other.csv" "$S/reference.tif"
+cmp -s "$TMP/other.csv" "$TMP/full.csv" && [ ! -e "$TMP/other.csv.part" ] && pass "the refused file is untouched" \
+    || fail "the refused file was changed"
+expect_failure "--resume without -o" 2 "--resume continues the output FILE" \
+    run --resume "$S/reference.tif" "$S/image_0001.tif"
+
+# --skip-bad: a missing, a corrupt and a smaller image among good ones.
+head -c 500 "$S/image_0004.tif" >"$TMP/corrupt.tif"
+"$IMGTOOL" resize "$TMP/small.tif" "$S/image_0006.tif" 150 128 || exit 99
+run "$S/reference.tif" "$S/image_0001.tif" "$S/image_0002.tif" "$S/image_0003.tif" >"$TMP/good.csv" || fail "good"
+run --skip-bad "$S/reference.tif" "$S/image_0001.tif" "$TMP/missing.tif" "$TMP/corrupt.tif" "$S/image_0002.tif" \
+    "$TMP/small.tif" "$S/image_0003.tif" >"$TMP/skip.csv" 2>"$TMP/err"
+status=$?
+flagged=$(grep -c ',nan,nan,nan,64$' "$TMP/skip.csv")
+if [ "$status" -ne 0 ]; then
+    fail "--skip-bad: exit status $status: $(cat "$TMP/err")"
+elif [ "$(grep -c 'warning: skipped' "$TMP/err")" -ne 3 ] || ! grep -q "3 of 6 images could not be read" "$TMP/err"; then
+    fail "--skip-bad: expected 3 warnings naming the images and a summary: $(cat "$TMP/err")"
+elif [ "$flagged" -ne 18 ]; then
+    fail "--skip-bad: $flagged rows flagged 64 with nan offsets, expected 18"
+elif ! grep -v ',64$' "$TMP/skip.csv" | cmp -s - "$TMP/good.csv"; then
+    fail "--skip-bad: the good images' rows differ from a run without the bad ones"
+else
+    pass "--skip-bad: 3 images skipped with warnings, 18 flagged rows, the others unchanged"
+fi
+expect_failure "without --skip-bad, a missing image stops the run" 1 "missing.tif" \
+    run "$S/reference.tif" "$TMP/missing.tif" "$S/image_0001.tif"
+finish
