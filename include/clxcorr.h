@@ -38,7 +38,15 @@
  * Threads: a context and its plans may be used by one thread at a time.
  * Different contexts may be used from different threads at once.
  *
- * Lifetimes: release every plan before the context it was made on.
+ * Lifetimes: release every plan and filter before the context it was made
+ * on. The library keeps a table of the contexts, plans and filters it has
+ * handed out, so misuse is refused instead of crashing: a NULL one gives
+ * CLX_ERR_ARGUMENT, and one that was released already (or never came from
+ * the library) gives CLX_ERR_STATE, without being read (getters answer 0,
+ * NULL or ""; a second release does nothing). A context released with plans
+ * or filters still open releases them too, with a warning in its log. What
+ * cannot be caught: a stale pointer to an object whose address a new object
+ * of the same kind has been given since.
  */
 #ifndef CLXCORR_H
 #define CLXCORR_H
@@ -67,7 +75,8 @@ typedef enum clx_status {
     CLX_ERR_FFT = -10,           /* the FFT library failed */
     CLX_ERR_SIZE = -11,          /* an image does not have the reference's size */
     CLX_ERR_REGION = -12,        /* a window is invalid or outside the image */
-    CLX_ERR_STATE = -13          /* a call out of order (read before push, ...) */
+    CLX_ERR_STATE = -13          /* a call out of order (read before push, ...), or a context, plan or
+                                    filter used after its release */
 } clx_status;
 
 /* The name of a status ("CLX_ERR_IO"), never NULL. */

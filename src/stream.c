@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "context.h"
+#include "handle.h"
 #include "plan.h"
 
 #define DEFAULT_GPU_LANES 3
@@ -304,8 +305,8 @@ int clx_stream_run(clx_context *ctx, const clx_image *reference, const clx_regio
     int nloaders_started = 0, status = CLX_OK;
     size_t delivered = 0;
 
-    if (!ctx)
-        return CLX_ERR_ARGUMENT;
+    if ((status = handle_check(ctx, HANDLE_CONTEXT)) != CLX_OK)
+        return status;
     msg_clear(&ctx->message);
     if (delivered_out)
         *delivered_out = 0;
