@@ -1,6 +1,6 @@
 #!/bin/sh
 # `make install` into a staging directory (DESTDIR) puts the command, the
-# shared and static library, the header, clxcorr.pc and the kernels in
+# shared and static library, the header, clxcorr.pc, the man page and the kernels in
 # place; samples/api_example.c then builds against the installed library
 # through pkg-config alone, shared and static, and runs on its installed
 # kernels. Skipped (77) without pkg-config or a C compiler.
@@ -28,7 +28,7 @@ fi
 pass "make install DESTDIR=$root"
 
 for f in "$bindir/clxcorr" "$libdir/libclxcorr.so" "$libdir/libclxcorr.a" "$includedir/clxcorr.h" \
-    "$libdir/pkgconfig/clxcorr.pc" "$pkgdatadir/prepare.cl"; do
+    "$libdir/pkgconfig/clxcorr.pc" "$pkgdatadir/prepare.cl" "$mandir/man1/clxcorr.1"; do
     [ -f "$root$f" ] && pass "installed $f" || fail "not installed: $f"
 done
 grep -q "^prefix=$prefix\$" "$root$libdir/pkgconfig/clxcorr.pc" \
