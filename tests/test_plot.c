@@ -6,7 +6,8 @@
  *     missing rows, and every error naming the file and line;
  *   - the displacement picture read back: its size as quiver.h states it,
  *     the arrows where the windows are, in the colour of their magnitude,
- *     grey elsewhere, flagged windows grey, the colour bar's ends;
+ *     grey elsewhere, flagged windows grey, the colour bar's ends; the mean
+ *     over images, flagged rows left out;
  *   - the series picture's size, and write errors.
  */
 #ifdef HAVE_CONFIG_H
@@ -305,6 +306,32 @@ static void check_quiver(void)
           "unwritable: %s", msg.text);
 }
 
+/* The mean over images: flagged rows left out where a window has others. */
+static void check_quiver_mean(void)
+{
+    struct quiver_mean mean;
+    struct quiver_arrow arrows[3];
+    if (quiver_mean_init(&mean, 3) != CLX_OK) {
+        CHECK(0, "quiver_mean_init");
+        return;
+    }
+    quiver_mean_add(&mean, 0, 1, 2, 0);
+    quiver_mean_add(&mean, 0, 100, 100, CLX_FLAG_OUTLIER);
+    quiver_mean_add(&mean, 1, 1, 1, CLX_FLAG_EDGE);
+    quiver_mean_add(&mean, 1, 3, 3, CLX_FLAG_UNCONVERGED);
+    quiver_mean_add(&mean, 2, NAN, 1, 0);
+    quiver_mean_add(&mean, 7, 1, 1, 0);      /* no such window: ignored */
+    clx_result image[3] = { { .dx = 3, .dy = 4 }, { .dx = NAN, .dy = NAN }, { .dx = NAN, .dy = 0 } };
+    quiver_mean_add_results(&mean, image);
+    quiver_mean_arrows(&mean, arrows);
+    CHECK(arrows[0].dx == 2 && arrows[0].dy == 3 && arrows[0].flags == 0,
+          "window 0: the unflagged rows' mean (%g, %g), flags %u", arrows[0].dx, arrows[0].dy, arrows[0].flags);
+    CHECK(arrows[1].dx == 2 && arrows[1].dy == 2 && arrows[1].flags == (CLX_FLAG_EDGE | CLX_FLAG_UNCONVERGED),
+          "window 1: flagged in every image: (%g, %g), flags %u", arrows[1].dx, arrows[1].dy, arrows[1].flags);
+    CHECK(isnan(arrows[2].dx) && isnan(arrows[2].dy) && arrows[2].flags == 0, "window 2: no offsets, NaN");
+    quiver_mean_free(&mean);
+}
+
 static void check_series(void)
 {
     struct results_table t;
@@ -346,6 +373,7 @@ int main(void)
     check_results_good();
     check_results_bad();
     check_quiver();
+    check_quiver_mean();
     check_series();
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -169,42 +169,6 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-/* Each window's mean offset over the images, the flagged rows left out
- * where the window has others; a window flagged in every image keeps the
- * mean of all its rows and the union of their flags (drawn grey). */
-static void mean_arrows(const struct results_table *t, struct quiver_arrow *arrows)
-{
-    for (size_t w = 0; w < t->windows; w++) {
-        double sum[2][2] = { { 0, 0 }, { 0, 0 } };   /* [unflagged or all][dx, dy] */
-        size_t n[2] = { 0, 0 };
-        unsigned flags = 0;
-        for (size_t i = 0; i < t->images; i++) {
-            size_t cell = i * t->windows + w;
-            if (!isfinite(t->dx[cell]) || !isfinite(t->dy[cell]))
-                continue;
-            int k = t->flags[cell] ? 1 : 0;
-            sum[k][0] += t->dx[cell];
-            sum[k][1] += t->dy[cell];
-            n[k]++;
-            flags |= t->flags[cell];
-        }
-        arrows[w].x = t->x[w];
-        arrows[w].y = t->y[w];
-        if (n[0] > 0) {
-            arrows[w].dx = sum[0][0] / n[0];
-            arrows[w].dy = sum[0][1] / n[0];
-            arrows[w].flags = 0;
-        } else if (n[1] > 0) {
-            arrows[w].dx = sum[1][0] / n[1];
-            arrows[w].dy = sum[1][1] / n[1];
-            arrows[w].flags = flags;
-        } else {
-            arrows[w].dx = arrows[w].dy = NAN;
-            arrows[w].flags = 0;
-        }
-    }
-}
-
 static int plot_arrows(const struct plot_args *a, const struct results_table *t)
 {
     clx_image ref = { 0 };
@@ -241,7 +205,22 @@ static int plot_arrows(const struct plot_args *a, const struct results_table *t)
         }
         snprintf(title, sizeof title, "image %ld of %zu: %s", i, t->images, base_name(t->image_names[i]));
     } else {
-        mean_arrows(t, arrows);
+        struct quiver_mean mean;
+        if (quiver_mean_init(&mean, t->windows) != CLX_OK) {
+            report_error("out of memory");
+            goto done;
+        }
+        for (size_t i = 0; i < t->images; i++)
+            for (size_t w = 0; w < t->windows; w++) {
+                size_t cell = i * t->windows + w;
+                quiver_mean_add(&mean, w, t->dx[cell], t->dy[cell], t->flags[cell]);
+            }
+        for (size_t w = 0; w < t->windows; w++) {
+            arrows[w].x = t->x[w];
+            arrows[w].y = t->y[w];
+        }
+        quiver_mean_arrows(&mean, arrows);
+        quiver_mean_free(&mean);
         snprintf(title, sizeof title, "mean offset over %zu image%s of %s", t->images, t->images == 1 ? "" : "s",
                  base_name(a->results));
     }

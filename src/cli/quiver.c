@@ -361,3 +361,55 @@ void quiver_arrows_from_results(const clx_region *regions, const clx_result *res
         arrows[i].flags = results[i].flags;
     }
 }
+
+/* ---- the mean over images ------------------------------------------------- */
+
+int quiver_mean_init(struct quiver_mean *m, size_t windows)
+{
+    m->windows = windows;
+    m->sum = calloc(windows * 4 + 1, sizeof *m->sum);
+    m->rows = calloc(windows * 2 + 1, sizeof *m->rows);
+    m->flags = calloc(windows + 1, sizeof *m->flags);
+    if (!m->sum || !m->rows || !m->flags) {
+        quiver_mean_free(m);
+        return CLX_ERR_HOST_MEMORY;
+    }
+    return CLX_OK;
+}
+
+void quiver_mean_add(struct quiver_mean *m, size_t window, double dx, double dy, unsigned flags)
+{
+    if (window >= m->windows || !isfinite(dx) || !isfinite(dy))
+        return;
+    int flagged = flags != 0;
+    m->sum[window * 4 + 2 * flagged] += dx;
+    m->sum[window * 4 + 2 * flagged + 1] += dy;
+    m->rows[window * 2 + flagged]++;
+    m->flags[window] |= flags;
+}
+
+void quiver_mean_add_results(struct quiver_mean *m, const clx_result *results)
+{
+    for (size_t w = 0; w < m->windows; w++)
+        quiver_mean_add(m, w, results[w].dx, results[w].dy, results[w].flags);
+}
+
+void quiver_mean_arrows(const struct quiver_mean *m, struct quiver_arrow *arrows)
+{
+    for (size_t w = 0; w < m->windows; w++) {
+        /* The unflagged rows where there are any, else the flagged ones. */
+        int flagged = m->rows[w * 2] == 0;
+        size_t n = m->rows[w * 2 + flagged];
+        arrows[w].dx = n ? m->sum[w * 4 + 2 * flagged] / n : NAN;
+        arrows[w].dy = n ? m->sum[w * 4 + 2 * flagged + 1] / n : NAN;
+        arrows[w].flags = n && flagged ? m->flags[w] : 0;
+    }
+}
+
+void quiver_mean_free(struct quiver_mean *m)
+{
+    free(m->sum);
+    free(m->rows);
+    free(m->flags);
+    memset(m, 0, sizeof *m);
+}

@@ -59,7 +59,8 @@ struct quiver_options {
  * Draws the picture of `count` arrows over `reference` and writes it to
  * `path` as PNG (written as PATH.part, then renamed). options may be NULL.
  * Errors: CLX_ERR_ARGUMENT (an empty reference, a width out of 64..8192),
- * CLX_ERR_IO (the file), CLX_ERR_HOST_MEMORY; msg says which in one line.
+ * CLX_ERR_IO (the file), CLX_ERR_HOST_MEMORY; msg (not NULL) says which in
+ * one line, naming the file.
  */
 int quiver_write_png(const char *path, const clx_image *reference, const struct quiver_arrow *arrows, size_t count,
                      const struct quiver_options *options, clx_message *msg);
@@ -67,5 +68,29 @@ int quiver_write_png(const char *path, const clx_image *reference, const struct 
 /* The arrows of one image's results: arrows[i] from regions[i] and results[i]. */
 void quiver_arrows_from_results(const clx_region *regions, const clx_result *results, size_t count,
                                 struct quiver_arrow *arrows);
+
+/*
+ * Each window's mean offset over many images, gathered image by image (as
+ * `clxcorr offsets` delivers them, or as `clxcorr plot` reads them). The
+ * mean leaves out the rows with flags where the window has rows without;
+ * a window flagged in every image gets the mean of all its rows and the
+ * union of their flags (so it is drawn grey); NaN offsets are skipped.
+ */
+struct quiver_mean {
+    size_t windows;
+    double *sum;        /* [window * 4]: dx, dy of the unflagged rows, then of the flagged */
+    size_t *rows;       /* [window * 2]: unflagged rows, flagged rows */
+    unsigned *flags;    /* [window]: the union of the flagged rows' flags */
+};
+
+/* CLX_OK, or CLX_ERR_HOST_MEMORY. */
+int quiver_mean_init(struct quiver_mean *mean, size_t windows);
+/* Adds one row: window `window`'s offset in one image. */
+void quiver_mean_add(struct quiver_mean *mean, size_t window, double dx, double dy, unsigned flags);
+/* Adds one image's results, windows in plan order (mean->windows of them). */
+void quiver_mean_add_results(struct quiver_mean *mean, const clx_result *results);
+/* Sets each arrow's dx, dy and flags to its window's mean (x and y are the caller's). */
+void quiver_mean_arrows(const struct quiver_mean *mean, struct quiver_arrow *arrows);
+void quiver_mean_free(struct quiver_mean *mean);
 
 #endif
