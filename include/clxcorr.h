@@ -38,7 +38,18 @@
  * Threads: a context and its plans may be used by one thread at a time.
  * Different contexts may be used from different threads at once.
  *
- * Lifetimes: release every plan before the context it was made on.
+ * Lifetimes: release every plan and filter before the context it was made
+ * on. The library keeps a table of the contexts, plans and filters it has
+ * handed out, so misuse is refused instead of crashing: a NULL one gives
+ * CLX_ERR_ARGUMENT, and one that was released already (or never came from
+ * the library) gives CLX_ERR_STATE, without being read (getters answer 0,
+ * NULL or ""; a second release does nothing). A context released with plans
+ * or filters still open releases them too, with a warning in its log. What
+ * cannot be caught: a stale pointer to an object whose address a new object
+ * of the same kind has been given since.
+ *
+ * Linking: `pkg-config --cflags --libs clxcorr` (add --static for
+ * libclxcorr.a); samples/api_example.c is a whole program.
  */
 #ifndef CLXCORR_H
 #define CLXCORR_H
@@ -67,14 +78,16 @@ typedef enum clx_status {
     CLX_ERR_FFT = -10,           /* the FFT library failed */
     CLX_ERR_SIZE = -11,          /* an image does not have the reference's size */
     CLX_ERR_REGION = -12,        /* a window is invalid or outside the image */
-    CLX_ERR_STATE = -13,         /* a call out of order (read before push, ...) */
+    CLX_ERR_STATE = -13,         /* a call out of order (read before push, ...), or a context, plan or
+                                    filter used after its release */
     CLX_ERR_CANCELLED = -14      /* the caller stopped the run (clx_stream_options.cancelled) */
 } clx_status;
 
 /* The name of a status ("CLX_ERR_IO"), never NULL. */
 const char *clx_status_name(int status);
 
-/* A one-line error description, filled by functions that have no context. */
+/* A one-line error description, filled by functions that have no context
+ * (text is "" after success). */
 typedef struct clx_message {
     char text[1024];
 } clx_message;
@@ -101,6 +114,7 @@ typedef struct clx_image {
     void *pixels;       /* width * height * clx_pixel_size(type) bytes */
 } clx_image;
 
+/* Bytes per pixel of the type (1, 2 or 4); 0 for an unknown type. */
 size_t clx_pixel_size(clx_pixel_type type);
 
 /* Allocates pixels for an image of the given size and type (uninitialised). */
@@ -122,12 +136,15 @@ int clx_image_copy_to(const clx_image *src, clx_image *dst, clx_message *msg);
  */
 typedef struct clx_image_file clx_image_file;
 
+/* Opens an image file and reads its header: CLX_ERR_IO when it cannot be
+ * read, CLX_ERR_FORMAT when it is no image clxcorr reads. */
 int clx_image_file_open(const char *path, clx_image_file **file, clx_message *msg);
 /* Number of images (pages) in the file: 1 except for multi-page TIFF. */
 int clx_image_file_pages(const clx_image_file *file);
 /* Decodes page `page` (0-based) into `image` (which the caller frees). */
 int clx_image_file_read(clx_image_file *file, int page, clx_image *image,
                         clx_message *msg);
+/* Closes the file (NULL allowed). */
 void clx_image_file_close(clx_image_file *file);
 
 /* Opens, reads one page and closes. */
@@ -259,13 +276,21 @@ typedef struct clx_context_options {
     int profile;             /* time each pipeline stage (clx_context_stage_times); costs a little */
 } clx_context_options;
 
+/* Fills in the defaults: every field 0 or NULL, log_level CLX_LOG_WARNING. */
 void clx_context_options_init(clx_context_options *options);
 
+/*
+ * Opens a device (options NULL: the defaults). CLX_ERR_NO_DEVICE when no
+ * device matches options->device or can run the job; CLX_ERR_IO when no
+ * kernel directory is found. *context is NULL after a failure.
+ */
 int clx_context_open(const clx_context_options *options, clx_context **context,
                      clx_message *msg);
+/* Releases the context (NULL allowed), and any plans and filters still open
+ * on it (see "Lifetimes" above). */
 void clx_context_release(clx_context *context);
 
-/* The device the context runs on. */
+/* The device the context runs on (NULL for a NULL or released context). */
 const clx_device_info *clx_context_device(const clx_context *context);
 
 /* The last error of this context or of a plan made on it ("" if none). */
@@ -319,6 +344,7 @@ typedef struct clx_filter_options {
     int use_double;          /* filter in double precision (needs fp64) */
 } clx_filter_options;
 
+/* Fills in the defaults: no spec (set one), mirror border, whole-image ROIs, float. */
 void clx_filter_options_init(clx_filter_options *options);
 
 /* Checks a spec string; msg names what is wrong. */
@@ -333,6 +359,7 @@ int clx_filter_create(clx_context *context, const clx_filter_options *options, c
  * of the input's size (the caller frees it). CLX_ERR_REGION when the ROIs
  * do not fit the input. */
 int clx_filter_apply(clx_filter *filter, const clx_image *input, clx_image *output);
+/* Releases the filter and its device memory (NULL allowed). */
 void clx_filter_release(clx_filter *filter);
 
 /* ------------------------------------------------------------------------ */
@@ -407,6 +434,8 @@ typedef struct clx_plan_options {
     int fine_shift;         /* search radius of the window-offset passes (refinement: 1 px) */
 } clx_plan_options;
 
+/* Fills in the defaults: accurate mode, automatic method and batch, the
+ * accurate mode's defaults above, every other field 0 or NULL. */
 void clx_plan_options_init(clx_plan_options *options);
 
 typedef struct clx_plan clx_plan;
@@ -415,15 +444,23 @@ typedef struct clx_plan clx_plan;
  * Prepares everything that does not depend on the images: kernels, FFT
  * plans, device buffers and the reference's spectra. All windows must have
  * one size and lie inside the reference; every image pushed later must have
- * the reference's width and height. The regions are copied.
+ * the reference's width and height. The regions are copied; options NULL
+ * means the defaults. Errors: CLX_ERR_REGION (a window outside the
+ * reference, windows of two sizes, none), CLX_ERR_ARGUMENT (an option out
+ * of range, a NULL argument), CLX_ERR_UNSUPPORTED (use_double without
+ * fp64), CLX_ERR_DEVICE_MEMORY, CLX_ERR_BUILD; the context's message says
+ * which. Several plans may exist on one context at once; their pushes and
+ * reads may interleave.
  */
 int clx_plan_create(clx_context *context, const clx_image *reference,
                     const clx_region *regions, size_t region_count,
                     const clx_plan_options *options, clx_plan **plan);
+/* Waits for the plan's work on the device and releases it (NULL allowed). */
 void clx_plan_release(clx_plan *plan);
 
 /* The most images one clx_plan_push accepts. */
 int clx_plan_batch_size(const clx_plan *plan);
+/* The number of windows: each pushed image gives this many results. */
 size_t clx_plan_region_count(const clx_plan *plan);
 
 /* The path in use (never CLX_METHOD_AUTO), and one line on how it was chosen
@@ -444,7 +481,9 @@ int clx_plan_set_reference(clx_plan *plan, const clx_image *reference);
 /*
  * Uploads `count` images (1 <= count <= batch size) and enqueues their
  * correlation. Images may have any pixel type. Returns before the device
- * has finished; call clx_plan_read next.
+ * has finished; call clx_plan_read next (CLX_ERR_STATE: a push whose
+ * results were not read yet; CLX_ERR_SIZE: an image not of the reference's
+ * size). The images may be freed when it returns.
  */
 int clx_plan_push(clx_plan *plan, const clx_image *images, size_t count);
 
@@ -567,6 +606,7 @@ typedef struct clx_stream_options {
     int (*cancelled)(void *user);
 } clx_stream_options;
 
+/* Fills in the defaults: lanes 0 (by device type), loaders one per core, no callbacks. */
 void clx_stream_options_init(clx_stream_options *options);
 
 /*
@@ -635,6 +675,7 @@ typedef struct clx_tune_options {
     void *user;
 } clx_tune_options;
 
+/* Fills in the defaults: 1 s per candidate, 0.01 px, the full search, stored. */
 void clx_tune_options_init(clx_tune_options *options);
 
 /*
@@ -670,11 +711,15 @@ typedef struct clx_stage_time {
  * The device time of each pipeline stage of the plans run on this context
  * (not on clx_stream_run's extra queues) since it was opened or reset, from
  * OpenCL profiling events. Waits for the work enqueued so far.
+ * *count is the number of stages filled in (at most capacity).
+ * CLX_ERR_STATE when the context was opened without profiling.
  */
 int clx_context_stage_times(clx_context *context, clx_stage_time *times, size_t capacity, size_t *count);
+/* Starts the stage times afresh (waits for the work enqueued so far). */
 void clx_context_stage_times_reset(clx_context *context);
 
-/* Measured peaks: pinned host-to-device upload and device-to-device copy (read + write), in GB/s. */
+/* Measured peaks: pinned host-to-device upload and device-to-device copy
+ * (read + write), in GB/s, measured with buffers of up to 256 MiB (two on the device). */
 int clx_context_bandwidth(clx_context *context, double *bus_gbs, double *memory_gbs);
 
 #ifdef __cplusplus

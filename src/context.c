@@ -8,6 +8,7 @@
 
 #include "cl_error.h"
 #include "context.h"
+#include "handle.h"
 #include "kernel_cache.h"
 #include "kernel_source.h"
 #include "tuning.h"
@@ -101,6 +102,19 @@ cl_command_queue ctx_queue_create(struct clx_context *ctx, cl_int *err)
     return clCreateCommandQueue(ctx->cl, ctx->dev.device, props, err);
 }
 
+/* Frees what the context holds; for contexts that are not (or no longer) in the handle table. */
+static void context_free(struct clx_context *ctx)
+{
+    if (!ctx)
+        return;
+    profile_release(ctx->profile);
+    if (ctx->queue)
+        clReleaseCommandQueue(ctx->queue);
+    if (ctx->cl)
+        clReleaseContext(ctx->cl);
+    free(ctx);
+}
+
 int ctx_clone(struct clx_context *ctx, struct clx_context **out)
 {
     cl_int err;
@@ -121,6 +135,10 @@ int ctx_clone(struct clx_context *ctx, struct clx_context **out)
     }
     /* The clone holds its own reference: the two are released in any order. */
     clRetainContext(c->cl);
+    if (handle_add(c, HANDLE_CONTEXT, NULL) != CLX_OK) {
+        context_free(c);
+        return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+    }
     *out = c;
     return CLX_OK;
 }
@@ -212,34 +230,62 @@ int clx_context_open(const clx_context_options *opt, clx_context **out, clx_mess
             clx_device_type_name(ctx->dev.info.type), ctx->dev.info.driver_version);
     ctx_log(ctx, CLX_LOG_DEBUG, "kernels from %s; binary cache %s", ctx->kernel_dir,
             ctx->cache_dir[0] ? ctx->cache_dir : "off");
+    if (handle_add(ctx, HANDLE_CONTEXT, NULL) != CLX_OK) {
+        status = msg_fail(msg, CLX_ERR_HOST_MEMORY, "out of host memory");
+        goto fail;
+    }
     free(entries);
     *out = ctx;
     return CLX_OK;
 
 fail:
     free(entries);
-    clx_context_release(ctx);
+    context_free(ctx);
     return status;
+}
+
+/* Releases the objects of `kind` still open on ctx, which would otherwise
+ * point into a freed context; returns how many there were. */
+static size_t release_owned(struct clx_context *ctx, enum handle_kind kind)
+{
+    void *left[16];
+    size_t total = 0, n;
+    while ((n = handle_owned(ctx, kind, left, 16)) > 0) {
+        size_t now = n < 16 ? n : 16;
+        for (size_t i = 0; i < now; i++)
+            if (kind == HANDLE_PLAN)
+                clx_plan_release(left[i]);
+            else
+                clx_filter_release(left[i]);
+        total += now;
+    }
+    return total;
 }
 
 void clx_context_release(clx_context *ctx)
 {
-    if (!ctx)
+    /* A context released twice, or never opened, is left alone. */
+    if (!ctx || !handle_remove(ctx, HANDLE_CONTEXT))
         return;
-    profile_release(ctx->profile);
-    if (ctx->queue)
-        clReleaseCommandQueue(ctx->queue);
-    if (ctx->cl)
-        clReleaseContext(ctx->cl);
-    free(ctx);
+    /* Plans first: they release the filters they made themselves. */
+    size_t plans = release_owned(ctx, HANDLE_PLAN);
+    size_t filters = release_owned(ctx, HANDLE_FILTER);
+    if (plans || filters)
+        ctx_log(ctx, CLX_LOG_WARNING,
+                "clx_context_release: %zu plan(s) and %zu filter(s) were still open on the context and were "
+                "released with it (release them first)", plans, filters);
+    context_free(ctx);
 }
 
 const clx_device_info *clx_context_device(const clx_context *ctx)
 {
-    return ctx ? &ctx->dev.info : NULL;
+    return handle_check(ctx, HANDLE_CONTEXT) == CLX_OK ? &ctx->dev.info : NULL;
 }
 
 const char *clx_context_message(const clx_context *ctx)
 {
-    return ctx ? ctx->message.text : "";
+    int status = handle_check(ctx, HANDLE_CONTEXT);
+    if (status == CLX_ERR_STATE)
+        return "not an open context (released already, or never opened)";
+    return status == CLX_OK ? ctx->message.text : "";
 }

@@ -13,6 +13,7 @@
 #include "cl_error.h"
 #include "context.h"
 #include "filter.h"
+#include "handle.h"
 
 /* The tiled kernel's fixed shape (cl/filter_tiled.cl). */
 #define TILED_WI 8
@@ -81,11 +82,13 @@ error:
     return status;
 }
 
+static void filter_free(struct clx_filter *f);
+
 int clx_filter_create(clx_context *ctx, const clx_filter_options *options, clx_filter **out)
 {
-    int status;
-    if (!ctx)
-        return CLX_ERR_ARGUMENT;
+    int status = handle_check(ctx, HANDLE_CONTEXT);
+    if (status != CLX_OK)
+        return status;
     if (!options || !out)
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "clx_filter_create: NULL argument");
     *out = NULL;
@@ -105,11 +108,15 @@ int clx_filter_create(clx_context *ctx, const clx_filter_options *options, clx_f
     f->opt.spec = f->spec;
     if ((status = upload_taps(f)) != CLX_OK)
         goto error;
+    if (handle_add(f, HANDLE_FILTER, ctx) != CLX_OK) {
+        status = ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+        goto error;
+    }
     *out = f;
     return CLX_OK;
 
 error:
-    clx_filter_release(f);
+    filter_free(f);
     return status;
 }
 
@@ -125,6 +132,13 @@ static void kernels_release(struct filter_kernels *k)
 }
 
 void clx_filter_release(clx_filter *f)
+{
+    /* A filter released twice, or never created, is left alone. */
+    if (f && handle_remove(f, HANDLE_FILTER))
+        filter_free(f);
+}
+
+static void filter_free(struct clx_filter *f)
 {
     if (!f)
         return;

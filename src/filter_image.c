@@ -12,6 +12,7 @@
 #include "cl_error.h"
 #include "context.h"
 #include "filter.h"
+#include "handle.h"
 
 static int roi_inside(const clx_region *r, const clx_image *img)
 {
@@ -113,9 +114,9 @@ static int check_input(struct clx_filter *f, const clx_image *img)
 int clx_filter_apply(clx_filter *f, const clx_image *input, clx_image *output)
 {
     clx_region src, dst;
-    int status;
-    if (!f)
-        return CLX_ERR_ARGUMENT;
+    int status = handle_check(f, HANDLE_FILTER);
+    if (status != CLX_OK)
+        return status;
     if (!input || !output)
         return ctx_fail(f->ctx, CLX_ERR_ARGUMENT, "clx_filter_apply: NULL image");
     memset(output, 0, sizeof *output);

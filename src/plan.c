@@ -20,6 +20,7 @@
 #include "cl_error.h"
 #include "context.h"
 #include "filter.h"
+#include "handle.h"
 #include "plan.h"
 #include "stage.h"
 #include "tuning.h"
@@ -295,6 +296,8 @@ static int check_image(struct clx_plan *plan, const clx_image *img, const char *
 
 /* ---- create / release ---------------------------------------------------- */
 
+static void plan_free(struct clx_plan *plan);
+
 /* The tuning's parameters (tuning.h) with the caller's after them, so that
  * the caller's win key by key; they become plan->opt.params. */
 static int apply_tuning(struct clx_plan *plan, const char *caller)
@@ -344,14 +347,15 @@ static int set_reference(struct clx_plan *plan, const clx_image *reference)
 
 int clx_plan_set_reference(clx_plan *plan, const clx_image *reference)
 {
-    if (!plan)
-        return CLX_ERR_ARGUMENT;
+    int status = handle_check(plan, HANDLE_PLAN);
+    if (status != CLX_OK)
+        return status;
     msg_clear(&plan->ctx->message);
     if (!reference)
         return ctx_fail(plan->ctx, CLX_ERR_ARGUMENT, "clx_plan_set_reference: NULL reference");
     if (plan->pushed)
         return ctx_fail(plan->ctx, CLX_ERR_STATE, "a new reference before the results of the last push were read");
-    int status = check_image(plan, reference, "reference", 0);
+    status = check_image(plan, reference, "reference", 0);
     return status == CLX_OK ? set_reference(plan, reference) : status;
 }
 
@@ -362,8 +366,8 @@ int clx_plan_create(clx_context *ctx, const clx_image *reference, const clx_regi
     struct clx_plan *plan = NULL;
     int status;
 
-    if (!ctx)
-        return CLX_ERR_ARGUMENT;
+    if ((status = handle_check(ctx, HANDLE_CONTEXT)) != CLX_OK)
+        return status;
     msg_clear(&ctx->message);
     if (!out || !reference || !regions)
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "clx_plan_create: NULL argument");
@@ -416,15 +420,26 @@ int clx_plan_create(clx_context *ctx, const clx_image *reference, const clx_regi
     status = options->mode == CLX_MODE_SEED ? seed_create(plan) : accurate_create(plan);
     if (status != CLX_OK || (status = set_reference(plan, reference)) != CLX_OK)
         goto error;
+    if (handle_add(plan, HANDLE_PLAN, ctx) != CLX_OK) {
+        status = ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+        goto error;
+    }
     *out = plan;
     return CLX_OK;
 
 error:
-    clx_plan_release(plan);
+    plan_free(plan);
     return status;
 }
 
 void clx_plan_release(clx_plan *plan)
+{
+    /* A plan released twice, or never created, is left alone. */
+    if (plan && handle_remove(plan, HANDLE_PLAN))
+        plan_free(plan);
+}
+
+static void plan_free(struct clx_plan *plan)
 {
     if (!plan)
         return;
@@ -443,14 +458,20 @@ void clx_plan_release(clx_plan *plan)
     free(plan);
 }
 
+/* The getters answer 0 or "" for a NULL, released or unknown plan. */
+static int live(const clx_plan *plan)
+{
+    return handle_check(plan, HANDLE_PLAN) == CLX_OK;
+}
+
 int clx_plan_batch_size(const clx_plan *plan)
 {
-    return plan ? plan->batch : 0;
+    return live(plan) ? plan->batch : 0;
 }
 
 size_t clx_plan_region_count(const clx_plan *plan)
 {
-    return plan ? (size_t)plan->nwin : 0;
+    return live(plan) ? (size_t)plan->nwin : 0;
 }
 
 /* The stage whose path and surfaces the plan reports: the seed's, or the
@@ -462,31 +483,34 @@ static const struct stage *main_stage(const struct clx_plan *plan)
 
 clx_method clx_plan_method(const clx_plan *plan)
 {
-    const struct stage *s = plan ? main_stage(plan) : NULL;
+    const struct stage *s = live(plan) ? main_stage(plan) : NULL;
     return s && s->correlator ? s->correlator->method : CLX_METHOD_AUTO;
 }
 
 const char *clx_plan_fft(const clx_plan *plan)
 {
-    const struct stage *s = plan ? main_stage(plan) : NULL;
+    const struct stage *s = live(plan) ? main_stage(plan) : NULL;
     return s && s->correlator && s->correlator->method == CLX_METHOD_FFT ? kernel_params_fft_name(&s->params) : "";
 }
 
 const char *clx_plan_tuning(const clx_plan *plan)
 {
-    return plan ? plan->tuning : "";
+    return live(plan) ? plan->tuning : "";
 }
 
 const char *clx_plan_explanation(const clx_plan *plan)
 {
-    const struct stage *s = plan ? main_stage(plan) : NULL;
+    const struct stage *s = live(plan) ? main_stage(plan) : NULL;
     return s ? s->explanation : "";
 }
 
 void clx_plan_surface_size(const clx_plan *plan, int *width, int *height)
 {
-    *width = plan ? 2 * plan->params.search_rx + 1 : 0;
-    *height = plan ? 2 * plan->params.search_ry + 1 : 0;
+    int ok = live(plan);
+    if (width)
+        *width = ok ? 2 * plan->params.search_rx + 1 : 0;
+    if (height)
+        *height = ok ? 2 * plan->params.search_ry + 1 : 0;
 }
 
 /* ---- push / read --------------------------------------------------------- */
@@ -519,10 +543,10 @@ static int push_uploaded(clx_plan *plan, clx_pixel_type type, size_t count)
 
 int clx_plan_push(clx_plan *plan, const clx_image *images, size_t count)
 {
-    if (!plan)
-        return CLX_ERR_ARGUMENT;
     clx_pixel_type type;
-    int status;
+    int status = handle_check(plan, HANDLE_PLAN);
+    if (status != CLX_OK)
+        return status;
 
     msg_clear(&plan->ctx->message);
     if (!images)
@@ -541,9 +565,9 @@ int clx_plan_push(clx_plan *plan, const clx_image *images, size_t count)
 
 int clx_plan_push_pixels(clx_plan *plan, const void *pixels, clx_pixel_type type, size_t count)
 {
-    if (!plan)
-        return CLX_ERR_ARGUMENT;
-    int status;
+    int status = handle_check(plan, HANDLE_PLAN);
+    if (status != CLX_OK)
+        return status;
 
     msg_clear(&plan->ctx->message);
     if (!pixels || type < CLX_PIXEL_U8 || type > CLX_PIXEL_F32)
@@ -559,8 +583,9 @@ int clx_plan_push_pixels(clx_plan *plan, const void *pixels, clx_pixel_type type
 
 int clx_plan_read(clx_plan *plan, clx_result *results, size_t capacity)
 {
-    if (!plan)
-        return CLX_ERR_ARGUMENT;
+    int status = handle_check(plan, HANDLE_PLAN);
+    if (status != CLX_OK)
+        return status;
     struct clx_context *ctx = plan->ctx;
     size_t tiles = plan->pushed * plan->nwin;
 
@@ -569,7 +594,7 @@ int clx_plan_read(clx_plan *plan, clx_result *results, size_t capacity)
         return ctx_fail(ctx, CLX_ERR_STATE, "read without a push");
     if (!results || capacity < tiles)
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "results need room for %zu entries, got %zu", tiles, capacity);
-    int status = plan->seed ? seed_read(plan, results) : accurate_read(plan, results);
+    status = plan->seed ? seed_read(plan, results) : accurate_read(plan, results);
     /* The push is consumed whatever happened: the next one starts afresh. */
     plan->pushed = 0;
     return status;
@@ -577,8 +602,9 @@ int clx_plan_read(clx_plan *plan, clx_result *results, size_t capacity)
 
 int clx_plan_read_surfaces(clx_plan *plan, float *surfaces, size_t capacity)
 {
-    if (!plan)
-        return CLX_ERR_ARGUMENT;
+    int status = handle_check(plan, HANDLE_PLAN);
+    if (status != CLX_OK)
+        return status;
     struct clx_context *ctx = plan->ctx;
     int sw, sh;
     size_t tiles = plan->pushed * plan->nwin;

@@ -8,6 +8,7 @@
 
 #include "cl_error.h"
 #include "context.h"
+#include "handle.h"
 #include "profile.h"
 
 double profile_seconds(void)
@@ -99,12 +100,15 @@ void profile_release(struct profile *p)
 
 int clx_context_stage_times(clx_context *ctx, clx_stage_time *times, size_t capacity, size_t *count)
 {
-    if (!ctx || !count)
+    int status = handle_check(ctx, HANDLE_CONTEXT);
+    if (status != CLX_OK)
+        return status;
+    if (!count)
         return CLX_ERR_ARGUMENT;
     *count = 0;
     if (!ctx->profile)
         return ctx_fail(ctx, CLX_ERR_STATE, "stage times need a context opened with profiling on");
-    int status = profile_collect(ctx);
+    status = profile_collect(ctx);
     if (status != CLX_OK)
         return status;
     if (ctx->profile->failed)
@@ -119,7 +123,7 @@ int clx_context_stage_times(clx_context *ctx, clx_stage_time *times, size_t capa
 
 void clx_context_stage_times_reset(clx_context *ctx)
 {
-    if (!ctx || !ctx->profile)
+    if (handle_check(ctx, HANDLE_CONTEXT) != CLX_OK || !ctx->profile)
         return;
     profile_collect(ctx);
     ctx->profile->ntotals = 0;
@@ -156,7 +160,10 @@ error:
 
 int clx_context_bandwidth(clx_context *ctx, double *bus_gbs, double *memory_gbs)
 {
-    if (!ctx || !bus_gbs || !memory_gbs)
+    int live = handle_check(ctx, HANDLE_CONTEXT);
+    if (live != CLX_OK)
+        return live;
+    if (!bus_gbs || !memory_gbs)
         return CLX_ERR_ARGUMENT;
     size_t bytes = BANDWIDTH_BYTES;
     if (bytes > ctx->dev.info.max_allocation / 2)

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "context.h"
+#include "handle.h"
 #include "plan.h"
 #include "profile.h"
 
@@ -543,8 +544,11 @@ int clx_stream_run_devices(clx_context *const *contexts, size_t ndevices, const 
     int status = CLX_OK;
     size_t delivered = 0;
 
-    if (!contexts || ndevices == 0 || !contexts[0])
+    if (!contexts || ndevices == 0)
         return CLX_ERR_ARGUMENT;
+    for (size_t d = 0; d < ndevices; d++)
+        if ((status = handle_check(contexts[d], HANDLE_CONTEXT)) != CLX_OK)
+            return status;
     clx_context *ctx = contexts[0];
     msg_clear(&ctx->message);
     if (delivered_out)
@@ -553,9 +557,6 @@ int clx_stream_run_devices(clx_context *const *contexts, size_t ndevices, const 
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "clx_stream_run: NULL argument");
     if (ndevices > MAX_DEVICES)
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "%zu devices: at most %d", ndevices, MAX_DEVICES);
-    for (size_t d = 0; d < ndevices; d++)
-        if (!contexts[d])
-            return ctx_fail(ctx, CLX_ERR_ARGUMENT, "clx_stream_run_devices: context %zu is NULL", d);
     if (!sopt) {
         clx_stream_options_init(&defaults_s);
         sopt = &defaults_s;

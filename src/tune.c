@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "context.h"
+#include "handle.h"
 #include "kernel_params.h"
 #include "profile.h"
 #include "tuning.h"
@@ -414,8 +415,9 @@ int clx_tune(clx_context *ctx, const clx_image *reference, const clx_region *reg
              const clx_plan_options *plan_options, const clx_image *images, size_t image_count,
              const clx_tune_options *options, clx_tuning *result)
 {
-    if (!ctx)
-        return CLX_ERR_ARGUMENT;
+    int live = handle_check(ctx, HANDLE_CONTEXT);
+    if (live != CLX_OK)
+        return live;
     msg_clear(&ctx->message);
     if (!reference || !regions || !region_count || !images || !image_count || !result)
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "clx_tune: a NULL or empty argument");

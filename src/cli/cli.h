@@ -24,6 +24,7 @@ int cmd_filter(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 
 /* ---- device_open.c ---- */
 

@@ -24,6 +24,8 @@ static void usage(FILE *f)
           "             them; offsets then uses them (tune --show lists them)\n"
           "  bench      standard workloads on one or every device: images/s, stage\n"
           "             times, bandwidth; JSON, CSV and an SVG chart\n"
+          "  plot       draw a results file as PNG: arrows over the reference, or dx\n"
+          "             and dy of each window against the image index\n"
           "  merge      join the outputs of offsets --shard K/N into one, in input order\n"
           "  devices    list the OpenCL platforms and devices\n"
           "  help CMD   the options of a command (same as: clxcorr CMD --help)\n"
@@ -49,6 +51,8 @@ static int dispatch(const char *command, int argc, char **argv)
         return cmd_tune(argc, argv);
     if (strcmp(command, "bench") == 0)
         return cmd_bench(argc, argv);
+    if (strcmp(command, "plot") == 0)
+        return cmd_plot(argc, argv);
     if (strcmp(command, "devices") == 0)
         return cmd_devices(argc, argv);
     if (strcmp(command, "merge") == 0)

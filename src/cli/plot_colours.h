@@ -1,0 +1,16 @@
+/* plot_colours.h - the colours of the pictures: a colour scale for
+ * magnitudes and distinct colours for lines. */
+#ifndef CLX_PLOT_COLOURS_H
+#define CLX_PLOT_COLOURS_H
+
+#include <stddef.h>
+#include "canvas.h"
+
+/* The colour of t in [0, 1] (clamped): blue, cyan, green, yellow, orange,
+ * red. NaN gives grey. */
+struct rgb colour_scale(double t);
+
+/* The ten distinct line colours, cycled (index 10 is index 0's). */
+struct rgb category_colour(size_t index);
+
+#endif

@@ -1,0 +1,425 @@
+/* results_csv.c - reading `clxcorr offsets` results (see results_csv.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results_csv.h"
+
+/* Region indices beyond this are taken for a corrupt field, not a window. */
+#define MAX_WINDOWS 1000000
+
+/* ---- CSV records --------------------------------------------------------- */
+
+struct csv_reader {
+    FILE *f;
+    const char *path;
+    long line;             /* the line the next character is on */
+    char *text;            /* the record's fields, each ended by '\0' */
+    size_t len, cap;
+    size_t *start;         /* where each field begins in text */
+    size_t fields, fields_cap;
+};
+
+static int put(struct csv_reader *r, char ch, clx_message *msg)
+{
+    if (r->len == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 256;
+        char *t = realloc(r->text, cap);
+        if (!t) {
+            snprintf(msg->text, sizeof msg->text, "%s: out of memory", r->path);
+            return CLX_ERR_HOST_MEMORY;
+        }
+        r->text = t;
+        r->cap = cap;
+    }
+    r->text[r->len++] = ch;
+    return CLX_OK;
+}
+
+static int begin_field(struct csv_reader *r, clx_message *msg)
+{
+    if (r->fields == r->fields_cap) {
+        size_t cap = r->fields_cap ? 2 * r->fields_cap : 16;
+        size_t *s = realloc(r->start, cap * sizeof *s);
+        if (!s) {
+            snprintf(msg->text, sizeof msg->text, "%s: out of memory", r->path);
+            return CLX_ERR_HOST_MEMORY;
+        }
+        r->start = s;
+        r->fields_cap = cap;
+    }
+    r->start[r->fields++] = r->len;
+    return CLX_OK;
+}
+
+static const char *field(const struct csv_reader *r, size_t i)
+{
+    return r->text + r->start[i];
+}
+
+/*
+ * Reads the next record that is not a blank line into r's fields, *first_line
+ * the line it starts on. Returns 1 for a record, 0 at the end of the file,
+ * or an error status with msg set.
+ */
+static int read_record(struct csv_reader *r, long *first_line, clx_message *msg)
+{
+    int ch, status;
+    for (;;) {
+        r->len = 0;
+        r->fields = 0;
+        *first_line = r->line;
+        ch = getc(r->f);
+        if (ch == EOF)
+            return ferror(r->f) ? (snprintf(msg->text, sizeof msg->text, "%s: %s", r->path, strerror(errno)),
+                                   CLX_ERR_IO)
+                                : 0;
+        if (ch == '\n' || (ch == '\r' && (ch = getc(r->f)) == '\n')) {
+            r->line++;
+            continue;
+        }
+        ungetc(ch, r->f);
+        break;
+    }
+    for (;;) {
+        if ((status = begin_field(r, msg)) != CLX_OK)
+            return status;
+        ch = getc(r->f);
+        if (ch == '"') {
+            /* Quoted: up to the closing quote, "" standing for one quote. */
+            for (;;) {
+                ch = getc(r->f);
+                if (ch == EOF) {
+                    snprintf(msg->text, sizeof msg->text, "%s:%ld: a quoted field is not closed", r->path,
+                             *first_line);
+                    return CLX_ERR_FORMAT;
+                }
+                if (ch == '"') {
+                    ch = getc(r->f);
+                    if (ch != '"')
+                        break;
+                }
+                if (ch == '\n')
+                    r->line++;
+                if ((status = put(r, (char)ch, msg)) != CLX_OK)
+                    return status;
+            }
+            if (ch == '\r')
+                ch = getc(r->f);
+            if (ch != ',' && ch != '\n' && ch != EOF) {
+                snprintf(msg->text, sizeof msg->text, "%s:%ld: text after the closing quote of field %zu",
+                         r->path, r->line, r->fields);
+                return CLX_ERR_FORMAT;
+            }
+        } else {
+            while (ch != ',' && ch != '\n' && ch != EOF) {
+                if ((status = put(r, (char)ch, msg)) != CLX_OK)
+                    return status;
+                ch = getc(r->f);
+            }
+            /* CRLF line ends: the CR is not part of the last field. */
+            if (ch != ',' && r->len > r->start[r->fields - 1] && r->text[r->len - 1] == '\r')
+                r->len--;
+        }
+        if ((status = put(r, '\0', msg)) != CLX_OK)
+            return status;
+        if (ch != ',') {
+            if (ch == '\n')
+                r->line++;
+            return 1;
+        }
+    }
+}
+
+/* ---- the results --------------------------------------------------------- */
+
+enum column { COL_IMAGE, COL_REGION, COL_X, COL_Y, COL_DX, COL_DY, COL_FLAGS, COLUMNS };
+static const char *const column_names[COLUMNS] = { "image", "region", "x", "y", "dx", "dy", "flags" };
+
+struct row {
+    size_t image;
+    size_t window;
+    double dx, dy;
+    unsigned flags;
+    long line;
+};
+
+/* A whole field as a number: finite, or NaN when `nan_ok` (an offset the
+ * command could not measure). */
+static int parse_real(const char *text, int nan_ok, double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(text, &end);
+    if (end == text || *end != '\0' || errno == ERANGE)
+        return -1;
+    return isfinite(*out) || (nan_ok && isnan(*out)) ? 0 : -1;
+}
+
+static int parse_count(const char *text, unsigned long max, unsigned long *out)
+{
+    char *end;
+    if (text[0] < '0' || text[0] > '9')
+        return -1;
+    errno = 0;
+    *out = strtoul(text, &end, 10);
+    return *end == '\0' && errno == 0 && *out <= max ? 0 : -1;
+}
+
+/* Where each needed column is in the header; -1 for an absent flags column. */
+static int map_columns(const struct csv_reader *r, long line, int where[COLUMNS], clx_message *msg)
+{
+    for (int c = 0; c < COLUMNS; c++) {
+        where[c] = -1;
+        for (size_t i = 0; i < r->fields; i++)
+            if (strcmp(field(r, i), column_names[c]) == 0) {
+                where[c] = (int)i;
+                break;
+            }
+        if (where[c] < 0 && c != COL_FLAGS) {
+            snprintf(msg->text, sizeof msg->text,
+                     "%s:%ld: no '%s' column; the header must name image, region, x, y, dx and dy "
+                     "(clxcorr offsets' CSV)", r->path, line, column_names[c]);
+            return CLX_ERR_FORMAT;
+        }
+    }
+    return CLX_OK;
+}
+
+static int grow(void **array, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 64;
+    while (n < need)
+        n *= 2;
+    void *p = realloc(*array, n * size);
+    if (!p)
+        return -1;
+    *array = p;
+    *cap = n;
+    return 0;
+}
+
+void results_free(struct results_table *t)
+{
+    for (size_t i = 0; t->image_names && i < t->images; i++)
+        free(t->image_names[i]);
+    free(t->image_names);
+    free(t->x);
+    free(t->y);
+    free(t->dx);
+    free(t->dy);
+    free(t->flags);
+    memset(t, 0, sizeof *t);
+}
+
+/* What reading collects before the table can be laid out. */
+struct gathered {
+    struct row *rows;
+    size_t nrows, rows_cap;
+    char **names;
+    size_t names_cap;
+    double *x, *y;
+    long *centre_line;          /* the line that gave each window's centre */
+    size_t windows_cap;
+};
+
+/* Room for `need` windows' centres. */
+static int grow_windows(struct gathered *g, size_t need)
+{
+    if (need <= g->windows_cap)
+        return 0;
+    size_t cap = g->windows_cap ? g->windows_cap : 64;
+    while (cap < need)
+        cap *= 2;
+    double *x = realloc(g->x, cap * sizeof *x);
+    if (x)
+        g->x = x;
+    double *y = realloc(g->y, cap * sizeof *y);
+    if (y)
+        g->y = y;
+    long *line = realloc(g->centre_line, cap * sizeof *line);
+    if (line)
+        g->centre_line = line;
+    if (!x || !y || !line)
+        return -1;
+    g->windows_cap = cap;
+    return 0;
+}
+
+static int gather_row(struct gathered *g, struct results_table *t, const struct csv_reader *r, long line,
+                      const int col[COLUMNS], clx_message *msg)
+{
+    struct row row;
+    unsigned long window, flags = 0;
+    double x, y;
+    const char *name = field(r, (size_t)col[COL_IMAGE]);
+
+    if (parse_count(field(r, (size_t)col[COL_REGION]), MAX_WINDOWS - 1, &window)) {
+        snprintf(msg->text, sizeof msg->text, "%s:%ld: region '%.40s' is not a window index (0 to %d)", r->path,
+                 line, field(r, (size_t)col[COL_REGION]), MAX_WINDOWS - 1);
+        return CLX_ERR_FORMAT;
+    }
+    const struct {
+        enum column c;
+        double *out;
+        int nan_ok;
+    } reals[] = { { COL_X, &x, 0 }, { COL_Y, &y, 0 }, { COL_DX, &row.dx, 1 }, { COL_DY, &row.dy, 1 } };
+    for (size_t k = 0; k < sizeof reals / sizeof reals[0]; k++)
+        if (parse_real(field(r, (size_t)col[reals[k].c]), reals[k].nan_ok, reals[k].out)) {
+            snprintf(msg->text, sizeof msg->text, "%s:%ld: %s '%.40s' is not a number", r->path, line,
+                     column_names[reals[k].c], field(r, (size_t)col[reals[k].c]));
+            return CLX_ERR_FORMAT;
+        }
+    if (col[COL_FLAGS] >= 0 && parse_count(field(r, (size_t)col[COL_FLAGS]), 0xffffffffUL, &flags)) {
+        snprintf(msg->text, sizeof msg->text, "%s:%ld: flags '%.40s' is not a whole number >= 0", r->path, line,
+                 field(r, (size_t)col[COL_FLAGS]));
+        return CLX_ERR_FORMAT;
+    }
+
+    /* A new image where the name changes. */
+    if (t->images == 0 || strcmp(name, g->names[t->images - 1]) != 0) {
+        if (grow((void **)&g->names, &g->names_cap, t->images + 1, sizeof *g->names) ||
+            !(g->names[t->images] = strdup(name)))
+            goto out_of_memory;
+        t->images++;
+    }
+    if (window >= t->windows) {
+        size_t need = window + 1;
+        if (grow_windows(g, need))
+            goto out_of_memory;
+        for (size_t w = t->windows; w < need; w++) {
+            g->x[w] = g->y[w] = NAN;
+            g->centre_line[w] = 0;
+        }
+        t->windows = need;
+    }
+    if (isnan(g->x[window])) {
+        g->x[window] = x;
+        g->y[window] = y;
+        g->centre_line[window] = line;
+    } else if (fabs(g->x[window] - x) > 1e-6 || fabs(g->y[window] - y) > 1e-6) {
+        snprintf(msg->text, sizeof msg->text,
+                 "%s:%ld: window %lu is centred at (%g, %g) here but at (%g, %g) on line %ld", r->path, line,
+                 window, x, y, g->x[window], g->y[window], g->centre_line[window]);
+        return CLX_ERR_FORMAT;
+    }
+
+    row.image = t->images - 1;
+    row.window = window;
+    row.flags = (unsigned)flags;
+    row.line = line;
+    if (grow((void **)&g->rows, &g->rows_cap, g->nrows + 1, sizeof *g->rows))
+        goto out_of_memory;
+    g->rows[g->nrows++] = row;
+    return CLX_OK;
+
+out_of_memory:
+    snprintf(msg->text, sizeof msg->text, "%s: out of memory", r->path);
+    return CLX_ERR_HOST_MEMORY;
+}
+
+/* Lays the rows out image by image; a window twice for one image is an error. */
+static int lay_out(struct gathered *g, struct results_table *t, const char *path, clx_message *msg)
+{
+    size_t cells = t->images * t->windows;
+    t->image_names = g->names;
+    g->names = NULL;
+    t->x = g->x;
+    t->y = g->y;
+    g->x = g->y = NULL;
+    t->dx = malloc(cells * sizeof *t->dx);
+    t->dy = malloc(cells * sizeof *t->dy);
+    t->flags = calloc(cells, sizeof *t->flags);
+    long *line_of = calloc(cells, sizeof *line_of);
+    if (!t->dx || !t->dy || !t->flags || !line_of) {
+        free(line_of);
+        snprintf(msg->text, sizeof msg->text, "%s: out of memory", path);
+        return CLX_ERR_HOST_MEMORY;
+    }
+    for (size_t i = 0; i < cells; i++)
+        t->dx[i] = t->dy[i] = NAN;
+    int status = CLX_OK;
+    for (size_t k = 0; k < g->nrows; k++) {
+        const struct row *row = &g->rows[k];
+        size_t cell = row->image * t->windows + row->window;
+        if (line_of[cell]) {
+            snprintf(msg->text, sizeof msg->text, "%s:%ld: window %zu of image %s again (first on line %ld)", path,
+                     row->line, row->window, t->image_names[row->image], line_of[cell]);
+            status = CLX_ERR_FORMAT;
+            break;
+        }
+        line_of[cell] = row->line;
+        t->dx[cell] = row->dx;
+        t->dy[cell] = row->dy;
+        t->flags[cell] = row->flags;
+    }
+    free(line_of);
+    return status;
+}
+
+int results_read(const char *path, struct results_table *t, clx_message *msg)
+{
+    struct csv_reader r = { 0 };
+    struct gathered g = { 0 };
+    int col[COLUMNS], status;
+    long line;
+
+    memset(t, 0, sizeof *t);
+    msg->text[0] = '\0';
+    r.path = path;
+    r.line = 1;
+    if (!(r.f = fopen(path, "rb"))) {
+        snprintf(msg->text, sizeof msg->text, "%s: %s", path, strerror(errno));
+        return CLX_ERR_IO;
+    }
+    status = read_record(&r, &line, msg);
+    if (status == 0) {
+        snprintf(msg->text, sizeof msg->text, "%s: empty; expected a header line (image,region,x,y,dx,dy,...)", path);
+        status = CLX_ERR_FORMAT;
+    }
+    if (status < 0 || (status = map_columns(&r, line, col, msg)) != CLX_OK)
+        goto done;
+    size_t header_fields = r.fields;
+    while ((status = read_record(&r, &line, msg)) == 1) {
+        if (r.fields != header_fields) {
+            snprintf(msg->text, sizeof msg->text, "%s:%ld: %zu field%s, but the header has %zu", path, line, r.fields,
+                     r.fields == 1 ? "" : "s", header_fields);
+            status = CLX_ERR_FORMAT;
+            goto done;
+        }
+        if ((status = gather_row(&g, t, &r, line, col, msg)) != CLX_OK)
+            goto done;
+    }
+    if (status < 0)
+        goto done;
+    if (g.nrows == 0) {
+        snprintf(msg->text, sizeof msg->text, "%s: no rows after the header", path);
+        status = CLX_ERR_FORMAT;
+        goto done;
+    }
+    status = lay_out(&g, t, path, msg);
+
+done:
+    fclose(r.f);
+    free(r.text);
+    free(r.start);
+    free(g.rows);
+    if (g.names) {
+        for (size_t i = 0; i < t->images; i++)
+            free(g.names[i]);
+        free(g.names);
+        t->images = 0;
+    }
+    free(g.x);
+    free(g.y);
+    free(g.centre_line);
+    if (status != CLX_OK)
+        results_free(t);
+    return status;
+}

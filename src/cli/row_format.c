@@ -1,0 +1,330 @@
+/* row_format.c - offsets as CSV, TSV or JSON lines (see row_format.h). */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "row_format.h"
+
+static const char *const column_names[ROW_COLUMN_COUNT] = {
+    "image", "region", "x", "y", "dx", "dy", "peak", "flags", "zncc", "peak_ratio", "iterations",
+};
+/* The first of the accurate mode's own columns. */
+#define FIRST_QUALITY_COLUMN ROW_COLUMN_ZNCC
+
+const char *row_column_name(enum row_column column)
+{
+    return column >= 0 && column < ROW_COLUMN_COUNT ? column_names[column] : "?";
+}
+
+void row_format_init(struct row_format *f, int quality)
+{
+    f->kind = ROW_FORMAT_CSV;
+    f->ncolumns = quality ? ROW_COLUMN_COUNT : FIRST_QUALITY_COLUMN;
+    for (size_t i = 0; i < f->ncolumns; i++)
+        f->columns[i] = (enum row_column)i;
+}
+
+int row_format_set_kind(struct row_format *f, const char *name, clx_message *msg)
+{
+    static const char *const kinds[] = { "csv", "tsv", "jsonl" };
+    for (int k = 0; k < 3; k++)
+        if (strcmp(name, kinds[k]) == 0) {
+            f->kind = (enum row_format_kind)k;
+            return CLX_OK;
+        }
+    snprintf(msg->text, sizeof msg->text, "--format: unknown format '%.100s' (csv, tsv or jsonl)", name);
+    return CLX_ERR_ARGUMENT;
+}
+
+static int column_named(const char *name, size_t len)
+{
+    for (int c = 0; c < ROW_COLUMN_COUNT; c++)
+        if (strlen(column_names[c]) == len && strncmp(name, column_names[c], len) == 0)
+            return c;
+    return -1;
+}
+
+int row_format_set_columns(struct row_format *f, const char *list, int quality, clx_message *msg)
+{
+    enum row_column chosen[ROW_COLUMN_COUNT];
+    size_t n = 0;
+    const char *p = list;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        int c = column_named(p, len);
+        if (len == 0) {
+            snprintf(msg->text, sizeof msg->text, "--columns: an empty column name in '%.200s'", list);
+            return CLX_ERR_ARGUMENT;
+        }
+        if (c < 0) {
+            snprintf(msg->text, sizeof msg->text,
+                     "--columns: unknown column '%.*s' (known: image, region, x, y, dx, dy, peak, flags, and in "
+                     "accurate mode zncc, peak_ratio, iterations)", (int)(len > 100 ? 100 : len), p);
+            return CLX_ERR_ARGUMENT;
+        }
+        if (c >= FIRST_QUALITY_COLUMN && !quality) {
+            snprintf(msg->text, sizeof msg->text, "--columns: %s is written in accurate mode only", column_names[c]);
+            return CLX_ERR_ARGUMENT;
+        }
+        for (size_t i = 0; i < n; i++)
+            if (chosen[i] == (enum row_column)c) {
+                snprintf(msg->text, sizeof msg->text, "--columns: %s is named twice", column_names[c]);
+                return CLX_ERR_ARGUMENT;
+            }
+        /* Every name once: at most ROW_COLUMN_COUNT of them. */
+        chosen[n++] = (enum row_column)c;
+        if (p[len] == '\0')
+            break;
+        p += len + 1;
+    }
+    memcpy(f->columns, chosen, n * sizeof *chosen);
+    f->ncolumns = n;
+    return CLX_OK;
+}
+
+int row_format_header(const struct row_format *f, char *out, size_t len)
+{
+    size_t used = 0;
+    if (len == 0)
+        return -1;
+    out[0] = '\0';
+    if (f->kind == ROW_FORMAT_JSONL)
+        return 0;
+    for (size_t i = 0; i < f->ncolumns; i++) {
+        int n = snprintf(out + used, len - used, "%s%s", i ? (f->kind == ROW_FORMAT_TSV ? "\t" : ",") : "",
+                         column_names[f->columns[i]]);
+        if (n < 0 || (size_t)n >= len - used)
+            return -1;
+        used += (size_t)n;
+    }
+    if (used + 1 >= len)
+        return -1;
+    out[used++] = '\n';
+    out[used] = '\0';
+    return (int)used;
+}
+
+/* ---- text ----------------------------------------------------------------- */
+
+/*
+ * As in csv_output.c, formatting runs on the lanes for every row, so it
+ * avoids printf where it can: room is reserved once per image, and
+ * fixed-point numbers are written from integers (printf's text except, at
+ * most, the last digit of a value within a rounding error of a tie).
+ */
+
+static int text_reserve(struct csv_text *t, size_t more)
+{
+    if (t->cap - t->len > more)
+        return 0;
+    size_t cap = 2 * t->cap + more + 256;
+    char *grown = realloc(t->text, cap);
+    if (!grown)
+        return -1;
+    t->text = grown;
+    t->cap = cap;
+    return 0;
+}
+
+static void put_char(struct csv_text *t, char c)
+{
+    t->text[t->len++] = c;
+}
+
+static void put_bytes(struct csv_text *t, const char *s, size_t n)
+{
+    memcpy(t->text + t->len, s, n);
+    t->len += n;
+}
+
+static void put_uint(struct csv_text *t, unsigned long long v)
+{
+    char digits[24];
+    int n = 0;
+    do
+        digits[n++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    while (n > 0)
+        put_char(t, digits[--n]);
+}
+
+/* v with `decimals` decimals (as "%.*f"); printf itself for what integers
+ * cannot hold exactly. Needs 32 bytes of room. */
+static void put_fixed(struct csv_text *t, double v, int decimals)
+{
+    static const double scale[] = { 1, 10, 100, 1e3, 1e4, 1e5, 1e6 };
+    double scaled = v * scale[decimals];
+    if (!isfinite(v) || fabs(scaled) >= 9e15) {
+        t->len += (size_t)snprintf(t->text + t->len, 32, "%.*f", decimals, v);
+        return;
+    }
+    long long units = llrint(scaled);
+    if (units < 0 || (units == 0 && signbit(v)))
+        put_char(t, '-');
+    unsigned long long u = (unsigned long long)(units < 0 ? -units : units);
+    unsigned long long div = (unsigned long long)scale[decimals], frac = u % div;
+    put_uint(t, u / div);
+    if (decimals == 0)
+        return;
+    put_char(t, '.');
+    for (int d = decimals - 1; d >= 0; d--) {
+        t->text[t->len + (size_t)d] = (char)('0' + frac % 10);
+        frac /= 10;
+    }
+    t->len += (size_t)decimals;
+}
+
+/* "%.*g"; 32 bytes of room. */
+static void put_general(struct csv_text *t, double v, int digits)
+{
+    t->len += (size_t)snprintf(t->text + t->len, 32, "%.*g", digits, v);
+}
+
+/* ---- the image name, escaped once per image --------------------------------- */
+
+/* The length of the valid UTF-8 sequence at s (1 to 4), or 0. */
+static size_t utf8_sequence(const unsigned char *s)
+{
+    size_t n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : 0;
+    if (n == 0)
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    /* No overlong forms, surrogates or code points above U+10FFFF. */
+    if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) || (s[0] == 0xf0 && s[1] < 0x90) ||
+        (s[0] == 0xf4 && s[1] >= 0x90))
+        return 0;
+    return n;
+}
+
+/* The name as the format writes it, into t (6 * strlen + 2 bytes of room). */
+static void put_name(struct csv_text *t, enum row_format_kind kind, const char *name)
+{
+    const unsigned char *s = (const unsigned char *)name;
+    if (kind == ROW_FORMAT_CSV) {
+        int quoted = strpbrk(name, ",\"\r\n") != NULL;
+        if (quoted)
+            put_char(t, '"');
+        for (; *s; s++) {
+            if (*s == '"')
+                put_char(t, '"');
+            put_char(t, (char)*s);
+        }
+        if (quoted)
+            put_char(t, '"');
+    } else if (kind == ROW_FORMAT_TSV) {
+        for (; *s; s++) {
+            const char *escape = *s == '\t' ? "\\t" : *s == '\n' ? "\\n" : *s == '\r' ? "\\r" : *s == '\\' ? "\\\\" : NULL;
+            if (escape)
+                put_bytes(t, escape, 2);
+            else
+                put_char(t, (char)*s);
+        }
+    } else {
+        put_char(t, '"');
+        while (*s) {
+            if (*s == '"' || *s == '\\') {
+                put_char(t, '\\');
+                put_char(t, (char)*s++);
+            } else if (*s < 0x20) {
+                t->len += (size_t)snprintf(t->text + t->len, 7, "\\u%04x", *s++);
+            } else if (*s < 0x80) {
+                put_char(t, (char)*s++);
+            } else {
+                size_t n = utf8_sequence(s);
+                if (n) {
+                    put_bytes(t, (const char *)s, n);
+                    s += n;
+                } else {
+                    put_bytes(t, "\\ufffd", 6);
+                    s++;
+                }
+            }
+        }
+        put_char(t, '"');
+    }
+}
+
+/* ---- rows ------------------------------------------------------------------ */
+
+/* A real for JSON: null where JSON has no number. */
+static void put_json_real(struct csv_text *t, double v, int decimals, int general)
+{
+    if (!isfinite(v))
+        put_bytes(t, "null", 4);
+    else if (general)
+        put_general(t, v, decimals);
+    else
+        put_fixed(t, v, decimals);
+}
+
+static void put_value(struct csv_text *t, enum row_format_kind kind, enum row_column c, const struct csv_text *name,
+                      size_t index, const clx_region *r, const clx_result *res)
+{
+    int json = kind == ROW_FORMAT_JSONL;
+    switch (c) {
+    case ROW_COLUMN_IMAGE: put_bytes(t, name->text, name->len); break;
+    case ROW_COLUMN_REGION: put_uint(t, index); break;
+    case ROW_COLUMN_X: put_fixed(t, r->x + (r->w - 1) / 2.0, 1); break;
+    case ROW_COLUMN_Y: put_fixed(t, r->y + (r->h - 1) / 2.0, 1); break;
+    case ROW_COLUMN_DX: json ? put_json_real(t, res->dx, 6, 0) : put_fixed(t, res->dx, 6); break;
+    case ROW_COLUMN_DY: json ? put_json_real(t, res->dy, 6, 0) : put_fixed(t, res->dy, 6); break;
+    case ROW_COLUMN_PEAK: json ? put_json_real(t, res->peak, 9, 1) : put_general(t, res->peak, 9); break;
+    case ROW_COLUMN_FLAGS: put_uint(t, res->flags); break;
+    case ROW_COLUMN_ZNCC: json ? put_json_real(t, res->zncc, 6, 0) : put_fixed(t, res->zncc, 6); break;
+    case ROW_COLUMN_PEAK_RATIO:
+        json ? put_json_real(t, res->peak_ratio, 4, 1) : put_general(t, res->peak_ratio, 4);
+        break;
+    case ROW_COLUMN_ITERATIONS:
+        if (res->iterations < 0)
+            put_char(t, '-');
+        put_uint(t, (unsigned long long)(res->iterations < 0 ? -(long long)res->iterations : res->iterations));
+        break;
+    case ROW_COLUMN_COUNT: break;
+    }
+}
+
+int row_format_image(const struct row_format *f, struct csv_text *t, const char *image_name,
+                     const clx_region *regions, size_t nregions, const clx_result *results)
+{
+    struct csv_text name = { 0 };
+    size_t name_room = 6 * strlen(image_name) + 3;
+    if (text_reserve(&name, name_room) != 0)
+        return CLX_ERR_HOST_MEMORY;
+    put_name(&name, f->kind, image_name);
+
+    /* Per row: the name, and per column at most 32 characters of number,
+     * a JSON key of at most 12 with its quotes and colon, and a separator. */
+    size_t row_room = name.len + f->ncolumns * (32 + 16 + 1) + 4;
+    t->len = 0;
+    t->rows = 0;
+    if (text_reserve(t, row_room * nregions) != 0) {
+        csv_text_free(&name);
+        return CLX_ERR_HOST_MEMORY;
+    }
+    char separator = f->kind == ROW_FORMAT_TSV ? '\t' : ',';
+    for (size_t i = 0; i < nregions; i++) {
+        if (f->kind == ROW_FORMAT_JSONL)
+            put_char(t, '{');
+        for (size_t k = 0; k < f->ncolumns; k++) {
+            if (k)
+                put_char(t, separator);
+            if (f->kind == ROW_FORMAT_JSONL) {
+                put_char(t, '"');
+                put_bytes(t, column_names[f->columns[k]], strlen(column_names[f->columns[k]]));
+                put_bytes(t, "\":", 2);
+            }
+            put_value(t, f->kind, f->columns[k], &name, i, &regions[i], &results[i]);
+        }
+        if (f->kind == ROW_FORMAT_JSONL)
+            put_char(t, '}');
+        put_char(t, '\n');
+        t->rows++;
+    }
+    csv_text_free(&name);
+    return CLX_OK;
+}

@@ -1,0 +1,87 @@
+/*
+ * row_format.h - one image's offsets as rows of text: CSV (the default),
+ * TSV or JSON lines, with all of the mode's columns or a chosen subset in a
+ * chosen order (`clxcorr offsets --format F --columns LIST`).
+ *
+ *   csv    a header line of column names, then one line per window;
+ *          an image name holding a comma, quote or line break is quoted
+ *          (RFC 4180). Byte for byte what csv_format_image writes when all
+ *          columns are chosen: that function goes once offsets uses this.
+ *   tsv    the same with tabs; a tab, line break or backslash in an image
+ *          name is written \t, \n, \r or \\ (TSV has no quoting).
+ *   jsonl  no header; one JSON object per line, keys in column order,
+ *          numbers as numbers, NaN or infinity as null, the image name as
+ *          a JSON string (bytes that are not UTF-8 become U+FFFD).
+ *
+ * Numbers have the CSV's precision: x, y 1 decimal; dx, dy, zncc 6;
+ * peak 9 significant digits; peak_ratio 4.
+ */
+#ifndef CLX_ROW_FORMAT_H
+#define CLX_ROW_FORMAT_H
+
+#include <stddef.h>
+#include "clxcorr.h"
+#include "csv_output.h"
+
+enum row_format_kind {
+    ROW_FORMAT_CSV = 0,
+    ROW_FORMAT_TSV = 1,
+    ROW_FORMAT_JSONL = 2
+};
+
+/* Every column, in the default order; the last three in accurate mode only. */
+enum row_column {
+    ROW_COLUMN_IMAGE,
+    ROW_COLUMN_REGION,
+    ROW_COLUMN_X,
+    ROW_COLUMN_Y,
+    ROW_COLUMN_DX,
+    ROW_COLUMN_DY,
+    ROW_COLUMN_PEAK,
+    ROW_COLUMN_FLAGS,
+    ROW_COLUMN_ZNCC,
+    ROW_COLUMN_PEAK_RATIO,
+    ROW_COLUMN_ITERATIONS,
+    ROW_COLUMN_COUNT
+};
+
+struct row_format {
+    enum row_format_kind kind;
+    enum row_column columns[ROW_COLUMN_COUNT];   /* in output order */
+    size_t ncolumns;
+};
+
+/* CSV with the mode's columns in the default order: `quality` (accurate
+ * mode) adds zncc, peak_ratio and iterations. */
+void row_format_init(struct row_format *format, int quality);
+
+/* --format's value: "csv", "tsv" or "jsonl". An unknown name:
+ * CLX_ERR_ARGUMENT, msg "--format: unknown format 'xml' (csv, tsv or jsonl)". */
+int row_format_set_kind(struct row_format *format, const char *name, clx_message *msg);
+
+/*
+ * --columns' value: column names joined by commas, in the order to write
+ * them ("image,dx,dy"). CLX_ERR_ARGUMENT with msg for an unknown name (the
+ * message lists the known ones), a name given twice, an empty name, or a
+ * quality column when `quality` is 0 (seed mode does not compute them).
+ * On failure the format is unchanged.
+ */
+int row_format_set_columns(struct row_format *format, const char *list, int quality, clx_message *msg);
+
+/* The column's name as in headers and JSON keys ("peak_ratio"). */
+const char *row_column_name(enum row_column column);
+
+/* The header line ("image,dx,dy\n"; "" for JSON lines) into out; returns
+ * its length, or -1 when it does not fit in `len`. */
+int row_format_header(const struct row_format *format, char *out, size_t len);
+
+/*
+ * Formats one image's rows (one per window, in plan order) into t, replacing
+ * its text; t->rows counts them. Thread-safe for different t: the stream's
+ * lanes format while the writer writes (csv_output_write writes t).
+ * CLX_ERR_HOST_MEMORY when out of memory.
+ */
+int row_format_image(const struct row_format *format, struct csv_text *t, const char *image_name,
+                     const clx_region *regions, size_t nregions, const clx_result *results);
+
+#endif

@@ -1,0 +1,100 @@
+#!/bin/sh
+# `clxcorr plot`: PNG pictures of a results file of the expected size (read
+# from the PNG header), for the arrows (mean, one image, a chosen width)
+# and the series (all windows, one); a bad results file fails with one
+# error line naming the file and line, and leaves no picture behind; the
+# command line is checked. The sample set's truth.csv has the columns of a
+# results file, so most of this needs no device; the last part draws what
+# `clxcorr offsets` wrote.
+. "$TESTS_SRCDIR/lib.sh"
+
+"$CLXCORR_SAMPLES" --out "$TMP/set" --count 3 || exit 99
+ref=$TMP/set/reference.tif
+truth=$TMP/set/truth.csv
+
+# png_size FILE: "WIDTHxHEIGHT" from the IHDR chunk, or nothing for a file
+# that is not a PNG.
+png_size() {
+    [ "$(od -An -c -j1 -N3 "$1" 2>/dev/null | tr -d ' ')" = "PNG" ] || return
+    od -An -tu1 -j16 -N8 "$1" | awk '{ printf "%dx%d\n", (($1 * 256 + $2) * 256 + $3) * 256 + $4,
+                                                 (($5 * 256 + $6) * 256 + $7) * 256 + $8 }'
+}
+
+# expect_png NAME SIZE ARGS...: plot succeeds quietly and writes out.png of SIZE.
+expect_png() {
+    name=$1 size=$2
+    shift 2
+    rm -f "$TMP/out.png"
+    if ! "$CLXCORR" plot -o "$TMP/out.png" "$@" >"$TMP/out" 2>"$TMP/err"; then
+        fail "$name: exit status $?: $(cat "$TMP/err")"
+    elif [ -s "$TMP/err" ] || [ -s "$TMP/out" ]; then
+        fail "$name: printed $(cat "$TMP/out" "$TMP/err")"
+    elif [ "$(png_size "$TMP/out.png")" != "$size" ]; then
+        fail "$name: picture '$(png_size "$TMP/out.png")', expected $size"
+    elif [ -e "$TMP/out.png.part" ]; then
+        fail "$name: out.png.part left behind"
+    else
+        pass "$name: $size"
+    fi
+}
+
+# The 900 x 900 reference drawn 900 wide: + 3 * 16 + 130 across, + 2 * 16 +
+# 30 + 48 down (quiver.h).
+expect_png "arrows, mean of the images" 1078x1010 "$truth" "$ref"
+expect_png "arrows, the last image" 1078x1010 --image -1 "$truth" "$ref"
+expect_png "arrows, 640 wide" 818x750 --width 640 "$truth" "$ref"
+# The series: 1000 x 720 by default, width x 0.72 otherwise.
+expect_png "series of every window" 1000x720 --series "$truth"
+expect_png "series of window 12, reference ignored" 500x360 --series --region 12 --width 500 "$truth" "$ref"
+
+# Bad results files: exit status 1, the file and line named, no picture.
+printf 'image,region,x,y,dy\nimage_0001.tif,0,69.5,69.5,1\n' >"$TMP/no-dx.csv"
+sed '4s/,[^,]*$/,oops/' "$truth" >"$TMP/bad-dy.csv"
+sed '6s/^\([^,]*,[^,]*\),.*/\1,1/' "$truth" >"$TMP/short.csv"
+: >"$TMP/empty.csv"
+for case in "no-dx.csv:1: no 'dx' column" "bad-dy.csv:4: dy 'oops' is not a number" \
+    "short.csv:6: 3 fields, but the header has 6" "empty.csv: empty; expected a header line"; do
+    file=${case%%:*}
+    rm -f "$TMP/out.png"
+    expect_failure "bad results file $file" 1 "^clxcorr: error: $TMP/${case}" \
+        "$CLXCORR" plot -o "$TMP/out.png" "$TMP/$file" "$ref"
+    [ ! -e "$TMP/out.png" ] && [ ! -e "$TMP/out.png.part" ] || fail "$file: a picture was written"
+done
+expect_failure "missing results file" 1 "^clxcorr: error: $TMP/none.csv: No such file or directory" \
+    "$CLXCORR" plot -o "$TMP/out.png" "$TMP/none.csv" "$ref"
+expect_failure "missing reference" 1 "^clxcorr: error: $TMP/none.tif: No such file" \
+    "$CLXCORR" plot -o "$TMP/out.png" "$truth" "$TMP/none.tif"
+# Windows outside the reference: results of another image.
+"$CLXCORR_SAMPLES" --out "$TMP/small" --size 160x128 --count 1 --grid 3x2 --window 32x32 --margin 8 >/dev/null \
+    || exit 99
+expect_failure "results of another reference" 1 "window 2 is centred at \\(238.5, 69.5\\), outside .*160x128" \
+    "$CLXCORR" plot -o "$TMP/out.png" "$truth" "$TMP/small/reference.tif"
+expect_failure "image out of range" 1 "--image 3: .*truth.csv has 3 images \\(0 to 2, or -1 for the last\\)" \
+    "$CLXCORR" plot --image 3 -o "$TMP/out.png" "$truth" "$ref"
+expect_failure "window out of range" 1 "--region 50: .*truth.csv has windows 0 to 49" \
+    "$CLXCORR" plot --series --region 50 -o "$TMP/out.png" "$truth"
+expect_failure "unwritable picture" 1 "$TMP/no/dir.png.part: No such file or directory" \
+    "$CLXCORR" plot -o "$TMP/no/dir.png" "$truth" "$ref"
+
+# The command line.
+expect_failure "no output" 2 "plot needs -o OUT.png" "$CLXCORR" plot "$truth" "$ref"
+expect_failure "no reference for arrows" 2 "no reference image given" "$CLXCORR" plot -o "$TMP/o.png" "$truth"
+expect_failure "no results" 2 "no results file given" "$CLXCORR" plot -o "$TMP/o.png"
+expect_failure "--image with --series" 2 "--image picks the image of the arrows" \
+    "$CLXCORR" plot --series --image 1 -o "$TMP/o.png" "$truth"
+expect_failure "--region without --series" 2 "--region picks the window of --series" \
+    "$CLXCORR" plot --region 1 -o "$TMP/o.png" "$truth" "$ref"
+expect_failure "bad --width" 2 "--width: '20' is not a whole number from 64 to 8192" \
+    "$CLXCORR" plot --width 20 -o "$TMP/o.png" "$truth" "$ref"
+expect_failure "unknown option" 2 "plot: unknown option '--frobnicate'" \
+    "$CLXCORR" plot --frobnicate -o "$TMP/o.png" "$truth" "$ref"
+
+# What `clxcorr offsets` writes, quoted names included, draws as well.
+need_device
+cp "$TMP/set/image_0001.tif" "$TMP/set/a,b.tif"
+"$CLXCORR" offsets -q --regions "$TMP/set/regions.txt" -o "$TMP/offsets.csv" "$ref" "$TMP/set/a,b.tif" \
+    "$TMP/set"/image_000[23].tif || fail "clxcorr offsets failed"
+grep -q '^"' "$TMP/offsets.csv" && pass "offsets quoted the name with a comma" || fail "no quoted name"
+expect_png "arrows from offsets' CSV" 1078x1010 --image 0 "$TMP/offsets.csv" "$ref"
+expect_png "series from offsets' CSV" 1000x720 --series "$TMP/offsets.csv"
+finish

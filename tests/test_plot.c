@@ -1,0 +1,384 @@
+/*
+ * test_plot.c - the pictures of `clxcorr plot`, without a device:
+ *
+ *   - round numbers for scales and tick labels;
+ *   - reading results files: columns in any order, quoted names, CRLF,
+ *     missing rows, and every error naming the file and line;
+ *   - the displacement picture read back: its size as quiver.h states it,
+ *     the arrows where the windows are, in the colour of their magnitude,
+ *     grey elsewhere, flagged windows grey, the colour bar's ends; the mean
+ *     over images, flagged rows left out;
+ *   - the series picture's size, and write errors.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define STB_IMAGE_STATIC
+#define STB_IMAGE_IMPLEMENTATION
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wshadow"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wunused-but-set-variable"
+#pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#include <stb_image.h>
+#pragma GCC diagnostic pop
+
+#include "check.h"
+#include "plot_colours.h"
+#include "plot_numbers.h"
+#include "quiver.h"
+#include "results_csv.h"
+#include "series_plot.h"
+
+static char dir[] = "/tmp/clxcorr-test-plot.XXXXXX";
+
+static const char *temp_path(const char *name)
+{
+    static char path[4][256];
+    static int next;
+    char *p = path[next++ % 4];
+    snprintf(p, sizeof path[0], "%s/%s", dir, name);
+    return p;
+}
+
+static const char *write_file(const char *name, const char *text)
+{
+    const char *path = temp_path(name);
+    FILE *f = fopen(path, "wb");
+    if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
+        perror(path);
+        exit(99);
+    }
+    return path;
+}
+
+/* ---- numbers ------------------------------------------------------------- */
+
+static void check_numbers(void)
+{
+    static const struct {
+        double x, ceil, floor;
+    } cases[] = {
+        { 1.43, 1.5, 1.0 }, { 7.2, 8, 6 }, { 0.31, 0.4, 0.3 }, { 2, 2, 2 }, { 99, 100, 80 }, { 0.0123, 0.015, 0.01 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        CHECK(fabs(nice_ceil(cases[i].x) - cases[i].ceil) < 1e-12, "nice_ceil(%g) = %g, want %g", cases[i].x,
+              nice_ceil(cases[i].x), cases[i].ceil);
+        CHECK(fabs(nice_floor(cases[i].x) - cases[i].floor) < 1e-12, "nice_floor(%g) = %g, want %g", cases[i].x,
+              nice_floor(cases[i].x), cases[i].floor);
+    }
+    CHECK(nice_ceil(0) == 1 && nice_floor(-3) == 1 && nice_ceil(NAN) == 1, "degenerate inputs give 1");
+    CHECK(nice_step(10, 5) == 2 && nice_step(1.43, 4) == 0.5 && fabs(nice_step(0.9, 4) - 0.2) < 1e-12 &&
+              nice_step(23, 8) == 2,
+          "nice_step: %g %g %g %g", nice_step(10, 5), nice_step(1.43, 4), nice_step(0.9, 4), nice_step(23, 8));
+
+    char text[32];
+    format_number(text, sizeof text, 0.75, 0.25);
+    CHECK(strcmp(text, "0.75") == 0, "0.75 by 0.25: %s", text);
+    format_number(text, sizeof text, 1.0, 0.5);
+    CHECK(strcmp(text, "1.0") == 0, "1 by 0.5: %s", text);
+    format_number(text, sizeof text, 40, 20);
+    CHECK(strcmp(text, "40") == 0, "40 by 20: %s", text);
+    format_number(text, sizeof text, -1e-17, 0.2);
+    CHECK(strcmp(text, "0.0") == 0, "no -0: %s", text);
+}
+
+/* ---- results files ------------------------------------------------------- */
+
+static void check_results_good(void)
+{
+    struct results_table t;
+    clx_message msg;
+    /* Columns in another order, a quoted name with a comma and a quote,
+     * CRLF line ends, a blank line, window 1 missing for the second image. */
+    const char *path = write_file("good.csv",
+                                  "flags,dx,dy,image,region,x,y,peak\r\n"
+                                  "0,0.5,-0.25,\"a,\"\"1\"\".tif\",0,10.5,20.5,7\r\n"
+                                  "2,1.5,2.0,\"a,\"\"1\"\".tif\",1,30.5,20.5,7\r\n"
+                                  "\r\n"
+                                  "0,0.75,-0.5,b.tif,0,10.5,20.5,7\r\n");
+    int status = results_read(path, &t, &msg);
+    CHECK(status == CLX_OK, "good.csv: %s", msg.text);
+    if (status != CLX_OK)
+        return;
+    CHECK(t.images == 2 && t.windows == 2, "%zu images, %zu windows", t.images, t.windows);
+    CHECK(strcmp(t.image_names[0], "a,\"1\".tif") == 0 && strcmp(t.image_names[1], "b.tif") == 0,
+          "names '%s' '%s'", t.image_names[0], t.image_names[1]);
+    CHECK(t.x[0] == 10.5 && t.y[0] == 20.5 && t.x[1] == 30.5 && t.y[1] == 20.5, "centres");
+    CHECK(t.dx[0] == 0.5 && t.dy[0] == -0.25 && t.dx[1] == 1.5 && t.flags[1] == 2 && t.dx[2] == 0.75 &&
+              t.dy[2] == -0.5,
+          "values");
+    CHECK(isnan(t.dx[3]) && isnan(t.dy[3]), "window 1 of b.tif has no row: NaN");
+    results_free(&t);
+}
+
+/* Each bad file fails with its status and exactly this message. */
+static void check_results_bad(void)
+{
+    static const struct {
+        const char *name, *text;
+        int status;
+        const char *message;   /* %s: the path */
+    } cases[] = {
+        { "empty.csv", "", CLX_ERR_FORMAT, "%s: empty; expected a header line (image,region,x,y,dx,dy,...)" },
+        { "no-dx.csv", "image,region,x,y,dy\na,0,1,1,0\n", CLX_ERR_FORMAT,
+          "%s:1: no 'dx' column; the header must name image, region, x, y, dx and dy (clxcorr offsets' CSV)" },
+        { "header-only.csv", "image,region,x,y,dx,dy\n", CLX_ERR_FORMAT, "%s: no rows after the header" },
+        { "short-row.csv", "image,region,x,y,dx,dy\na,0,1,1,0,0\na,1,1\n", CLX_ERR_FORMAT,
+          "%s:3: 3 fields, but the header has 6" },
+        { "bad-dx.csv", "image,region,x,y,dx,dy\na,0,1,1,0,0\n\na,1,5,1,abc,0\n", CLX_ERR_FORMAT,
+          "%s:4: dx 'abc' is not a number" },
+        { "bad-region.csv", "image,region,x,y,dx,dy\na,-1,1,1,0,0\n", CLX_ERR_FORMAT,
+          "%s:2: region '-1' is not a window index (0 to 999999)" },
+        { "bad-flags.csv", "image,region,x,y,dx,dy,flags\na,0,1,1,0,0,x\n", CLX_ERR_FORMAT,
+          "%s:2: flags 'x' is not a whole number >= 0" },
+        { "inf-x.csv", "image,region,x,y,dx,dy\na,0,inf,1,0,0\n", CLX_ERR_FORMAT, "%s:2: x 'inf' is not a number" },
+        { "twice.csv", "image,region,x,y,dx,dy\na,0,1,1,0,0\na,0,1,1,0,0\n", CLX_ERR_FORMAT,
+          "%s:3: window 0 of image a again (first on line 2)" },
+        { "moved.csv", "image,region,x,y,dx,dy\na,0,1,1,0,0\nb,0,2,1,0,0\n", CLX_ERR_FORMAT,
+          "%s:3: window 0 is centred at (2, 1) here but at (1, 1) on line 2" },
+        { "open-quote.csv", "image,region,x,y,dx,dy\n\"a,0,1,1,0,0\n", CLX_ERR_FORMAT,
+          "%s:2: a quoted field is not closed" },
+        { "after-quote.csv", "image,region,x,y,dx,dy\n\"a\"b,0,1,1,0,0\n", CLX_ERR_FORMAT,
+          "%s:2: text after the closing quote of field 1" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct results_table t;
+        clx_message msg;
+        char want[1024];
+        const char *path = write_file(cases[i].name, cases[i].text);
+        int status = results_read(path, &t, &msg);
+        snprintf(want, sizeof want, cases[i].message, path);
+        CHECK(status == cases[i].status && strcmp(msg.text, want) == 0, "%s: status %d, message '%s', want '%s'",
+              cases[i].name, status, msg.text, want);
+        if (status == CLX_OK)
+            results_free(&t);
+    }
+    struct results_table t;
+    clx_message msg;
+    const char *missing = temp_path("missing.csv");
+    char want[1024];
+    snprintf(want, sizeof want, "%s: No such file or directory", missing);
+    CHECK(results_read(missing, &t, &msg) == CLX_ERR_IO && strcmp(msg.text, want) == 0, "missing file: %s",
+          msg.text);
+}
+
+/* ---- the pictures -------------------------------------------------------- */
+
+struct picture {
+    int w, h;
+    unsigned char *rgb;
+};
+
+static int read_png(const char *path, struct picture *p)
+{
+    int channels;
+    p->rgb = stbi_load(path, &p->w, &p->h, &channels, 3);
+    return p->rgb ? 0 : -1;
+}
+
+static const unsigned char *pixel(const struct picture *p, int x, int y)
+{
+    return p->rgb + 3 * ((size_t)y * p->w + x);
+}
+
+static int same_colour(const unsigned char *px, struct rgb c, int tolerance)
+{
+    return abs(px[0] - c.r) <= tolerance && abs(px[1] - c.g) <= tolerance && abs(px[2] - c.b) <= tolerance;
+}
+
+/*
+ * A 200 x 100 reference (a horizontal ramp) and three windows in a row, 50
+ * px apart: offsets of 2 and 1 px along x, and a flagged one of 40 px down.
+ * The image part is 640 x 320 (the smallest default width; scale 3.2).
+ */
+static void check_quiver(void)
+{
+    enum { W = 200, H = 100 };
+    static unsigned short pixels[W * H];
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            pixels[y * W + x] = (unsigned short)(1000 + 100 * x);
+    clx_image ref = { W, H, CLX_PIXEL_U16, pixels };
+    struct quiver_arrow arrows[3] = {
+        { 49.5, 49.5, 2.0, 0.0, 0 },
+        { 149.5, 49.5, 1.0, 0.0, 0 },
+        { 99.5, 49.5, 0.0, 40.0, CLX_FLAG_OUTLIER },
+    };
+    struct quiver_options opt = { 0, "test picture" };
+    clx_message msg;
+    const char *path = temp_path("quiver.png");
+    int status = quiver_write_png(path, &ref, arrows, 3, &opt, &msg);
+    CHECK(status == CLX_OK, "quiver_write_png: %s", msg.text);
+
+    struct picture p;
+    if (status != CLX_OK || read_png(path, &p) != 0) {
+        CHECK(0, "cannot read %s back", path);
+        return;
+    }
+    /* The size quiver.h states: the image part 640 x 320 (640 is the
+     * smallest default width). */
+    int want_w = 640 + 3 * QUIVER_MARGIN + QUIVER_LEGEND_WIDTH;
+    int want_h = 320 + 2 * QUIVER_MARGIN + QUIVER_TITLE_HEIGHT + QUIVER_CAPTION_HEIGHT;
+    CHECK(p.w == want_w && p.h == want_h, "picture %dx%d, want %dx%d", p.w, p.h, want_w, want_h);
+    if (p.w != want_w || p.h != want_h) {
+        stbi_image_free(p.rgb);
+        return;
+    }
+    double scale = 3.2;
+    int ox = QUIVER_MARGIN, oy = QUIVER_MARGIN + QUIVER_TITLE_HEIGHT;
+    /* Window spacing 50 px (160 in the picture), the longest trusted
+     * offset 2 px: the factor is the largest round value <= 0.9 * 160 / 2
+     * = 72, i.e. 60, and the arrows are 120 and 60 px long; the colour
+     * scale tops out at 2 (steps of 0.5). */
+    double y0 = oy + (49.5 + 0.5) * scale;
+    double x_first = ox + (49.5 + 0.5) * scale, x_second = ox + (149.5 + 0.5) * scale;
+    struct rgb full = colour_scale(1.0), half = colour_scale(0.5);
+    /* In the middle of each shaft: the arrow's own colour. */
+    const unsigned char *shaft = pixel(&p, (int)(x_first + 60), (int)y0);
+    CHECK(same_colour(shaft, full, 2), "first arrow's shaft: %d,%d,%d", shaft[0], shaft[1], shaft[2]);
+    shaft = pixel(&p, (int)(x_second + 30), (int)y0);
+    CHECK(same_colour(shaft, half, 2), "second arrow's shaft: %d,%d,%d", shaft[0], shaft[1], shaft[2]);
+    /* Beyond the second tip, and above the first shaft: the grey reference
+     * (r = g = b). */
+    const unsigned char *beyond = pixel(&p, (int)(x_second + 70), (int)y0);
+    const unsigned char *above = pixel(&p, (int)(x_first + 60), (int)y0 - 12);
+    CHECK(beyond[0] == beyond[1] && beyond[1] == beyond[2] && above[0] == above[1] && above[1] == above[2],
+          "grey beyond the tip (%d,%d,%d) and above the shaft (%d,%d,%d)", beyond[0], beyond[1], beyond[2],
+          above[0], above[1], above[2]);
+    /* The reference's ramp: darker on the left, lighter on the right. */
+    CHECK(pixel(&p, ox + 5, oy + 5)[0] < pixel(&p, ox + 630, oy + 5)[0], "the ramp runs left to right");
+    /* The flagged arrow points down, grey, capped at the longest trusted
+     * arrow's 120 px (not 40 * 60). */
+    double xf = ox + (99.5 + 0.5) * scale;
+    const unsigned char *flagged = pixel(&p, (int)xf, (int)(y0 + 60));
+    CHECK(same_colour(flagged, (struct rgb){ 200, 200, 200 }, 2), "the flagged arrow is grey: %d,%d,%d", flagged[0],
+          flagged[1], flagged[2]);
+    const unsigned char *past = pixel(&p, (int)xf, (int)(y0 + 130));
+    CHECK(past[0] == past[1] && past[1] == past[2] && past[0] != 200, "the flagged arrow ends at 120 px");
+    /* The colour bar: its top the scale's top colour, its bottom the first. */
+    int bar_x = ox + 640 + QUIVER_MARGIN + 8 + 11;
+    int found_top = 0, found_bottom = 0;
+    for (int y = oy; y < oy + 320; y++) {
+        found_top |= same_colour(pixel(&p, bar_x, y), colour_scale(1), 3);
+        found_bottom |= same_colour(pixel(&p, bar_x, y), colour_scale(0), 3);
+    }
+    CHECK(found_top && found_bottom, "the colour bar spans the scale (top %d, bottom %d)", found_top, found_bottom);
+    stbi_image_free(p.rgb);
+
+    /* A chosen width, and a tall reference limited to 1600 px. */
+    opt.width = 800;
+    CHECK(quiver_write_png(path, &ref, arrows, 3, &opt, &msg) == CLX_OK && read_png(path, &p) == 0 &&
+              p.w == 800 + 3 * QUIVER_MARGIN + QUIVER_LEGEND_WIDTH &&
+              p.h == 400 + 2 * QUIVER_MARGIN + QUIVER_TITLE_HEIGHT + QUIVER_CAPTION_HEIGHT,
+          "--width 800: %dx%d %s", p.w, p.h, msg.text);
+    stbi_image_free(p.rgb);
+    clx_image tall = { 10, 4000, CLX_PIXEL_U16, calloc(40000, 2) };
+    opt.width = 0;
+    CHECK(quiver_write_png(path, &tall, arrows, 0, &opt, &msg) == CLX_OK && read_png(path, &p) == 0 &&
+              p.h == 1600 + 2 * QUIVER_MARGIN + QUIVER_TITLE_HEIGHT + QUIVER_CAPTION_HEIGHT &&
+              p.w == 4 + 3 * QUIVER_MARGIN + QUIVER_LEGEND_WIDTH,
+          "a 10 x 4000 reference: %dx%d %s", p.w, p.h, msg.text);
+    stbi_image_free(p.rgb);
+    free(tall.pixels);
+
+    /* Errors: a bad width, an empty reference, a directory that is not there. */
+    opt.width = 20;
+    CHECK(quiver_write_png(path, &ref, arrows, 3, &opt, &msg) == CLX_ERR_ARGUMENT &&
+              strcmp(msg.text, "picture width 20: from 64 to 8192 pixels") == 0,
+          "width 20: %s", msg.text);
+    clx_image empty = { 0 };
+    CHECK(quiver_write_png(path, &empty, arrows, 3, NULL, &msg) == CLX_ERR_ARGUMENT, "no reference");
+    const char *nowhere = temp_path("no-such-dir/q.png");
+    char want[1024];
+    snprintf(want, sizeof want, "%s.part: No such file or directory", nowhere);
+    CHECK(quiver_write_png(nowhere, &ref, arrows, 3, NULL, &msg) == CLX_ERR_IO && strcmp(msg.text, want) == 0,
+          "unwritable: %s", msg.text);
+}
+
+/* The mean over images: flagged rows left out where a window has others. */
+static void check_quiver_mean(void)
+{
+    struct quiver_mean mean;
+    struct quiver_arrow arrows[3];
+    if (quiver_mean_init(&mean, 3) != CLX_OK) {
+        CHECK(0, "quiver_mean_init");
+        return;
+    }
+    quiver_mean_add(&mean, 0, 1, 2, 0);
+    quiver_mean_add(&mean, 0, 100, 100, CLX_FLAG_OUTLIER);
+    quiver_mean_add(&mean, 1, 1, 1, CLX_FLAG_EDGE);
+    quiver_mean_add(&mean, 1, 3, 3, CLX_FLAG_UNCONVERGED);
+    quiver_mean_add(&mean, 2, NAN, 1, 0);
+    quiver_mean_add(&mean, 7, 1, 1, 0);      /* no such window: ignored */
+    clx_result image[3] = { { .dx = 3, .dy = 4 }, { .dx = NAN, .dy = NAN }, { .dx = NAN, .dy = 0 } };
+    quiver_mean_add_results(&mean, image);
+    quiver_mean_arrows(&mean, arrows);
+    CHECK(arrows[0].dx == 2 && arrows[0].dy == 3 && arrows[0].flags == 0,
+          "window 0: the unflagged rows' mean (%g, %g), flags %u", arrows[0].dx, arrows[0].dy, arrows[0].flags);
+    CHECK(arrows[1].dx == 2 && arrows[1].dy == 2 && arrows[1].flags == (CLX_FLAG_EDGE | CLX_FLAG_UNCONVERGED),
+          "window 1: flagged in every image: (%g, %g), flags %u", arrows[1].dx, arrows[1].dy, arrows[1].flags);
+    CHECK(isnan(arrows[2].dx) && isnan(arrows[2].dy) && arrows[2].flags == 0, "window 2: no offsets, NaN");
+    quiver_mean_free(&mean);
+}
+
+static void check_series(void)
+{
+    struct results_table t;
+    clx_message msg;
+    const char *csv = write_file("series.csv", "image,region,x,y,dx,dy\n"
+                                               "a,0,1,1,0.1,0.2\na,1,5,1,0.3,0.1\n"
+                                               "b,0,1,1,0.2,0.3\nb,1,5,1,0.4,0.0\n"
+                                               "c,0,1,1,0.3,0.2\n");
+    if (results_read(csv, &t, &msg) != CLX_OK) {
+        CHECK(0, "series.csv: %s", msg.text);
+        return;
+    }
+    struct series_options opt = { 0, -1, "series" };
+    struct picture p;
+    const char *path = temp_path("series.png");
+    CHECK(series_write_png(path, &t, &opt, &msg) == CLX_OK && read_png(path, &p) == 0 && p.w == 1000 &&
+              p.h == series_height(0) && p.h == 720,
+          "series: %s", msg.text);
+    stbi_image_free(p.rgb);
+    opt.width = 500;
+    opt.window = 1;
+    CHECK(series_write_png(path, &t, &opt, &msg) == CLX_OK && read_png(path, &p) == 0 && p.w == 500 && p.h == 360,
+          "one window at width 500: %dx%d %s", p.w, p.h, msg.text);
+    stbi_image_free(p.rgb);
+    opt.window = 2;
+    CHECK(series_write_png(path, &t, &opt, &msg) == CLX_ERR_ARGUMENT &&
+              strcmp(msg.text, "window 2: the results have windows 0 to 1") == 0,
+          "window 2: %s", msg.text);
+    results_free(&t);
+}
+
+int main(void)
+{
+    if (!mkdtemp(dir)) {
+        perror(dir);
+        return 99;
+    }
+    check_numbers();
+    check_results_good();
+    check_results_bad();
+    check_quiver();
+    check_quiver_mean();
+    check_series();
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    printf("%s (%d failures)\n", test_failures ? "FAILED" : "passed", test_failures);
+    return test_failures ? 1 : 0;
+}

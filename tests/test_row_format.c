@@ -1,0 +1,169 @@
+/*
+ * test_row_format.c - offsets rows as CSV, TSV and JSON lines (row_format.c):
+ * the default CSV byte for byte as csv_format_image writes it, in both
+ * modes; chosen columns in a chosen order; each format's escaping of image
+ * names and of numbers JSON has not; and every --format and --columns
+ * error with its message.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "csv_output.h"
+#include "row_format.h"
+
+static const clx_region regions[3] = { { 20, 20, 100, 100 }, { 104, 20, 100, 100 }, { 0, 7, 32, 31 } };
+
+/* Results with awkward values: negative zeros, a large peak, exponents. */
+static const clx_result results[3] = {
+    { 1.558909, 5.689843, 158622112.0, 1, 5, 0, 0.999087, 2.562, 2 },
+    { -0.0, -0.0000004, 9.43663e8, 0, 0, 8, 0.5, 1.0994, 0 },
+    { -12.3456789, 0.25, 3.5e-5, -3, 2, 34, -0.25, 123456.7, 12 },
+};
+
+/* Formats the three rows; the text, NUL-terminated (static). */
+static const char *format_rows(const struct row_format *f, const char *name)
+{
+    static char out[8192];
+    struct csv_text t = { 0 };
+    int status = row_format_image(f, &t, name, regions, 3, results);
+    CHECK(status == CLX_OK && t.rows == 3, "row_format_image: status %d, %zu rows", status, t.rows);
+    snprintf(out, sizeof out, "%.*s", (int)t.len, t.text ? t.text : "");
+    csv_text_free(&t);
+    return out;
+}
+
+static void check_default_csv(void)
+{
+    const char *names[] = { "samples/data/image_0001.tif", "a,b \"c\".tif", "x\ny.tif" };
+    for (int quality = 0; quality <= 1; quality++)
+        for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
+            struct row_format f;
+            struct csv_text want = { 0 };
+            row_format_init(&f, quality);
+            csv_format_image(&want, quality, names[n], regions, 3, results);
+            const char *got = format_rows(&f, names[n]);
+            CHECK(strlen(got) == want.len && memcmp(got, want.text, want.len) == 0,
+                  "quality %d, name '%s': row_format wrote\n%s\ncsv_format_image\n%.*s", quality, names[n], got,
+                  (int)want.len, want.text);
+            csv_text_free(&want);
+        }
+    struct row_format f;
+    char header[256];
+    row_format_init(&f, 1);
+    CHECK(row_format_header(&f, header, sizeof header) > 0 &&
+              strcmp(header, "image,region,x,y,dx,dy,peak,flags,zncc,peak_ratio,iterations\n") == 0,
+          "accurate header: %s", header);
+    row_format_init(&f, 0);
+    CHECK(row_format_header(&f, header, sizeof header) > 0 &&
+              strcmp(header, "image,region,x,y,dx,dy,peak,flags\n") == 0,
+          "seed header: %s", header);
+    CHECK(row_format_header(&f, header, 10) == -1, "a header that does not fit");
+}
+
+static void check_columns_and_formats(void)
+{
+    struct row_format f;
+    clx_message msg;
+    char header[256];
+
+    row_format_init(&f, 1);
+    CHECK(row_format_set_columns(&f, "dy,image,dx,iterations", 1, &msg) == CLX_OK, "columns: %s", msg.text);
+    CHECK(row_format_header(&f, header, sizeof header) > 0 && strcmp(header, "dy,image,dx,iterations\n") == 0,
+          "header: %s", header);
+    const char *got = format_rows(&f, "a.tif");
+    CHECK(strcmp(got, "5.689843,a.tif,1.558909,2\n"
+                      "-0.000000,a.tif,-0.000000,0\n"
+                      "0.250000,a.tif,-12.345679,12\n") == 0,
+          "chosen columns:\n%s", got);
+
+    CHECK(row_format_set_kind(&f, "tsv", &msg) == CLX_OK, "tsv: %s", msg.text);
+    CHECK(row_format_set_columns(&f, "image,region,x,y,flags", 1, &msg) == CLX_OK, "columns: %s", msg.text);
+    CHECK(row_format_header(&f, header, sizeof header) > 0 && strcmp(header, "image\tregion\tx\ty\tflags\n") == 0,
+          "tsv header: %s", header);
+    got = format_rows(&f, "dir\\a\tb\nc.tif");
+    CHECK(strcmp(got, "dir\\\\a\\tb\\nc.tif\t0\t69.5\t69.5\t0\n"
+                      "dir\\\\a\\tb\\nc.tif\t1\t153.5\t69.5\t8\n"
+                      "dir\\\\a\\tb\\nc.tif\t2\t15.5\t22.0\t34\n") == 0,
+          "tsv rows:\n%s", got);
+
+    CHECK(row_format_set_kind(&f, "jsonl", &msg) == CLX_OK, "jsonl: %s", msg.text);
+    row_format_init(&f, 1);
+    row_format_set_kind(&f, "jsonl", &msg);
+    CHECK(row_format_header(&f, header, sizeof header) == 0 && header[0] == '\0', "JSON lines have no header");
+    got = format_rows(&f, "q\"b\\s\x01 \xc3\xa9\xff.tif");
+    const char *want_first = "{\"image\":\"q\\\"b\\\\s\\u0001 \xc3\xa9\\ufffd.tif\",\"region\":0,\"x\":69.5,"
+                             "\"y\":69.5,\"dx\":1.558909,\"dy\":5.689843,\"peak\":158622112,\"flags\":0,"
+                             "\"zncc\":0.999087,\"peak_ratio\":2.562,\"iterations\":2}\n";
+    CHECK(strncmp(got, want_first, strlen(want_first)) == 0, "first JSON line:\n%s\nwant\n%s", got, want_first);
+    CHECK(strstr(got, "\"peak\":3.5e-05,") &&
+              strstr(got, "\"zncc\":-0.250000,\"peak_ratio\":1.235e+05,\"iterations\":12}\n"),
+          "third JSON line:\n%s", got);
+
+    /* JSON has no NaN: null. */
+    clx_result nan_result = results[0];
+    nan_result.dx = NAN;
+    nan_result.zncc = INFINITY;
+    struct csv_text t = { 0 };
+    row_format_set_columns(&f, "dx,dy,zncc", 1, &msg);
+    CHECK(row_format_image(&f, &t, "n.tif", regions, 1, &nan_result) == CLX_OK && t.len > 0 &&
+              strncmp(t.text, "{\"dx\":null,\"dy\":5.689843,\"zncc\":null}\n", t.len) == 0,
+          "NaN and infinity: %.*s", (int)t.len, t.text);
+    csv_text_free(&t);
+}
+
+static void check_errors(void)
+{
+    static const struct {
+        const char *list;
+        int quality;
+        const char *message;
+    } bad[] = {
+        { "image,speed", 1,
+          "--columns: unknown column 'speed' (known: image, region, x, y, dx, dy, peak, flags, and in accurate mode "
+          "zncc, peak_ratio, iterations)" },
+        { "dx,dy,dx", 1, "--columns: dx is named twice" },
+        { "image,,dx", 1, "--columns: an empty column name in 'image,,dx'" },
+        { "image,", 1, "--columns: an empty column name in 'image,'" },
+        { "", 1, "--columns: an empty column name in ''" },
+        { "dx,zncc", 0, "--columns: zncc is written in accurate mode only" },
+        { "DX", 1,
+          "--columns: unknown column 'DX' (known: image, region, x, y, dx, dy, peak, flags, and in accurate mode "
+          "zncc, peak_ratio, iterations)" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct row_format f;
+        clx_message msg;
+        row_format_init(&f, bad[i].quality);
+        int status = row_format_set_columns(&f, bad[i].list, bad[i].quality, &msg);
+        CHECK(status == CLX_ERR_ARGUMENT && strcmp(msg.text, bad[i].message) == 0, "'%s': %d '%s'", bad[i].list,
+              status, msg.text);
+        CHECK(f.ncolumns == (bad[i].quality ? 11u : 8u), "'%s' changed the columns", bad[i].list);
+    }
+    struct row_format f;
+    clx_message msg;
+    row_format_init(&f, 0);
+    CHECK(row_format_set_kind(&f, "xml", &msg) == CLX_ERR_ARGUMENT &&
+              strcmp(msg.text, "--format: unknown format 'xml' (csv, tsv or jsonl)") == 0 && f.kind == ROW_FORMAT_CSV,
+          "xml: %s", msg.text);
+    CHECK(row_format_set_columns(&f, "peak_ratio", 0, &msg) == CLX_ERR_ARGUMENT, "peak_ratio in seed mode");
+    CHECK(row_format_set_columns(&f, "region,flags", 0, &msg) == CLX_OK && f.ncolumns == 2 &&
+              f.columns[0] == ROW_COLUMN_REGION && f.columns[1] == ROW_COLUMN_FLAGS,
+          "region,flags in seed mode: %s", msg.text);
+    CHECK(strcmp(row_column_name(ROW_COLUMN_PEAK_RATIO), "peak_ratio") == 0, "column names");
+}
+
+int main(void)
+{
+    check_default_csv();
+    check_columns_and_formats();
+    check_errors();
+    printf("%s (%d failures)\n", test_failures ? "FAILED" : "passed", test_failures);
+    return test_failures ? 1 : 0;
+}
