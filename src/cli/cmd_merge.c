@@ -243,7 +243,7 @@ int cmd_merge(int argc, char **argv)
     if (set_check(files, n, by_index) != 0)
         goto done;
 
-    if (csv_output_open_header(&out, output, files[0].header, &msg) != CLX_OK) {
+    if (csv_output_open(&out, output, files[0].header, &msg) != CLX_OK) {
         report_error("%s", msg.text);
         goto done;
     }

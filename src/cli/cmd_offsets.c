@@ -21,7 +21,9 @@
 #include "csv_output.h"
 #include "image_list.h"
 #include "mpi_ranks.h"
+#include "quiver.h"
 #include "resume.h"
+#include "row_format.h"
 #include "run_meta.h"
 #include "shard.h"
 
@@ -32,6 +34,10 @@ struct offsets_args {
     const char *meta;            /* --meta FILE.json */
     int resume;                  /* --resume */
     int skip_bad;                /* --skip-bad */
+    const char *format_name;     /* --format */
+    const char *columns;         /* --columns */
+    struct row_format format;    /* both, resolved once the mode is known */
+    const char *quiver;          /* --quiver FILE.png */
     const char *shard_text;      /* --shard as given */
     const char *device;
     int shard_index, shard_count;    /* --shard K/N; 0: the whole list */
@@ -136,8 +142,15 @@ static void usage(FILE *f)
           "                       device and workload are used, else shipped defaults\n"
           "\n"
           "Output:\n"
-          "  -o, --output FILE    write the CSV to FILE (default: standard output); it is\n"
+          "  -o, --output FILE    write the rows to FILE (default: standard output); it is\n"
           "                       written as FILE.part and renamed when the run completes\n"
+          "      --format F       csv (default), tsv, or jsonl (JSON lines: one object per\n"
+          "                       row, no header; nan as null)\n"
+          "      --columns LIST   the columns to write, in this order, e.g. image,dx,dy\n"
+          "                       (default: all of the mode's, as listed below)\n"
+          "      --quiver FILE    also draw FILE (PNG): the reference with one arrow per\n"
+          "                       window, its mean offset over the images, coloured by\n"
+          "                       magnitude, with a scale (as clxcorr plot draws it)\n"
           "      --resume         continue the run that left FILE.part (Ctrl-C, a crash, a\n"
           "                       full disk): its rows are checked, image by image, and kept\n"
           "                       as far as they are whole and in order; the rest of the\n"
@@ -223,7 +236,10 @@ enum {
     OPT_SHARD,
     OPT_META,
     OPT_RESUME,
-    OPT_SKIP_BAD
+    OPT_SKIP_BAD,
+    OPT_FORMAT,
+    OPT_COLUMNS,
+    OPT_QUIVER
 };
 
 /* Appends one --param value to the comma-joined list. */
@@ -260,6 +276,9 @@ static int parse_args(int argc, char **argv, struct offsets_args *a)
         { "meta", required_argument, NULL, OPT_META },
         { "resume", no_argument, NULL, OPT_RESUME },
         { "skip-bad", no_argument, NULL, OPT_SKIP_BAD },
+        { "format", required_argument, NULL, OPT_FORMAT },
+        { "columns", required_argument, NULL, OPT_COLUMNS },
+        { "quiver", required_argument, NULL, OPT_QUIVER },
         { "no-cache", no_argument, NULL, OPT_NO_CACHE },
         { "method", required_argument, NULL, OPT_METHOD },
         { "max-shift", required_argument, NULL, OPT_MAX_SHIFT },
@@ -391,6 +410,9 @@ static int parse_args(int argc, char **argv, struct offsets_args *a)
         case OPT_META: a->meta = optarg; break;
         case OPT_RESUME: a->resume = 1; break;
         case OPT_SKIP_BAD: a->skip_bad = 1; break;
+        case OPT_FORMAT: a->format_name = optarg; break;
+        case OPT_COLUMNS: a->columns = optarg; break;
+        case OPT_QUIVER: a->quiver = optarg; break;
         case OPT_NO_CACHE: a->no_cache = 1; break;
         case 'v': verbosity = verbosity < 1 ? 2 : verbosity + 1; break;
         case 'q': verbosity = 0; break;
@@ -413,6 +435,20 @@ static int parse_args(int argc, char **argv, struct offsets_args *a)
     }
     if (check_window_options(a->win.regions_path != NULL, a->win.have_grid, a->win.have_window, a->win.have_margin, 1))
         return -1;
+    /* The rows' form, now that the mode (and so its columns) is known. */
+    clx_message msg;
+    int quality = a->plan.mode == CLX_MODE_ACCURATE;
+    row_format_init(&a->format, quality);
+    if ((a->format_name && row_format_set_kind(&a->format, a->format_name, &msg) != CLX_OK) ||
+        (a->columns && row_format_set_columns(&a->format, a->columns, quality, &msg) != CLX_OK)) {
+        report_error("%s", msg.text);
+        return -1;
+    }
+    if (a->shard_count && a->format.kind == ROW_FORMAT_JSONL) {
+        report_error("--shard writes CSV or TSV (its first line describes the shard for merge); "
+                     "convert the merged file if JSON lines are wanted");
+        return -1;
+    }
     return image_list_add_args(&a->images, argc, argv, optind, a->list_path != NULL,
                                ": name them after the reference or use --list FILE");
 }
@@ -458,6 +494,7 @@ struct run {
     int all_set_up;              /* MPI: and every rank was ready */
     const char *output;          /* --output, NULL: standard output */
     int accurate;
+    const struct row_format *format;
     struct csv_output out;
     int out_open;
     int explain;
@@ -475,6 +512,12 @@ struct run {
     unsigned char *unreadable;
     clx_result *unreadable_results;
     size_t nunreadable;
+    /* --quiver: each window's mean offset over the images delivered. */
+    struct quiver_mean mean;
+    int drawing;
+    /* --resume: how each window's row of the image being checked starts. */
+    size_t resume_image;
+    char **resume_starts;
 };
 
 /* The run's index (within the shard) of this process's image j. */
@@ -549,7 +592,7 @@ static int format_rows(void *user, size_t j, const clx_result *results, size_t n
     char *name = image_item_name(&r->items, item_of(r, j));
     if (r->unreadable && r->unreadable[j])
         results = r->unreadable_results;
-    int status = name ? csv_format_image(&r->ring[j % r->ring_size], r->accurate, name, r->regions, nregions,
+    int status = name ? row_format_image(r->format, &r->ring[j % r->ring_size], name, r->regions, nregions,
                                          results)
                       : CLX_ERR_HOST_MEMORY;
     free(name);
@@ -565,6 +608,8 @@ static int write_rows(void *user, size_t j, const clx_result *results, size_t nr
 {
     struct run *r = user;
     const struct csv_text *rows = &r->ring[j % r->ring_size];
+    if (r->drawing && !(r->unreadable && r->unreadable[j]))
+        quiver_mean_add_results(&r->mean, results);
     if (!r->mpi)
         return csv_output_write(&r->out, rows, msg);
     if (mpi_rank() == 0)
@@ -609,6 +654,17 @@ static int agree(struct run *r, int status, const char *text, clx_message *msg)
     return mpi_agree(status, text, msg);
 }
 
+/* The lines before the rows: a shard's comment line, then the format's header. */
+static int run_header(const struct run *r, char *buf, size_t len)
+{
+    size_t used = 0;
+    if (r->sharded) {
+        shard_format(&r->shard, buf, len);
+        used = strlen(buf);
+    }
+    return row_format_header(r->format, buf + used, len - used) < 0 ? -1 : 0;
+}
+
 /* The plans exist: the output is opened only now, so that a job the device
  * refuses leaves no file behind. */
 static int started(void *user, const clx_stream_info *info, clx_message *msg)
@@ -641,13 +697,13 @@ static int started(void *user, const clx_stream_info *info, clx_message *msg)
     r->started_at = r->meta.t_ready = now_seconds();
     if (r->mpi && mpi_rank() != 0)
         return CLX_OK;
-    char comment[256];
-    if (r->sharded)
-        shard_format(&r->shard, comment, sizeof comment);
+    char header[1024];
     if (r->resumed)
         status = csv_output_open_append(&r->out, r->output, msg);
+    else if (run_header(r, header, sizeof header) != 0)
+        status = (snprintf(msg->text, sizeof msg->text, "the header does not fit"), CLX_ERR_HOST_MEMORY);
     else
-        status = csv_output_open(&r->out, r->output, r->accurate, r->sharded ? comment : NULL, msg);
+        status = csv_output_open(&r->out, r->output, header, msg);
     r->out_open = status == CLX_OK;
     return status;
 }
@@ -726,24 +782,72 @@ static int open_run_devices(const struct offsets_args *a, struct run *r)
     return status;
 }
 
-/* --resume: how image i's rows must start. */
+/*
+ * --resume: how the row of image i, window w must start. Whatever the
+ * format and columns, that is the part of the row that does not depend on
+ * the results: the rows formatted with two sets of results that differ in
+ * every column's first character agree exactly that far (the name, index
+ * and centre columns that come first, or a JSON key). Image i's rows are
+ * formatted once, when its first window is asked for.
+ */
 static int resume_row_start(void *user, size_t i, size_t window, char *buf, size_t len)
 {
     struct run *r = user;
-    char *name = image_item_name(&r->items, r->first + i);
-    int n = name ? csv_row_start(buf, len, name, window) : -1;
-    free(name);
-    return n;
+    if (window == 0 || r->resume_image != i) {
+        size_t n = r->nregions;
+        clx_result *one = calloc(2 * n, sizeof *one), *two = one + n;
+        struct csv_text a = { 0 }, b = { 0 };
+        char *name = image_item_name(&r->items, r->first + i);
+        int ok = one && name;
+        for (size_t w = 0; ok && w < n; w++) {
+            one[w].dx = one[w].dy = one[w].peak = one[w].zncc = one[w].peak_ratio = 1;
+            two[w].dx = two[w].dy = two[w].peak = two[w].zncc = two[w].peak_ratio = 2;
+            one[w].flags = 1;
+            two[w].flags = 2;
+            one[w].iterations = 1;
+            two[w].iterations = 2;
+        }
+        ok = ok && row_format_image(r->format, &a, name, r->regions, n, one) == CLX_OK &&
+             row_format_image(r->format, &b, name, r->regions, n, two) == CLX_OK;
+        /* Row by row: the common prefix of the two renderings. */
+        const char *pa = a.text, *pb = b.text;
+        for (size_t w = 0; ok && w < n; w++) {
+            const char *ea = memchr(pa, '\n', a.len - (size_t)(pa - a.text));
+            const char *eb = memchr(pb, '\n', b.len - (size_t)(pb - b.text));
+            size_t k = 0;
+            while (pa + k < ea && pb + k < eb && pa[k] == pb[k])
+                k++;
+            free(r->resume_starts[w]);
+            r->resume_starts[w] = strndup(pa, k);
+            ok = r->resume_starts[w] != NULL;
+            pa = ea + 1;
+            pb = eb + 1;
+        }
+        free(one);
+        free(name);
+        csv_text_free(&a);
+        csv_text_free(&b);
+        if (!ok)
+            return -1;
+        r->resume_image = i;
+    }
+    size_t k = strlen(r->resume_starts[window]);
+    if (k >= len)
+        return -1;
+    memcpy(buf, r->resume_starts[window], k);
+    return (int)k;
 }
 
 /* --resume: keeps the whole images of the earlier output and moves the
  * run's start past them. */
 static int resume_run(struct run *r, size_t *local_count)
 {
-    char header[512], comment[256];
-    if (r->sharded)
-        shard_format(&r->shard, comment, sizeof comment);
-    csv_header(header, sizeof header, r->accurate, r->sharded ? comment : NULL);
+    char header[1024];
+    r->resume_starts = calloc(r->nregions, sizeof *r->resume_starts);
+    if (!r->resume_starts || run_header(r, header, sizeof header) != 0) {
+        report_error("out of memory");
+        return -1;
+    }
     struct resume_check c = { header, r->nregions, r->count, resume_row_start, r };
     if (resume_prepare(r->output, &c, &r->kept, &r->resumed) != 0)
         return -1;
@@ -755,6 +859,34 @@ static int resume_run(struct run *r, size_t *local_count)
     r->first += r->kept;
     r->count -= r->kept;
     *local_count = r->count;
+    return 0;
+}
+
+/* --quiver: the picture of each window's mean offset over the images this run correlated. */
+static int draw_quiver(struct run *r, const char *path, const clx_image *ref, size_t images)
+{
+    struct quiver_arrow *arrows = calloc(r->nregions, sizeof *arrows);
+    if (!arrows) {
+        report_error("out of memory");
+        return -1;
+    }
+    for (size_t w = 0; w < r->nregions; w++) {
+        arrows[w].x = r->regions[w].x + (r->regions[w].w - 1) / 2.0;
+        arrows[w].y = r->regions[w].y + (r->regions[w].h - 1) / 2.0;
+    }
+    quiver_mean_arrows(&r->mean, arrows);
+    char title[256];
+    snprintf(title, sizeof title, "mean offset over %zu images%s, reference %s", images,
+             r->kept ? " (this run's)" : "", r->reference);
+    struct quiver_options o = { 0, title };
+    clx_message msg;
+    int status = quiver_write_png(path, ref, arrows, r->nregions, &o, &msg);
+    free(arrows);
+    if (status != CLX_OK) {
+        report_error("--quiver: %s", msg.text);
+        return -1;
+    }
+    report_info("wrote %s", path);
     return 0;
 }
 
@@ -839,8 +971,21 @@ int cmd_offsets(int argc, char **argv)
     }
     r.output = a.output;
     r.accurate = a.plan.mode == CLX_MODE_ACCURATE;
+    r.format = &a.format;
     if (load_windows(&a, &ref, &r.regions, &r.nregions) != CLX_OK || select_images(&a, &r, &local_count) != 0)
         goto done;
+    if (a.quiver && r.mpi) {
+        report_error("--quiver under mpirun: rank 0 has only the rows' text; draw the picture from the output "
+                     "with clxcorr plot");
+        goto done;
+    }
+    if (a.quiver) {
+        if (quiver_mean_init(&r.mean, r.nregions) != CLX_OK) {
+            report_error("out of memory");
+            goto done;
+        }
+        r.drawing = 1;
+    }
     if (a.resume && r.mpi) {
         report_error("--resume does not run under mpirun yet: resume with one process, or use --shard");
         goto done;
@@ -952,6 +1097,8 @@ int cmd_offsets(int argc, char **argv)
             report_warning("%zu of %zu images could not be read; their rows are flagged 64 (--skip-bad)",
                            r.nunreadable, local_count);
     }
+    if (status == EXIT_OK && a.quiver && draw_quiver(&r, a.quiver, &ref, written - r.kept) != 0)
+        status = EXIT_FAILURE_RUN;
     r.meta.t_end = now_seconds();
     for (size_t d = 0; d < r.ndevices && d < RUN_META_MAX_DEVICES; d++)
         r.meta.devices[d].images = device_images[d];
@@ -981,6 +1128,11 @@ done:
     free(device_images);
     free(r.unreadable);
     free(r.unreadable_results);
+    if (r.drawing)
+        quiver_mean_free(&r.mean);
+    for (size_t w = 0; r.resume_starts && w < r.nregions; w++)
+        free(r.resume_starts[w]);
+    free(r.resume_starts);
     close_devices(r.ctxs, r.ndevices);
     free(r.regions);
     clx_image_free(&ref);
