@@ -16,7 +16,8 @@ static int write_failed(struct csv_output *out, clx_message *msg)
     return CLX_ERR_IO;
 }
 
-int csv_output_open_append(struct csv_output *out, const char *path, clx_message *msg)
+/* PATH.part opened with `mode` ("w" or "a"); PATH kept for the rename. */
+static int open_part(struct csv_output *out, const char *path, const char *mode, clx_message *msg)
 {
     memset(out, 0, sizeof *out);
     size_t n = strlen(path);
@@ -25,12 +26,13 @@ int csv_output_open_append(struct csv_output *out, const char *path, clx_message
     if (!out->path || !out->part_path) {
         free(out->path);
         free(out->part_path);
+        out->path = out->part_path = NULL;
         snprintf(msg->text, sizeof msg->text, "out of memory");
         return CLX_ERR_HOST_MEMORY;
     }
     memcpy(out->path, path, n + 1);
     snprintf(out->part_path, n + 6, "%s.part", path);
-    out->f = fopen(out->part_path, "a");
+    out->f = fopen(out->part_path, mode);
     if (!out->f) {
         snprintf(msg->text, sizeof msg->text, "%s: %s", out->part_path, strerror(errno));
         free(out->path);
@@ -41,31 +43,20 @@ int csv_output_open_append(struct csv_output *out, const char *path, clx_message
     return CLX_OK;
 }
 
+int csv_output_open_append(struct csv_output *out, const char *path, clx_message *msg)
+{
+    return open_part(out, path, "a", msg);
+}
+
 int csv_output_open(struct csv_output *out, const char *path, const char *header, clx_message *msg)
 {
     memset(out, 0, sizeof *out);
     if (!path || strcmp(path, "-") == 0) {
         out->f = stdout;
     } else {
-        size_t n = strlen(path);
-        out->path = malloc(n + 1);
-        out->part_path = malloc(n + 6);
-        if (!out->path || !out->part_path) {
-            free(out->path);
-            free(out->part_path);
-            snprintf(msg->text, sizeof msg->text, "out of memory");
-            return CLX_ERR_HOST_MEMORY;
-        }
-        memcpy(out->path, path, n + 1);
-        snprintf(out->part_path, n + 6, "%s.part", path);
-        out->f = fopen(out->part_path, "w");
-        if (!out->f) {
-            snprintf(msg->text, sizeof msg->text, "%s: %s", out->part_path, strerror(errno));
-            free(out->path);
-            free(out->part_path);
-            out->path = out->part_path = NULL;
-            return CLX_ERR_IO;
-        }
+        int status = open_part(out, path, "w", msg);
+        if (status != CLX_OK)
+            return status;
     }
     errno = 0;
     if (fputs(header, out->f) < 0 || fflush(out->f) != 0)
