@@ -10,8 +10,9 @@
  * reason is thread-local under C11, so two threads may decode at once.
  * Files are fed to it through callbacks that notice when it reads past the
  * end: its BMP and JPEG decoders fill a truncated file with zeros and report
- * success, and a zero-filled image must not pass as data. JPEG Huffman
- * tables are checked before stb_image sees them (see jpeg_tables_check).
+ * success, and a zero-filled image must not pass as data. What stb does
+ * not check in a JPEG's structure is checked before it decodes one
+ * (image_stb_check.c).
  * stb_image is not hardened against hostile files, whatever is done here.
  *
  * PGM and PPM are read by image_pnm.c, not by stb_image 2.27, whose loader
@@ -26,6 +27,7 @@
 #include <string.h>
 
 #include "image_format.h"
+#include "image_stb_check.h"
 #include "message.h"
 
 #define STB_IMAGE_STATIC
@@ -138,63 +140,14 @@ static int stb_fail(const char *path, const char *kind, const struct stb_source 
                     reason && *reason ? reason : "unknown error");
 }
 
-/*
- * stb_image 2.27 trusts the symbol counts of a JPEG Huffman table (DHT):
- * counts adding up to more than 256 overrun its tables, corrupting memory
- * (fixed upstream in 2.28), and one flipped bit in a file is enough. So the
- * tables are checked here first, walking the markers as stb does; where the
- * walk goes astray, stb stops there too and reports it. 0: a table is bad.
- */
-static int jpeg_tables_check(FILE *f)
-{
-    if (fseek(f, 0, SEEK_SET) != 0)
-        return 1;
-    for (;;) {
-        /* The next marker; entropy-coded data, stuffed 0xff00 and restarts are skipped. */
-        int c;
-        do
-            c = getc(f);
-        while (c != 0xff && c != EOF);
-        while (c == 0xff)
-            c = getc(f);
-        if (c == EOF || c == 0xd9)
-            return 1;
-        if (c == 0x00 || c == 0x01 || (c >= 0xd0 && c <= 0xd8))
-            continue;   /* no segment follows */
-        int high = getc(f), low = getc(f);
-        if (low == EOF)
-            return 1;
-        long length = (long)(high << 8 | low) - 2;
-        if (c != 0xc4) {
-            if (length < 0 || fseek(f, length, SEEK_CUR) != 0)
-                return 1;
-            continue;
-        }
-        /* Like stb: a table is read whole even where it overruns the segment. */
-        while (length > 0) {
-            int n = 0;
-            getc(f);   /* class and number */
-            for (int i = 0; i < 16 && (c = getc(f)) != EOF; i++)
-                n += c;
-            if (n > 256)
-                return 0;
-            if (c == EOF || fseek(f, n, SEEK_CUR) != 0)
-                return 1;
-            length -= 17 + n;
-        }
-        if (length != 0)
-            return 1;   /* stb refuses the segment */
-    }
-}
-
 static int stb_decode(const char *path, const struct image_kind *k, struct stb_source *src,
                       clx_image *image, clx_message *msg)
 {
     const char *kind = k->name;
     int width, height, channels;
-    if (k == &kind_jpeg && !jpeg_tables_check(src->f))
-        return msg_fail(msg, CLX_ERR_FORMAT, "%s: cannot decode JPEG (a Huffman table has more "
-                        "than 256 symbols)", path);
+    const char *why = k == &kind_jpeg ? jpeg_check(src->f) : NULL;
+    if (why)
+        return msg_fail(msg, CLX_ERR_FORMAT, "%s: cannot decode %s (%s)", path, kind, why);
     source_rewind(src);
     if (!stbi_info_from_callbacks(&source_io, src, &width, &height, &channels))
         return stb_fail(path, kind, src, msg);

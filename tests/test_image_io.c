@@ -1264,6 +1264,62 @@ static void test_errors_stb(void)
 }
 
 /* ------------------------------------------------------------------------ */
+/* What stb_image 2.27 does not check (src/image_stb_check.c)              */
+
+/* The first offset of `a` (n bytes) in data, or NULL. */
+static unsigned char *bytes_find(unsigned char *data, size_t size, const void *a, size_t n)
+{
+    for (size_t i = 0; i + n <= size; i++)
+        if (memcmp(data + i, a, n) == 0)
+            return data + i;
+    return NULL;
+}
+
+/* Writes `data` with `patch` (n bytes) put where `at` (m bytes) first is, under `name`. */
+static void patched_write(const char *name, char *path, size_t size, const unsigned char *data, size_t data_n,
+                          const void *at, size_t m, const void *patch, size_t n)
+{
+    unsigned char *copy = malloc(data_n + n);
+    unsigned char *where = copy ? bytes_find(memcpy(copy, data, data_n), data_n, at, m) : NULL;
+    CHECK(where != NULL, "%s: the bytes to patch are not in its source", name);
+    path_make(path, size, name);
+    if (where) {
+        /* Replaces m bytes by n: the rest moves. */
+        memmove(where + n, where + m, data_n - (size_t)(where - copy) - m);
+        memcpy(where, patch, n);
+        bytes_write(path, copy, data_n - m + n);
+    }
+    free(copy);
+}
+
+/* What stb_image 2.27 would decode from memory it never wrote, refused first. */
+static void test_errors_stb_structure(void)
+{
+    char path[4200], whole[4200];
+    unsigned char *p = pattern_rgb8(3);
+    path_make(whole, sizeof whole, "structure.jpg");
+    if (!stbi_write_jpg(whole, W, H, 3, p, 90))
+        die("jpg", whole);
+    free(p);
+    size_t n;
+    unsigned char *jpg = file_slurp(whole, &n);
+    /* stb's writer defines quantization tables 0 and 1 in one DQT; table 0 becomes table 2. */
+    patched_write("undefined_dqt.jpg", path, sizeof path, jpg, n, "\xff\xdb\0\x84\0", 5, "\xff\xdb\0\x84\x02", 5);
+    expect_fail(path, 0, CLX_ERR_FORMAT, "%s: cannot decode JPEG (a scan uses a quantization table the file "
+                "does not define)");
+    /* ... and its four Huffman tables in one DHT, DC table 0 first; it becomes DC table 2. */
+    patched_write("undefined_dht.jpg", path, sizeof path, jpg, n, "\xff\xc4\x01\xa2\x00", 5,
+                  "\xff\xc4\x01\xa2\x02", 5);
+    expect_fail(path, 0, CLX_ERR_FORMAT, "%s: cannot decode JPEG (a scan uses a Huffman table the file does "
+                "not define)");
+    /* Its one scan without the third component (Cr). */
+    patched_write("no_scan.jpg", path, sizeof path, jpg, n, "\xff\xda\0\x0c\x03\x01\x00\x02\x11\x03\x11", 11,
+                  "\xff\xda\0\x0a\x02\x01\x00\x02\x11", 9);
+    expect_fail(path, 0, CLX_ERR_FORMAT, "%s: cannot decode JPEG (a component has no scan)");
+    free(jpg);
+}
+
+/* ------------------------------------------------------------------------ */
 /* clx_image_load_into: clx_image_load's pixels, in the caller's buffer      */
 
 static const char *type_label(clx_pixel_type type)
@@ -1695,6 +1751,7 @@ int main(void)
     test_errors_tiff_damage();
     test_errors_tiff_unsupported();
     test_errors_stb();
+    test_errors_stb_structure();
     test_into_tiff();
     test_into_other();
     test_into_errors();
