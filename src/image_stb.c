@@ -21,6 +21,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,6 +152,9 @@ static int stb_decode(const char *path, const struct image_kind *k, struct stb_s
     source_rewind(src);
     if (!stbi_info_from_callbacks(&source_io, src, &width, &height, &channels))
         return stb_fail(path, kind, src, msg);
+    /* stb 2.27 gives a top-down BMP's height as stored, negative; its loader flips the sign. */
+    if (k == &kind_bmp && height < 0 && height > INT_MIN)
+        height = -height;
     int rc = image_size_check(path, kind, width, height, msg);
     if (rc != CLX_OK)
         return rc;

@@ -1319,6 +1319,44 @@ static void test_errors_stb_structure(void)
     free(jpg);
 }
 
+/* A top-down BMP (negative height) gives the pixels its bottom-up twin gives. */
+static void test_bmp_top_down(void)
+{
+    char up[4200], down[4200];
+    unsigned char *p = pattern_rgb8(3);
+    path_make(up, sizeof up, "bottom_up.bmp");
+    if (!stbi_write_bmp(up, W, H, 3, p))
+        die("bmp", up);
+    free(p);
+    size_t n;
+    unsigned char *d = file_slurp(up, &n);
+    uint32_t offset = d[10] | d[11] << 8, row = (W * 3 + 3) / 4 * 4;
+    unsigned char *flipped = malloc(n);
+    if (!flipped)
+        die("memory", up);
+    memcpy(flipped, d, offset);
+    for (uint32_t y = 0; y < H; y++)
+        memcpy(flipped + offset + y * row, d + offset + (H - 1 - y) * row, row);
+    int32_t height = -H;
+    memcpy(flipped + 22, &height, 4);   /* little-endian, as BMP */
+    path_make(down, sizeof down, "top_down.bmp");
+    bytes_write(down, flipped, n);
+    free(flipped);
+    free(d);
+
+    clx_image a, b;
+    clx_message msg;
+    int rc_a = clx_image_load(up, 0, &a, &msg);
+    CHECK(rc_a == CLX_OK, "%s: %s", up, msg.text);
+    int rc_b = clx_image_load(down, 0, &b, &msg);
+    CHECK(rc_b == CLX_OK, "%s: %s", down, msg.text);
+    if (rc_a == CLX_OK && rc_b == CLX_OK)
+        CHECK(a.width == W && b.width == W && a.height == H && b.height == H
+              && memcmp(a.pixels, b.pixels, (size_t)W * H) == 0, "a top-down BMP gives other pixels");
+    clx_image_free(&a);
+    clx_image_free(&b);
+}
+
 /* ------------------------------------------------------------------------ */
 /* clx_image_load_into: clx_image_load's pixels, in the caller's buffer      */
 
@@ -1752,6 +1790,7 @@ int main(void)
     test_errors_tiff_unsupported();
     test_errors_stb();
     test_errors_stb_structure();
+    test_bmp_top_down();
     test_into_tiff();
     test_into_other();
     test_into_errors();
