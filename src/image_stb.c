@@ -11,8 +11,8 @@
  * Files are fed to it through callbacks that notice when it reads past the
  * end: its BMP and JPEG decoders fill a truncated file with zeros and report
  * success, and a zero-filled image must not pass as data. What stb does
- * not check in a JPEG's structure is checked before it decodes one
- * (image_stb_check.c).
+ * not check in a JPEG's structure or a BMP's palette is checked before it
+ * decodes them (image_stb_check.c).
  * stb_image is not hardened against hostile files, whatever is done here.
  *
  * PGM and PPM are read by image_pnm.c, not by stb_image 2.27, whose loader
@@ -146,7 +146,7 @@ static int stb_decode(const char *path, const struct image_kind *k, struct stb_s
 {
     const char *kind = k->name;
     int width, height, channels;
-    const char *why = k == &kind_jpeg ? jpeg_check(src->f) : NULL;
+    const char *why = k == &kind_jpeg ? jpeg_check(src->f) : k == &kind_bmp ? bmp_check(src->f) : NULL;
     if (why)
         return msg_fail(msg, CLX_ERR_FORMAT, "%s: cannot decode %s (%s)", path, kind, why);
     source_rewind(src);

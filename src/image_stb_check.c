@@ -6,7 +6,9 @@
  */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "image_stb_check.h"
 
@@ -161,4 +163,72 @@ const char *jpeg_check(FILE *f)
         if (length < 0 || start < 0 || fseek(f, start + length, SEEK_SET) != 0)
             return NULL;
     }
+}
+
+/* ------------------------------------------------------------------------ */
+/* BMP                                                                       */
+
+static uint32_t le16(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8;
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+    return le16(p) | le16(p + 2) << 16;
+}
+
+/*
+ * stb_image 2.27 keeps a palette image's colours in an array on its stack,
+ * and fills only the entries the file has: a pixel whose index is past them
+ * (or a palette of a negative size, from a pixel offset inside the header)
+ * takes whatever the stack held. So the palette's size is found as stb
+ * finds it, and where it has fewer colours than the pixels can index, every
+ * pixel is checked against it.
+ */
+const char *bmp_check(FILE *f)
+{
+    unsigned char h[30];
+    if (fseek(f, 0, SEEK_SET) != 0 || fread(h, 1, sizeof h, f) != sizeof h)
+        return NULL;
+    int64_t offset = le32(h + 10), header = le32(h + 14), width, height, bits;
+    if (header == 12) {
+        width = le16(h + 18);
+        height = le16(h + 20);
+        bits = le16(h + 24);
+    } else {
+        width = (int32_t)le32(h + 18);
+        height = (int32_t)le32(h + 22);
+        bits = le16(h + 28);
+    }
+    if (bits != 1 && bits != 4 && bits != 8)
+        return NULL;   /* no palette, or stb refuses the depth */
+    if (offset > INT32_MAX || width < 1 || width > 65536 || height == 0 || height < -65536 || height > 65536)
+        return NULL;   /* stb refuses the header */
+    /* stb's arithmetic, its 24 for OS/2 headers included. */
+    int64_t entry = header == 12 ? 3 : 4;
+    int64_t room = header == 12 ? offset - 14 - 24 : offset - 14 - header;
+    int64_t colours = room / entry;
+    if (room < 0 || colours < 1 || offset - 14 - header - colours * entry < 0)
+        return "its pixel data starts inside its header";
+    if (colours >= (int64_t)1 << bits || colours > 256)
+        return NULL;   /* every index has a colour, or stb refuses the palette */
+
+    int64_t row = bits == 1 ? (width + 7) / 8 : bits == 4 ? (width + 1) / 2 : width;
+    int64_t pad = (4 - row % 4) % 4;
+    if (fseek(f, (long)offset, SEEK_SET) != 0)
+        return NULL;
+    for (int64_t y = 0; y < (height < 0 ? -height : height); y++) {
+        for (int64_t x = 0; x < width; x += 8 / bits) {
+            int c = getc(f);
+            if (c == EOF)
+                return NULL;   /* stb reads zeros, and the file is refused as truncated */
+            for (int64_t i = 0; i < 8 / bits && x + i < width; i++)
+                if ((c >> (8 - bits * (i + 1)) & ((1 << bits) - 1)) >= colours)
+                    return "a pixel's colour index is past the palette";
+        }
+        for (int64_t i = 0; i < pad; i++)
+            getc(f);
+    }
+    return NULL;
 }

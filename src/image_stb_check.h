@@ -12,5 +12,6 @@
 #include <stdio.h>
 
 const char *jpeg_check(FILE *f);
+const char *bmp_check(FILE *f);
 
 #endif

@@ -1317,6 +1317,36 @@ static void test_errors_stb_structure(void)
                   "\xff\xda\0\x0a\x02\x01\x00\x02\x11", 9);
     expect_fail(path, 0, CLX_ERR_FORMAT, "%s: cannot decode JPEG (a component has no scan)");
     free(jpg);
+
+    /* An 8-bit BMP of 2 colours whose pixels index colour 5. */
+    unsigned char bmp[14 + 40 + 8 + 4 * 2] = { 'B', 'M' };
+    unsigned char *h = bmp + 14;
+    bmp[10] = 14 + 40 + 8;   /* pixel data offset */
+    h[0] = 40;
+    h[4] = 4;               /* 4 x 2 */
+    h[8] = 2;
+    h[12] = 1;              /* planes */
+    h[14] = 8;              /* bits per pixel */
+    memset(bmp + 14 + 40, 0x80, 8);   /* two grey colours */
+    memset(bmp + 14 + 40 + 8, 1, 8);
+    bmp[14 + 40 + 8 + 5] = 5;
+    path_make(path, sizeof path, "past_palette.bmp");
+    bytes_write(path, bmp, sizeof bmp);
+    expect_fail(path, 0, CLX_ERR_FORMAT, "%s: cannot decode BMP (a pixel's colour index is past the palette)");
+    /* Within its 2 colours, the same file loads: a short palette is not an error. */
+    bmp[14 + 40 + 8 + 5] = 1;
+    path_make(path, sizeof path, "short_palette.bmp");
+    bytes_write(path, bmp, sizeof bmp);
+    clx_image im;
+    clx_message msg;
+    int rc = clx_image_load(path, 0, &im, &msg);
+    CHECK(rc == CLX_OK && im.width == 4 && im.height == 2 && ((unsigned char *)im.pixels)[5] == 0x80,
+          "%s: %s", path, rc == CLX_OK ? "other pixels" : msg.text);
+    clx_image_free(&im);
+    bmp[10] = 30;           /* pixel data inside the header */
+    path_make(path, sizeof path, "offset_in_header.bmp");
+    bytes_write(path, bmp, sizeof bmp);
+    expect_fail(path, 0, CLX_ERR_FORMAT, "%s: cannot decode BMP (its pixel data starts inside its header)");
 }
 
 /* A top-down BMP (negative height) gives the pixels its bottom-up twin gives. */
