@@ -1264,7 +1264,8 @@ static void test_errors_stb(void)
 }
 
 /* ------------------------------------------------------------------------ */
-/* What stb_image 2.27 does not check (src/image_stb_check.c)              */
+/* Limits: headers that claim more than their file can hold, and what       */
+/* stb_image 2.27 does not check (src/image_stb_check.c)                     */
 
 /* The first offset of `a` (n bytes) in data, or NULL. */
 static unsigned char *bytes_find(unsigned char *data, size_t size, const void *a, size_t n)
@@ -1290,6 +1291,70 @@ static void patched_write(const char *name, char *path, size_t size, const unsig
         bytes_write(path, copy, data_n - m + n);
     }
     free(copy);
+}
+
+/* Headers claiming more than their file holds, refused before the pixels are allocated. */
+static void test_errors_limits(void)
+{
+    char path[4200];
+
+    /* A 45-byte PNG claiming 30000 x 30000 pixels (stb itself refuses more than 2^30 bytes). */
+    unsigned char ihdr[13] = { 0 };
+    be32_put(ihdr, 30000);
+    be32_put(ihdr + 4, 30000);
+    ihdr[8] = 1;   /* 1-bit grey: the most pixels per byte PNG can code */
+    path_make(path, sizeof path, "huge_claim.png");
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        die("png", path);
+    fwrite("\x89PNG\r\n\x1a\n", 1, 8, f);
+    png_chunk(f, "IHDR", ihdr, sizeof ihdr);
+    png_chunk(f, "IEND", NULL, 0);
+    fclose(f);
+    expect_fail(path, 0, CLX_ERR_FORMAT, "%s: corrupt or truncated PNG (an image of 30000x30000 pixels "
+                "cannot be coded in 45 bytes)");
+
+    /* A 2 x 2 PNG whose data chunk claims a gigabyte: stb_image would allocate it before reading. */
+    be32_put(ihdr, 2);
+    be32_put(ihdr + 4, 2);
+    ihdr[8] = 8;
+    path_make(path, sizeof path, "huge_chunk.png");
+    if (!(f = fopen(path, "wb")))
+        die("png", path);
+    fwrite("\x89PNG\r\n\x1a\n", 1, 8, f);
+    png_chunk(f, "IHDR", ihdr, sizeof ihdr);
+    fwrite("\x3f\xff\0\0IDAT\x78\x01", 1, 10, f);
+    fclose(f);
+    expect_fail(path, 0, CLX_ERR_FORMAT, "%s: corrupt PNG (stb_image asked for 1073676288 bytes, more than "
+                "its image can need)");
+
+    /* An uncompressed TIFF of 30000 x 30000 in one strip, without its pixels. */
+    path_make(path, sizeof path, "huge_claim.tif");
+    tiff_hand_write(path, 30000, 30000, 8, 30000, 0);
+    expect_fail(path, 0, CLX_ERR_FORMAT, "%s: corrupt or truncated TIFF (its strips hold 0 bytes, too few "
+                "for a 30000x30000 page of 900000000 bytes)");
+
+    /* A PGM header claiming 30000 x 30000 pixels, with a few. */
+    path_make(path, sizeof path, "huge_claim.pgm");
+    bytes_write(path, LITERAL("P5 30000 30000 255\n0123456789"));
+    expect_fail(path, 0, CLX_ERR_FORMAT, "%s: truncated PGM (pixel data ends in row 0 of 30000)");
+
+    unsigned char *p = pattern_rgb8(3);
+    char whole[4200];
+    path_make(whole, sizeof whole, "limits.jpg");
+    if (!stbi_write_jpg(whole, W, H, 3, p, 90))
+        die("jpg", whole);
+    free(p);
+    size_t n;
+    unsigned char *jpg = file_slurp(whole, &n);
+    /* The frame header (SOF0) claiming 30000 x 30000 pixels. */
+    char want[4400];
+    snprintf(want, sizeof want, "%%s: corrupt or truncated JPEG (an image of 30000x30000 pixels cannot be "
+             "coded in %zu bytes)", n);
+    patched_write("huge_claim.jpg", path, sizeof path, jpg, n, "\xff\xc0\0\x11\x08\0\x17\0\x25", 9,
+                  "\xff\xc0\0\x11\x08\x75\x30\x75\x30", 9);
+    expect_fail(path, 0, CLX_ERR_FORMAT, want);
+    free(jpg);
 }
 
 /* What stb_image 2.27 would decode from memory it never wrote, refused first. */
@@ -1819,6 +1884,7 @@ int main(void)
     test_errors_tiff_damage();
     test_errors_tiff_unsupported();
     test_errors_stb();
+    test_errors_limits();
     test_errors_stb_structure();
     test_bmp_top_down();
     test_into_tiff();
