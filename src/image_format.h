@@ -13,6 +13,8 @@
 #define CLX_IMAGE_MAX_SIDE 65536
 /* ... and images with more pixels than this. */
 #define CLX_IMAGE_MAX_PIXELS (1ull << 30)
+/* The most bytes a decoder may hold for one page: the largest image, in floats. */
+#define CLX_IMAGE_MAX_BYTES (CLX_IMAGE_MAX_PIXELS * 4)
 
 struct image_format;
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "image_format.h"
 #include "message.h"
@@ -80,12 +81,21 @@ static int pnm_decode(const char *path, const char *kind, int channels, FILE *f,
     if (rc != CLX_OK)
         return rc;
     int wide = maxval > 255;
+    size_t samples = (size_t)width * channels, bytes = samples * (wide ? 2 : 1);
+    /* The pixels are stored as they are: a file too short for them is refused before allocating. */
+    struct stat st;
+    long here = ftell(f);
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && here >= 0 && st.st_size >= here) {
+        uint64_t left = (uint64_t)st.st_size - (uint64_t)here;
+        if (left < (uint64_t)bytes * height)
+            return msg_fail(msg, CLX_ERR_FORMAT, "%s: truncated %s (pixel data ends in row %llu of %lu)", path,
+                            kind, (unsigned long long)(left / bytes), height);
+    }
     rc = image_make(path, (int)width, (int)height, wide ? CLX_PIXEL_U16 : CLX_PIXEL_U8,
                     image, msg);
     if (rc != CLX_OK)
         return rc;
 
-    size_t samples = (size_t)width * channels, bytes = samples * (wide ? 2 : 1);
     unsigned char *row = malloc(bytes);
     uint16_t *row16 = wide ? malloc(samples * sizeof *row16) : NULL;
     if (!row || (wide && !row16))

@@ -10,8 +10,9 @@
  * reason is thread-local under C11, so two threads may decode at once.
  * Files are fed to it through callbacks that notice when it reads past the
  * end: its BMP and JPEG decoders fill a truncated file with zeros and report
- * success, and a zero-filled image must not pass as data. JPEG Huffman
- * tables are checked before stb_image sees them (see jpeg_tables_check).
+ * success, and a zero-filled image must not pass as data. What stb does
+ * not check in a JPEG's structure or a BMP's palette is checked before it
+ * decodes them (image_stb_check.c).
  * stb_image is not hardened against hostile files, whatever is done here.
  *
  * PGM and PPM are read by image_pnm.c, not by stb_image 2.27, whose loader
@@ -20,14 +21,50 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "image_format.h"
+#include "image_stb_check.h"
 #include "message.h"
 
+/*
+ * stb_image allocates as a file says, before reading the data that would
+ * bear it out: a PNG chunk may claim a gigabyte in a file of a hundred
+ * bytes. Its allocations come here, and anything larger than the decode in
+ * progress can need is refused (the limit is set per decode, per thread).
+ * What malloc gives is zeroed: stb leaves parts of its buffers unwritten on
+ * some corrupt files, and its output must still depend on the file alone.
+ */
+static _Thread_local size_t stb_alloc_limit;
+static _Thread_local size_t stb_alloc_refused;   /* the size of a refused allocation, or 0 */
+
+static void *stb_malloc(size_t size)
+{
+    if (size <= stb_alloc_limit)
+        return calloc(1, size);
+    stb_alloc_refused = size;
+    return NULL;
+}
+
+static void *stb_realloc(void *p, size_t size)
+{
+    if (size <= stb_alloc_limit)
+        return realloc(p, size);
+    stb_alloc_refused = size;
+    return NULL;
+}
+
+/* What parsing a header needs (a JPEG's decoder state is about 20 KB). */
+#define STB_HEADER_ALLOC ((size_t)1 << 20)
+
+#define STBI_MALLOC(size) stb_malloc(size)
+#define STBI_REALLOC(p, size) stb_realloc(p, size)
+#define STBI_FREE(p) free(p)
 #define STB_IMAGE_STATIC
 #define STB_IMAGE_IMPLEMENTATION
 #define STBI_ONLY_PNG
@@ -61,9 +98,19 @@ static const unsigned char png_magic[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1
 
 struct image_kind {
     const char *name;     /* for messages */
+    /*
+     * The most pixels one byte of the file can code, whatever the content;
+     * more is a corrupt or lying header. PNG: deflate codes at most 258
+     * bytes in 2 bits, of samples of 1 bit at the least. JPEG: every 8x8
+     * block costs at least 1 bit (its DC code; jpeg_check refuses a
+     * component without a scan). BMP: stb reads it uncompressed, 1 bit per
+     * pixel at the least.
+     */
+    unsigned pixels_per_byte;
 };
 
-static const struct image_kind kind_png = { "PNG" }, kind_jpeg = { "JPEG" }, kind_bmp = { "BMP" };
+static const struct image_kind kind_png = { "PNG", 1032 * 8 }, kind_jpeg = { "JPEG", 64 * 8 },
+                               kind_bmp = { "BMP", 8 };
 
 static const struct image_kind *kind_of(const unsigned char *head, size_t length)
 {
@@ -133,58 +180,56 @@ static int stb_fail(const char *path, const char *kind, const struct stb_source 
 {
     if (src->error)
         return msg_fail(msg, CLX_ERR_IO, "%s: %s", path, strerror(src->error));
+    if (stb_alloc_refused)
+        return msg_fail(msg, CLX_ERR_FORMAT, "%s: corrupt %s (stb_image asked for %zu bytes, more than "
+                        "its image can need)", path, kind, stb_alloc_refused);
     const char *reason = stbi_failure_reason();
     return msg_fail(msg, CLX_ERR_FORMAT, "%s: cannot decode %s (stb_image: %s)", path, kind,
                     reason && *reason ? reason : "unknown error");
 }
 
-/*
- * stb_image 2.27 trusts the symbol counts of a JPEG Huffman table (DHT):
- * counts adding up to more than 256 overrun its tables, corrupting memory
- * (fixed upstream in 2.28), and one flipped bit in a file is enough. So the
- * tables are checked here first, walking the markers as stb does; where the
- * walk goes astray, stb stops there too and reports it. 0: a table is bad.
- */
-static int jpeg_tables_check(FILE *f)
+/* The size of the file; UINT64_MAX when it is not a regular file (no limit can be known). */
+static uint64_t file_bytes(FILE *f)
 {
-    if (fseek(f, 0, SEEK_SET) != 0)
-        return 1;
-    for (;;) {
-        /* The next marker; entropy-coded data, stuffed 0xff00 and restarts are skipped. */
-        int c;
-        do
-            c = getc(f);
-        while (c != 0xff && c != EOF);
-        while (c == 0xff)
-            c = getc(f);
-        if (c == EOF || c == 0xd9)
-            return 1;
-        if (c == 0x00 || c == 0x01 || (c >= 0xd0 && c <= 0xd8))
-            continue;   /* no segment follows */
-        int high = getc(f), low = getc(f);
-        if (low == EOF)
-            return 1;
-        long length = (long)(high << 8 | low) - 2;
-        if (c != 0xc4) {
-            if (length < 0 || fseek(f, length, SEEK_CUR) != 0)
-                return 1;
-            continue;
-        }
-        /* Like stb: a table is read whole even where it overruns the segment. */
-        while (length > 0) {
-            int n = 0;
-            getc(f);   /* class and number */
-            for (int i = 0; i < 16 && (c = getc(f)) != EOF; i++)
-                n += c;
-            if (n > 256)
-                return 0;
-            if (c == EOF || fseek(f, n, SEEK_CUR) != 0)
-                return 1;
-            length -= 17 + n;
-        }
-        if (length != 0)
-            return 1;   /* stb refuses the segment */
-    }
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0)
+        return UINT64_MAX;
+    return (uint64_t)st.st_size;
+}
+
+/*
+ * Before stb allocates: the file must be large enough to hold the image its
+ * header claims, and the decoded samples (stb keeps every channel, at 8 or
+ * 16 bits) no larger than the largest image clxcorr takes.
+ */
+static int stb_size_check(const char *path, const struct image_kind *k, FILE *f, int width, int height,
+                          int channels, clx_message *msg)
+{
+    uint64_t pixels = (uint64_t)width * (uint64_t)height, bytes = file_bytes(f);
+    if (bytes < UINT64_MAX / k->pixels_per_byte && pixels > bytes * k->pixels_per_byte)
+        return msg_fail(msg, CLX_ERR_FORMAT, "%s: corrupt or truncated %s (an image of %dx%d pixels "
+                        "cannot be coded in %llu bytes)", path, k->name, width, height,
+                        (unsigned long long)bytes);
+    if (channels < 1 || channels > 4 || pixels * (uint64_t)channels * 2 > CLX_IMAGE_MAX_BYTES)
+        return msg_fail(msg, CLX_ERR_FORMAT, "%s: %s of %dx%d pixels with %d channels is too large to "
+                        "decode (at most %llu bytes)", path, k->name, width, height, channels,
+                        (unsigned long long)CLX_IMAGE_MAX_BYTES);
+    return CLX_OK;
+}
+
+/*
+ * The largest allocation stb needs to decode a width x height image from f:
+ * its buffers hold at most 8 bytes per pixel (4 channels of 16 bits) plus
+ * the padding of 32x32 JPEG blocks, twice that while its inflate output
+ * grows, and up to twice the file while its PNG data is gathered.
+ */
+static size_t stb_decode_alloc(FILE *f, int width, int height)
+{
+    uint64_t bytes = file_bytes(f);
+    if (bytes > UINT64_MAX / 4)
+        return SIZE_MAX;
+    uint64_t limit = 16 * ((uint64_t)width + 32) * ((uint64_t)height + 32) + 2 * bytes + STB_HEADER_ALLOC;
+    return limit < SIZE_MAX ? (size_t)limit : SIZE_MAX;
 }
 
 static int stb_decode(const char *path, const struct image_kind *k, struct stb_source *src,
@@ -192,13 +237,20 @@ static int stb_decode(const char *path, const struct image_kind *k, struct stb_s
 {
     const char *kind = k->name;
     int width, height, channels;
-    if (k == &kind_jpeg && !jpeg_tables_check(src->f))
-        return msg_fail(msg, CLX_ERR_FORMAT, "%s: cannot decode JPEG (a Huffman table has more "
-                        "than 256 symbols)", path);
+    const char *why = k == &kind_jpeg ? jpeg_check(src->f) : k == &kind_bmp ? bmp_check(src->f) : NULL;
+    if (why)
+        return msg_fail(msg, CLX_ERR_FORMAT, "%s: cannot decode %s (%s)", path, kind, why);
     source_rewind(src);
+    stb_alloc_limit = STB_HEADER_ALLOC;
+    stb_alloc_refused = 0;
     if (!stbi_info_from_callbacks(&source_io, src, &width, &height, &channels))
         return stb_fail(path, kind, src, msg);
+    /* stb 2.27 gives a top-down BMP's height as stored, negative; its loader flips the sign. */
+    if (k == &kind_bmp && height < 0 && height > INT_MIN)
+        height = -height;
     int rc = image_size_check(path, kind, width, height, msg);
+    if (rc == CLX_OK)
+        rc = stb_size_check(path, k, src->f, width, height, channels, msg);
     if (rc != CLX_OK)
         return rc;
     source_rewind(src);
@@ -206,8 +258,10 @@ static int stb_decode(const char *path, const struct image_kind *k, struct stb_s
 
     int w, h;
     source_rewind(src);
+    stb_alloc_limit = stb_decode_alloc(src->f, width, height);
     void *data = wide ? (void *)stbi_load_16_from_callbacks(&source_io, src, &w, &h, &channels, 0)
                       : (void *)stbi_load_from_callbacks(&source_io, src, &w, &h, &channels, 0);
+    stb_alloc_limit = 0;
     if (!data || src->error) {
         stbi_image_free(data);
         return stb_fail(path, kind, src, msg);

@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <tiffio.h>
 #include <unistd.h>
 
@@ -222,6 +223,75 @@ static int layout_blocks(const clx_image_file *file, int page, TIFF *tif,
     /* A block is decoded whole, and libtiff counts its bytes in a signed size. */
     if (size_mul(l->row_bytes, l->block_h) == 0 || l->row_bytes * l->block_h > SIZE_MAX >> 1)
         return fail_unsupported(file, page, "strips or tiles too large", msg);
+    return CLX_OK;
+}
+
+/*
+ * The most bytes one stored byte decodes to, by compression: PackBits codes
+ * a run of 128 bytes in 2; an LZW code (9 bits at the least) stands for at
+ * most 4096 bytes; deflate codes 258 bytes in 2 bits; JPEG spends at least
+ * 1 bit on each 8x8 block of its first component, whatever the others
+ * (`pixel_bytes` bytes per pixel in all). ZSTD, LZMA and the rest have no
+ * useful bound (ZSTD's RLE blocks already reach 2^15): they get 2^16, which
+ * no real image needs.
+ */
+static uint64_t expansion_max(uint16_t compression, uint64_t pixel_bytes)
+{
+    switch (compression) {
+    case COMPRESSION_NONE: return 1;
+    case COMPRESSION_PACKBITS: return 64;
+    case COMPRESSION_LZW: return 4096 * 8 / 9 + 1;
+    case COMPRESSION_DEFLATE:
+    case COMPRESSION_ADOBE_DEFLATE: return 1032;
+    case COMPRESSION_JPEG: return 512 * pixel_bytes;
+    default: return 1u << 16;
+    }
+}
+
+/* Pages up to this size are decoded whatever their strips hold: allocating
+ * them costs little, and libtiff then says precisely what is missing. */
+#define STORED_CHECK_FROM ((uint64_t)1 << 20)
+
+/*
+ * A tiny file may claim a huge page; the page is refused here, before its
+ * pixels are allocated, when its strips or tiles cannot hold it: the bytes
+ * they take in the file (none counted past its end), expanded as much as
+ * their compression can, must cover what they decode to.
+ */
+static int layout_stored(const clx_image_file *file, int page, TIFF *tif, const struct tiff_layout *l,
+                         clx_message *msg)
+{
+    uint16_t compression = COMPRESSION_NONE;
+    uint64_t *offsets = NULL, *counts = NULL, stored = 0, decoded = 0, file_size = UINT64_MAX;
+    struct stat st;
+    TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &compression);
+    if (fstat(TIFFFileno(tif), &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0)
+        file_size = (uint64_t)st.st_size;
+    uint32_t blocks = l->tiled ? TIFFNumberOfTiles(tif) : TIFFNumberOfStrips(tif);
+    if (!TIFFGetField(tif, l->tiled ? TIFFTAG_TILEOFFSETS : TIFFTAG_STRIPOFFSETS, &offsets) || !offsets
+        || !TIFFGetField(tif, l->tiled ? TIFFTAG_TILEBYTECOUNTS : TIFFTAG_STRIPBYTECOUNTS, &counts) || !counts)
+        return fail_corrupt(file, page, "no strip or tile offsets", msg);
+    /* The blocks blocks_walk decodes, and how much each gives. */
+    int planes = l->separate && l->rgb ? 3 : 1;
+    for (uint32_t y0 = 0; y0 < l->height; y0 += l->block_h) {
+        uint32_t rows = l->tiled || l->height - y0 >= l->block_h ? l->block_h : l->height - y0;
+        for (uint32_t x0 = 0; x0 < l->width; x0 += l->block_w)
+            for (int p = 0; p < planes; p++) {
+                uint32_t i = l->tiled ? TIFFComputeTile(tif, x0, y0, 0, (uint16_t)p)
+                                      : TIFFComputeStrip(tif, y0, (uint16_t)p);
+                if (i < blocks && offsets[i] < file_size)
+                    stored += counts[i] < file_size - offsets[i] ? counts[i] : file_size - offsets[i];
+                decoded += (uint64_t)l->row_bytes * rows;
+            }
+    }
+    uint64_t ratio = expansion_max(compression, (uint64_t)(l->separate ? 1 : l->spp) * l->sample_bytes);
+    if (decoded > STORED_CHECK_FROM && stored < UINT64_MAX / ratio && decoded > stored * ratio) {
+        char what[192];
+        snprintf(what, sizeof what, "its %s hold %llu bytes, too few for a %ux%u page of %llu bytes",
+                 l->tiled ? "tiles" : "strips", (unsigned long long)stored, (unsigned)l->width,
+                 (unsigned)l->height, (unsigned long long)decoded);
+        return fail_corrupt(file, page, what, msg);
+    }
     return CLX_OK;
 }
 
@@ -557,6 +627,8 @@ static int tiff_read(clx_image_file *file, int page, clx_image *image, clx_messa
 {
     struct tiff_layout l;
     int rc = page_select(file, page, &l, msg);
+    if (rc == CLX_OK)
+        rc = layout_stored(file, page, ((struct tiff_handle *)file->handle)->tif, &l, msg);
     if (rc != CLX_OK)
         return rc;
     clx_message alloc_msg;

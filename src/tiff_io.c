@@ -2,9 +2,11 @@
 #include "config.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "image_format.h"
 #include "tiff_io.h"
 
 #ifndef TIFF_OPEN_OPTIONS
@@ -69,6 +71,14 @@ TIFF *tiff_io_open(struct tiff_handle *h, const char *mode)
     TIFFOpenOptions *options = TIFFOpenOptionsAlloc();
     if (!options)
         return NULL;
+    /*
+     * libtiff's own buffers hold one stored strip or tile, or a tag's array:
+     * none needs more than the largest page clxcorr reads, plus half for
+     * LZW data that grew instead of shrinking. A larger request comes from
+     * a corrupt file, and fails here rather than taking the memory.
+     */
+    uint64_t most = CLX_IMAGE_MAX_BYTES + CLX_IMAGE_MAX_BYTES / 2;
+    TIFFOpenOptionsSetMaxSingleMemAlloc(options, most < SIZE_MAX >> 1 ? (tmsize_t)most : (tmsize_t)(SIZE_MAX >> 1));
     TIFFOpenOptionsSetErrorHandlerExtR(options, on_error, h);
     TIFFOpenOptionsSetWarningHandlerExtR(options, on_warning, h);
     TIFF *tif = TIFFOpenExt(h->path, mode, options);

@@ -30,7 +30,9 @@ struct tiff_handle {
 };
 
 /* Opens h->path with libtiff mode `mode` ("rm" to read without mmap, "w"
- * to write); errors from then on are kept in h. */
+ * to write); errors from then on are kept in h. With libtiff >= 4.5, no
+ * single allocation of libtiff's for this file may exceed what the largest
+ * page needs. */
 TIFF *tiff_io_open(struct tiff_handle *h, const char *mode);
 
 /* Forgets the errors seen so far. */

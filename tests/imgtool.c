@@ -100,6 +100,7 @@ static int stats(const char *path)
     for (int page = 0; page < clx_image_file_pages(f); page++) {
         if (clx_image_file_read(f, page, &img, &msg) != CLX_OK) {
             fprintf(stderr, "imgtool: %s page %d: %s\n", path, page, msg.text);
+            clx_image_file_close(f);
             return 1;
         }
         size_t n = (size_t)img.width * img.height;
@@ -140,6 +141,7 @@ int main(int argc, char **argv)
             return 1;
         write_page(t, &img, img.width, img.height, 8);
         TIFFClose(t);
+        clx_image_free(&img);
         return 0;
     }
     if (argc == 4 && strcmp(argv[1], "png8") == 0) {
@@ -148,7 +150,10 @@ int main(int argc, char **argv)
         for (int y = 0; y < img.height; y++)
             for (int x = 0; x < img.width; x++)
                 p[(size_t)y * img.width + x] = (unsigned char)(pixel(&img, x, y) >> 8);
-        return stbi_write_png(argv[2], img.width, img.height, 1, p, img.width) ? 0 : 1;
+        int ok = stbi_write_png(argv[2], img.width, img.height, 1, p, img.width);
+        free(p);
+        clx_image_free(&img);
+        return ok ? 0 : 1;
     }
     if (argc == 6 && strcmp(argv[1], "resize") == 0) {
         TIFF *t = TIFFOpen(argv[2], "w");
@@ -158,6 +163,7 @@ int main(int argc, char **argv)
             return 1;
         write_page(t, &img, w, h, 16);
         TIFFClose(t);
+        clx_image_free(&img);
         return 0;
     }
     if (argc == 3 && strcmp(argv[1], "argmax") == 0) {
@@ -170,6 +176,8 @@ int main(int argc, char **argv)
         for (int page = 0; page < clx_image_file_pages(f); page++) {
             if (clx_image_file_read(f, page, &img, &msg) != CLX_OK || img.type != CLX_PIXEL_F32) {
                 fprintf(stderr, "imgtool: %s page %d: %s\n", argv[2], page, msg.text);
+                clx_image_free(&img);
+                clx_image_file_close(f);
                 return 1;
             }
             const float *p = img.pixels;
@@ -196,6 +204,7 @@ int main(int argc, char **argv)
             ((uint16_t *)img.pixels)[i] = (uint16_t)v;
         write_page(t, &img, w, h, 16);
         TIFFClose(t);
+        clx_image_free(&img);
         return 0;
     }
     fprintf(stderr, "usage: imgtool pages OUT IN... | tiff8 OUT IN | png8 OUT IN | resize OUT IN W H | argmax IN"

@@ -1264,6 +1264,195 @@ static void test_errors_stb(void)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Limits: headers that claim more than their file can hold, and what       */
+/* stb_image 2.27 does not check (src/image_stb_check.c)                     */
+
+/* The first offset of `a` (n bytes) in data, or NULL. */
+static unsigned char *bytes_find(unsigned char *data, size_t size, const void *a, size_t n)
+{
+    for (size_t i = 0; i + n <= size; i++)
+        if (memcmp(data + i, a, n) == 0)
+            return data + i;
+    return NULL;
+}
+
+/* Writes `data` with `patch` (n bytes) put where `at` (m bytes) first is, under `name`. */
+static void patched_write(const char *name, char *path, size_t size, const unsigned char *data, size_t data_n,
+                          const void *at, size_t m, const void *patch, size_t n)
+{
+    unsigned char *copy = malloc(data_n + n);
+    unsigned char *where = copy ? bytes_find(memcpy(copy, data, data_n), data_n, at, m) : NULL;
+    CHECK(where != NULL, "%s: the bytes to patch are not in its source", name);
+    path_make(path, size, name);
+    if (where) {
+        /* Replaces m bytes by n: the rest moves. */
+        memmove(where + n, where + m, data_n - (size_t)(where - copy) - m);
+        memcpy(where, patch, n);
+        bytes_write(path, copy, data_n - m + n);
+    }
+    free(copy);
+}
+
+/* Headers claiming more than their file holds, refused before the pixels are allocated. */
+static void test_errors_limits(void)
+{
+    char path[4200];
+
+    /* A 45-byte PNG claiming 30000 x 30000 pixels (stb itself refuses more than 2^30 bytes). */
+    unsigned char ihdr[13] = { 0 };
+    be32_put(ihdr, 30000);
+    be32_put(ihdr + 4, 30000);
+    ihdr[8] = 1;   /* 1-bit grey: the most pixels per byte PNG can code */
+    path_make(path, sizeof path, "huge_claim.png");
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        die("png", path);
+    fwrite("\x89PNG\r\n\x1a\n", 1, 8, f);
+    png_chunk(f, "IHDR", ihdr, sizeof ihdr);
+    png_chunk(f, "IEND", NULL, 0);
+    fclose(f);
+    expect_fail(path, 0, CLX_ERR_FORMAT, "%s: corrupt or truncated PNG (an image of 30000x30000 pixels "
+                "cannot be coded in 45 bytes)");
+
+    /* A 2 x 2 PNG whose data chunk claims a gigabyte: stb_image would allocate it before reading. */
+    be32_put(ihdr, 2);
+    be32_put(ihdr + 4, 2);
+    ihdr[8] = 8;
+    path_make(path, sizeof path, "huge_chunk.png");
+    if (!(f = fopen(path, "wb")))
+        die("png", path);
+    fwrite("\x89PNG\r\n\x1a\n", 1, 8, f);
+    png_chunk(f, "IHDR", ihdr, sizeof ihdr);
+    fwrite("\x3f\xff\0\0IDAT\x78\x01", 1, 10, f);
+    fclose(f);
+    expect_fail(path, 0, CLX_ERR_FORMAT, "%s: corrupt PNG (stb_image asked for 1073676288 bytes, more than "
+                "its image can need)");
+
+    /* An uncompressed TIFF of 30000 x 30000 in one strip, without its pixels. */
+    path_make(path, sizeof path, "huge_claim.tif");
+    tiff_hand_write(path, 30000, 30000, 8, 30000, 0);
+    expect_fail(path, 0, CLX_ERR_FORMAT, "%s: corrupt or truncated TIFF (its strips hold 0 bytes, too few "
+                "for a 30000x30000 page of 900000000 bytes)");
+
+    /* A PGM header claiming 30000 x 30000 pixels, with a few. */
+    path_make(path, sizeof path, "huge_claim.pgm");
+    bytes_write(path, LITERAL("P5 30000 30000 255\n0123456789"));
+    expect_fail(path, 0, CLX_ERR_FORMAT, "%s: truncated PGM (pixel data ends in row 0 of 30000)");
+
+    unsigned char *p = pattern_rgb8(3);
+    char whole[4200];
+    path_make(whole, sizeof whole, "limits.jpg");
+    if (!stbi_write_jpg(whole, W, H, 3, p, 90))
+        die("jpg", whole);
+    free(p);
+    size_t n;
+    unsigned char *jpg = file_slurp(whole, &n);
+    /* The frame header (SOF0) claiming 30000 x 30000 pixels. */
+    char want[4400];
+    snprintf(want, sizeof want, "%%s: corrupt or truncated JPEG (an image of 30000x30000 pixels cannot be "
+             "coded in %zu bytes)", n);
+    patched_write("huge_claim.jpg", path, sizeof path, jpg, n, "\xff\xc0\0\x11\x08\0\x17\0\x25", 9,
+                  "\xff\xc0\0\x11\x08\x75\x30\x75\x30", 9);
+    expect_fail(path, 0, CLX_ERR_FORMAT, want);
+    free(jpg);
+}
+
+/* What stb_image 2.27 would decode from memory it never wrote, refused first. */
+static void test_errors_stb_structure(void)
+{
+    char path[4200], whole[4200];
+    unsigned char *p = pattern_rgb8(3);
+    path_make(whole, sizeof whole, "structure.jpg");
+    if (!stbi_write_jpg(whole, W, H, 3, p, 90))
+        die("jpg", whole);
+    free(p);
+    size_t n;
+    unsigned char *jpg = file_slurp(whole, &n);
+    /* stb's writer defines quantization tables 0 and 1 in one DQT; table 0 becomes table 2. */
+    patched_write("undefined_dqt.jpg", path, sizeof path, jpg, n, "\xff\xdb\0\x84\0", 5, "\xff\xdb\0\x84\x02", 5);
+    expect_fail(path, 0, CLX_ERR_FORMAT, "%s: cannot decode JPEG (a scan uses a quantization table the file "
+                "does not define)");
+    /* ... and its four Huffman tables in one DHT, DC table 0 first; it becomes DC table 2. */
+    patched_write("undefined_dht.jpg", path, sizeof path, jpg, n, "\xff\xc4\x01\xa2\x00", 5,
+                  "\xff\xc4\x01\xa2\x02", 5);
+    expect_fail(path, 0, CLX_ERR_FORMAT, "%s: cannot decode JPEG (a scan uses a Huffman table the file does "
+                "not define)");
+    /* Its one scan without the third component (Cr). */
+    patched_write("no_scan.jpg", path, sizeof path, jpg, n, "\xff\xda\0\x0c\x03\x01\x00\x02\x11\x03\x11", 11,
+                  "\xff\xda\0\x0a\x02\x01\x00\x02\x11", 9);
+    expect_fail(path, 0, CLX_ERR_FORMAT, "%s: cannot decode JPEG (a component has no scan)");
+    free(jpg);
+
+    /* An 8-bit BMP of 2 colours whose pixels index colour 5. */
+    unsigned char bmp[14 + 40 + 8 + 4 * 2] = { 'B', 'M' };
+    unsigned char *h = bmp + 14;
+    bmp[10] = 14 + 40 + 8;   /* pixel data offset */
+    h[0] = 40;
+    h[4] = 4;               /* 4 x 2 */
+    h[8] = 2;
+    h[12] = 1;              /* planes */
+    h[14] = 8;              /* bits per pixel */
+    memset(bmp + 14 + 40, 0x80, 8);   /* two grey colours */
+    memset(bmp + 14 + 40 + 8, 1, 8);
+    bmp[14 + 40 + 8 + 5] = 5;
+    path_make(path, sizeof path, "past_palette.bmp");
+    bytes_write(path, bmp, sizeof bmp);
+    expect_fail(path, 0, CLX_ERR_FORMAT, "%s: cannot decode BMP (a pixel's colour index is past the palette)");
+    /* Within its 2 colours, the same file loads: a short palette is not an error. */
+    bmp[14 + 40 + 8 + 5] = 1;
+    path_make(path, sizeof path, "short_palette.bmp");
+    bytes_write(path, bmp, sizeof bmp);
+    clx_image im;
+    clx_message msg;
+    int rc = clx_image_load(path, 0, &im, &msg);
+    CHECK(rc == CLX_OK && im.width == 4 && im.height == 2 && ((unsigned char *)im.pixels)[5] == 0x80,
+          "%s: %s", path, rc == CLX_OK ? "other pixels" : msg.text);
+    clx_image_free(&im);
+    bmp[10] = 30;           /* pixel data inside the header */
+    path_make(path, sizeof path, "offset_in_header.bmp");
+    bytes_write(path, bmp, sizeof bmp);
+    expect_fail(path, 0, CLX_ERR_FORMAT, "%s: cannot decode BMP (its pixel data starts inside its header)");
+}
+
+/* A top-down BMP (negative height) gives the pixels its bottom-up twin gives. */
+static void test_bmp_top_down(void)
+{
+    char up[4200], down[4200];
+    unsigned char *p = pattern_rgb8(3);
+    path_make(up, sizeof up, "bottom_up.bmp");
+    if (!stbi_write_bmp(up, W, H, 3, p))
+        die("bmp", up);
+    free(p);
+    size_t n;
+    unsigned char *d = file_slurp(up, &n);
+    uint32_t offset = d[10] | d[11] << 8, row = (W * 3 + 3) / 4 * 4;
+    unsigned char *flipped = malloc(n);
+    if (!flipped)
+        die("memory", up);
+    memcpy(flipped, d, offset);
+    for (uint32_t y = 0; y < H; y++)
+        memcpy(flipped + offset + y * row, d + offset + (H - 1 - y) * row, row);
+    int32_t height = -H;
+    memcpy(flipped + 22, &height, 4);   /* little-endian, as BMP */
+    path_make(down, sizeof down, "top_down.bmp");
+    bytes_write(down, flipped, n);
+    free(flipped);
+    free(d);
+
+    clx_image a, b;
+    clx_message msg;
+    int rc_a = clx_image_load(up, 0, &a, &msg);
+    CHECK(rc_a == CLX_OK, "%s: %s", up, msg.text);
+    int rc_b = clx_image_load(down, 0, &b, &msg);
+    CHECK(rc_b == CLX_OK, "%s: %s", down, msg.text);
+    if (rc_a == CLX_OK && rc_b == CLX_OK)
+        CHECK(a.width == W && b.width == W && a.height == H && b.height == H
+              && memcmp(a.pixels, b.pixels, (size_t)W * H) == 0, "a top-down BMP gives other pixels");
+    clx_image_free(&a);
+    clx_image_free(&b);
+}
+
+/* ------------------------------------------------------------------------ */
 /* clx_image_load_into: clx_image_load's pixels, in the caller's buffer      */
 
 static const char *type_label(clx_pixel_type type)
@@ -1729,6 +1918,9 @@ int main(void)
     test_errors_tiff_damage();
     test_errors_tiff_unsupported();
     test_errors_stb();
+    test_errors_limits();
+    test_errors_stb_structure();
+    test_bmp_top_down();
     test_into_tiff();
     test_into_other();
     test_into_errors();

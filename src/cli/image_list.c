@@ -45,8 +45,9 @@ int image_list_read(struct image_list *list, const char *path, clx_message *msg)
 {
     int from_stdin = strcmp(path, "-") == 0;
     FILE *f = from_stdin ? stdin : fopen(path, "r");
+    const char *name = from_stdin ? "standard input" : path;
     char *line = NULL;
-    size_t cap = 0;
+    size_t cap = 0, number = 0;
     ssize_t len;
     int status = CLX_OK;
 
@@ -55,11 +56,19 @@ int image_list_read(struct image_list *list, const char *path, clx_message *msg)
         return CLX_ERR_IO;
     }
     while ((len = getline(&line, &cap, f)) >= 0) {
+        number++;
         while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
             line[--len] = '\0';
         size_t lead = strspn(line, " \t");
-        if (line[lead] == '\0' || line[lead] == '#')
+        if ((ssize_t)lead == len || line[lead] == '#')
             continue;
+        /* A NUL byte would cut the name short, and the prefix could name another file. */
+        if (memchr(line, '\0', (size_t)len)) {
+            snprintf(msg->text, sizeof msg->text, "%s:%zu: a NUL byte in the line (not a file name)", name,
+                     number);
+            status = CLX_ERR_FORMAT;
+            break;
+        }
         if (image_list_add(list, line) != CLX_OK) {
             snprintf(msg->text, sizeof msg->text, "out of memory reading %s", path);
             status = CLX_ERR_HOST_MEMORY;
@@ -67,7 +76,7 @@ int image_list_read(struct image_list *list, const char *path, clx_message *msg)
         }
     }
     if (status == CLX_OK && ferror(f)) {
-        snprintf(msg->text, sizeof msg->text, "%s: read error", from_stdin ? "standard input" : path);
+        snprintf(msg->text, sizeof msg->text, "%s: read error", name);
         status = CLX_ERR_IO;
     }
     free(line);

@@ -25,7 +25,7 @@ int image_list_add(struct image_list *list, const char *entry);
  */
 int image_list_add_args(struct image_list *list, int argc, char **argv, int first, int have_list, const char *hint);
 /* Adds every non-blank line of `path` ("-": standard input) that does not
- * start with '#'. */
+ * start with '#'; a line with a NUL byte is refused (CLX_ERR_FORMAT, "PATH:LINE: ..."). */
 int image_list_read(struct image_list *list, const char *path, clx_message *msg);
 void image_list_free(struct image_list *list);
 
