@@ -44,6 +44,8 @@ cflags=$("$PKG_CONFIG" --cflags clxcorr) && libs=$("$PKG_CONFIG" --libs clxcorr)
 case " $cflags " in *" -I$root$includedir "*) pass "--cflags: $cflags" ;; *) fail "--cflags: $cflags" ;; esac
 
 cp "$TESTS_SRCDIR/../samples/api_example.c" "$TMP/"
+# A library built with --enable-sanitizers needs its program built with them too.
+cflags="$cflags ${SANITIZER_FLAGS:-}"
 # shellcheck disable=SC2086
 if $CC $cflags "$TMP/api_example.c" -o "$TMP/api_shared" $libs >"$TMP/cc.log" 2>&1; then
     pass "api_example.c builds with pkg-config's flags"
