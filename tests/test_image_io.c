@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "png_stored.h"
 #include "clxcorr.h"
 
 #define STB_IMAGE_WRITE_STATIC
@@ -747,42 +748,11 @@ static void test_pnm(void)
 
 /* ---- 16-bit PNG by hand: stored (uncompressed) deflate blocks, no zlib ---- */
 
-static uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n)
-{
-    crc = ~crc;
-    for (size_t i = 0; i < n; i++) {
-        crc ^= p[i];
-        for (int k = 0; k < 8; k++)
-            crc = crc & 1 ? (crc >> 1) ^ 0xedb88320u : crc >> 1;
-    }
-    return ~crc;
-}
-
-static void be32_put(unsigned char *p, uint32_t v)
-{
-    p[0] = (unsigned char)(v >> 24);
-    p[1] = (unsigned char)(v >> 16);
-    p[2] = (unsigned char)(v >> 8);
-    p[3] = (unsigned char)v;
-}
-
-static void png_chunk(FILE *f, const char *type, const unsigned char *data, size_t n)
-{
-    unsigned char word[4];
-    be32_put(word, (uint32_t)n);
-    fwrite(word, 1, 4, f);
-    fwrite(type, 1, 4, f);
-    if (n)   /* IEND has no data (and data is NULL) */
-        fwrite(data, 1, n, f);
-    be32_put(word, crc32_update(crc32_update(0, (const unsigned char *)type, 4), data, n));
-    fwrite(word, 1, 4, f);
-}
-
 static void png16_write(const char *path, int channels)
 {
     size_t row = 1 + (size_t)W * channels * 2, raw_n = row * H;
-    unsigned char *raw = malloc(raw_n), *z = malloc(raw_n + raw_n / 65535 * 5 + 16);
-    if (!raw || !z)
+    unsigned char *raw = malloc(raw_n);
+    if (!raw)
         die("memory", path);
     for (int y = 0; y < H; y++) {
         unsigned char *r = raw + y * row;
@@ -794,27 +764,10 @@ static void png16_write(const char *path, int channels)
                 r[2 + (x * channels + c) * 2] = (unsigned char)v;
             }
     }
-    size_t zn = 0;
-    z[zn++] = 0x78;
-    z[zn++] = 0x01;
-    uint32_t a = 1, b = 0;
-    for (size_t at = 0; at < raw_n;) {
-        size_t n = raw_n - at < 65535 ? raw_n - at : 65535;
-        z[zn++] = at + n == raw_n;   /* BFINAL, stored */
-        z[zn++] = (unsigned char)n;
-        z[zn++] = (unsigned char)(n >> 8);
-        z[zn++] = (unsigned char)~n;
-        z[zn++] = (unsigned char)(~n >> 8);
-        memcpy(z + zn, raw + at, n);
-        zn += n;
-        at += n;
-    }
-    for (size_t i = 0; i < raw_n; i++) {
-        a = (a + raw[i]) % 65521;
-        b = (b + a) % 65521;
-    }
-    be32_put(z + zn, b << 16 | a);
-    zn += 4;
+    size_t zn;
+    unsigned char *z = zlib_stored(raw, raw_n, &zn);
+    if (!z)
+        die("memory", path);
     unsigned char ihdr[13];
     be32_put(ihdr, W);
     be32_put(ihdr + 4, H);

@@ -20,6 +20,8 @@
 #include <string.h>
 #include <tiffio.h>
 
+#include "png_stored.h"
+
 #define STB_IMAGE_WRITE_STATIC
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #pragma GCC diagnostic ignored "-Wunused-function"
@@ -198,67 +200,6 @@ static const struct tiff_seed tiff_pages[] = {
 /* ------------------------------------------------------------------------ */
 /* PNG, written with stored (uncompressed) deflate blocks                    */
 
-static uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n)
-{
-    crc = ~crc;
-    for (size_t i = 0; i < n; i++) {
-        crc ^= p[i];
-        for (int k = 0; k < 8; k++)
-            crc = crc >> 1 ^ (0xedb88320u & (0u - (crc & 1)));
-    }
-    return ~crc;
-}
-
-static void be32(unsigned char *p, uint32_t v)
-{
-    p[0] = (unsigned char)(v >> 24);
-    p[1] = (unsigned char)(v >> 16);
-    p[2] = (unsigned char)(v >> 8);
-    p[3] = (unsigned char)v;
-}
-
-static void png_chunk(FILE *f, const char *type, const unsigned char *data, size_t n)
-{
-    unsigned char head[8];
-    be32(head, (uint32_t)n);
-    memcpy(head + 4, type, 4);
-    uint32_t crc = crc32_update(crc32_update(0, head + 4, 4), data, n);
-    unsigned char tail[4];
-    be32(tail, crc);
-    fwrite(head, 1, 8, f);
-    fwrite(data, 1, n, f);
-    fwrite(tail, 1, 4, f);
-}
-
-/* A zlib stream of stored blocks holding raw. */
-static unsigned char *zlib_stored(const unsigned char *raw, size_t n, size_t *out_n)
-{
-    size_t blocks = n / 65535 + 1;
-    unsigned char *z = malloc(2 + n + 5 * blocks + 4), *p = z;
-    *p++ = 0x78;
-    *p++ = 0x01;
-    uint32_t a = 1, b = 0;
-    for (size_t i = 0; i < n; i++) {
-        a = (a + raw[i]) % 65521;
-        b = (b + a) % 65521;
-    }
-    size_t done = 0;
-    do {
-        size_t len = n - done < 65535 ? n - done : 65535;
-        *p++ = done + len == n ? 1 : 0;
-        *p++ = (unsigned char)len;
-        *p++ = (unsigned char)(len >> 8);
-        *p++ = (unsigned char)~len;
-        *p++ = (unsigned char)(~len >> 8);
-        memcpy(p, raw + done, len);
-        p += len;
-        done += len;
-    } while (done < n);
-    be32(p, b << 16 | a);
-    *out_n = (size_t)(p + 4 - z);
-    return z;
-}
-
 struct png_seed {
     const char *name;
     int colour;     /* 0 grey, 2 RGB, 3 palette, 4 grey+alpha, 6 RGBA */
@@ -316,8 +257,8 @@ static void png_write(const struct png_seed *s)
     if (!f)
         die("cannot create", s->name);
     fwrite("\x89PNG\r\n\x1a\n", 1, 8, f);
-    be32(ihdr, W);
-    be32(ihdr + 4, H);
+    be32_put(ihdr, W);
+    be32_put(ihdr + 4, H);
     ihdr[8] = (unsigned char)s->depth;
     ihdr[9] = (unsigned char)s->colour;
     ihdr[10] = ihdr[11] = 0;
