@@ -51,12 +51,6 @@ struct shard_file {
     char *header;              /* the CSV header line, with its newline */
 };
 
-/* Reads one line (without limit) into *line; returns its length, -1 at the end. */
-static ssize_t read_line(FILE *f, char **line, size_t *cap)
-{
-    return getline(line, cap, f);
-}
-
 /* Reads and checks one shard: its comment line, header and row count. */
 static int shard_check(struct shard_file *sf)
 {
@@ -74,13 +68,13 @@ static int shard_check(struct shard_file *sf)
     char *line = NULL;
     size_t cap = 0;
     int status = -1;
-    ssize_t n = read_line(f, &line, &cap);
+    ssize_t n = getline(&line, &cap, f);
     if (n < 0 || shard_scan(line, &sf->shard) != 0) {
         report_error("%s: not the output of `clxcorr offsets --shard K/N` (its first line is not "
                      "'# clxcorr shard K/N ...')", sf->path);
         goto out;
     }
-    n = read_line(f, &line, &cap);
+    n = getline(&line, &cap, f);
     if (n < 1 || strncmp(line, "image,", 6) != 0 || line[n - 1] != '\n') {
         report_error("%s: no CSV header after the shard line", sf->path);
         goto out;
@@ -92,7 +86,7 @@ static int shard_check(struct shard_file *sf)
     }
     size_t rows = 0;
     int last_complete = 1;
-    while ((n = read_line(f, &line, &cap)) >= 0) {
+    while ((n = getline(&line, &cap, f)) >= 0) {
         rows++;
         last_complete = n > 0 && line[n - 1] == '\n';
     }
@@ -181,7 +175,7 @@ static int copy_rows(const struct shard_file *sf, struct csv_output *out, clx_me
     size_t cap = 0;
     ssize_t n;
     int status = CLX_OK, skip = 2;
-    while (status == CLX_OK && (n = read_line(f, &line, &cap)) >= 0) {
+    while (status == CLX_OK && (n = getline(&line, &cap, f)) >= 0) {
         if (skip > 0) {
             skip--;
             continue;

@@ -493,7 +493,6 @@ struct run {
     int agreed;                  /* MPI: the set-up agreement took place */
     int all_set_up;              /* MPI: and every rank was ready */
     const char *output;          /* --output, NULL: standard output */
-    int accurate;
     const struct row_format *format;
     struct csv_output out;
     int out_open;
@@ -505,7 +504,6 @@ struct run {
      * holds every image between formatting and writing. */
     struct csv_text *ring;
     size_t ring_size;
-    double started_at;           /* when the plans were ready */
     /* --skip-bad: which of this process's images could not be read (by
      * index j, set by the loaders), their rows' results, and how many. */
     int skip_bad;
@@ -542,18 +540,6 @@ static int skip_image(struct run *r, size_t j, clx_image *staged, const clx_mess
     return CLX_OK;
 }
 
-static int load_checked(struct run *r, size_t j, clx_image *staged, clx_message *msg);
-
-/* Loader threads: decode image j and put it where the stream wants it. */
-static int load_image(void *user, size_t j, clx_image *staged, clx_message *msg)
-{
-    struct run *r = user;
-    int status = load_checked(r, j, staged, msg);
-    if (status != CLX_OK && status != CLX_ERR_HOST_MEMORY && r->skip_bad)
-        return skip_image(r, j, staged, msg);
-    return status;
-}
-
 /* Image j into the staging memory; an error names the file and the problem. */
 static int load_checked(struct run *r, size_t j, clx_image *staged, clx_message *msg)
 {
@@ -582,6 +568,16 @@ static int load_checked(struct run *r, size_t j, clx_image *staged, clx_message 
                  r->ref->type == CLX_PIXEL_F32 ? "float" : "integer ones");
     free(name);
     clx_image_free(&img);
+    return status;
+}
+
+/* Loader threads: decode image j and put it where the stream wants it. */
+static int load_image(void *user, size_t j, clx_image *staged, clx_message *msg)
+{
+    struct run *r = user;
+    int status = load_checked(r, j, staged, msg);
+    if (status != CLX_OK && status != CLX_ERR_HOST_MEMORY && r->skip_bad)
+        return skip_image(r, j, staged, msg);
     return status;
 }
 
@@ -694,7 +690,7 @@ static int started(void *user, const clx_stream_info *info, clx_message *msg)
         snprintf(msg->text, sizeof msg->text, "out of memory");
         return CLX_ERR_HOST_MEMORY;
     }
-    r->started_at = r->meta.t_ready = now_seconds();
+    r->meta.t_ready = now_seconds();
     if (r->mpi && mpi_rank() != 0)
         return CLX_OK;
     char header[1024];
@@ -970,7 +966,6 @@ int cmd_offsets(int argc, char **argv)
         goto done;
     }
     r.output = a.output;
-    r.accurate = a.plan.mode == CLX_MODE_ACCURATE;
     r.format = &a.format;
     if (load_windows(&a, &ref, &r.regions, &r.nregions) != CLX_OK || select_images(&a, &r, &local_count) != 0)
         goto done;
@@ -1063,7 +1058,7 @@ int cmd_offsets(int argc, char **argv)
         why = msg.text;
     }
     progress_finish(&r.progress);
-    double elapsed = r.started_at > 0 ? now_seconds() - r.started_at : 0;
+    double elapsed = r.meta.t_ready > 0 ? now_seconds() - r.meta.t_ready : 0;
 
     if (failed && interrupted && !r.mpi) {
         report_error("interrupted by %s after %zu images%s", interrupted == SIGINT ? "SIGINT" : "SIGTERM",

@@ -75,7 +75,6 @@ int csv_output_write(struct csv_output *out, const struct csv_text *t, clx_messa
     errno = 0;
     if (fwrite(t->text, 1, t->len, out->f) != t->len || fflush(out->f) != 0)
         return write_failed(out, msg);
-    out->rows += t->rows;
     return CLX_OK;
 }
 

@@ -19,7 +19,6 @@ struct csv_output {
     FILE *f;
     char *path;        /* NULL for standard output */
     char *part_path;
-    size_t rows;
 };
 
 /* path NULL or "-": standard output; otherwise PATH.part, renamed to PATH

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_out.h"
 #include "row_format.h"
 
 static const char *const column_names[ROW_COLUMN_COUNT] = {
@@ -185,22 +186,6 @@ static void put_general(struct csv_text *t, double v, int digits)
 
 /* ---- the image name, escaped once per image --------------------------------- */
 
-/* The length of the valid UTF-8 sequence at s (1 to 4), or 0. */
-static size_t utf8_sequence(const unsigned char *s)
-{
-    size_t n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : 0;
-    if (n == 0)
-        return 0;
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-    /* No overlong forms, surrogates or code points above U+10FFFF. */
-    if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) || (s[0] == 0xf0 && s[1] < 0x90) ||
-        (s[0] == 0xf4 && s[1] >= 0x90))
-        return 0;
-    return n;
-}
-
 /* The name as the format writes it, into t (6 * strlen + 2 bytes of room). */
 static void put_name(struct csv_text *t, enum row_format_kind kind, const char *name)
 {
@@ -235,14 +220,14 @@ static void put_name(struct csv_text *t, enum row_format_kind kind, const char *
             } else if (*s < 0x80) {
                 put_char(t, (char)*s++);
             } else {
-                size_t n = utf8_sequence(s);
-                if (n) {
-                    put_bytes(t, (const char *)s, n);
-                    s += n;
-                } else {
+                /* Valid UTF-8 as it is; a byte that starts no valid sequence as U+FFFD. */
+                unsigned long cp;
+                size_t n = utf8_next((const char *)s, strlen((const char *)s), &cp);
+                if (n == 1 && cp == 0xFFFD)
                     put_bytes(t, "\\ufffd", 6);
-                    s++;
-                }
+                else
+                    put_bytes(t, (const char *)s, n);
+                s += n;
             }
         }
         put_char(t, '"');
