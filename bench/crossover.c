@@ -23,8 +23,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "context.h"
-#include "method_choice.h"
+#include "ops/method_choice.h"
+#include "runtime/context.h"
 
 static double time_or_nan(struct clx_context *ctx, const struct correlator_ops *ops, const struct kernel_params *p,
                           const char *overrides, int nwin, int ntiles, int run)

@@ -25,8 +25,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "context.h"
-#include "filter.h"
+#include "ops/filter_chain.h"
+#include "runtime/context.h"
 
 static double now_ms(void)
 {

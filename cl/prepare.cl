@@ -6,7 +6,7 @@
  * stage can leave stale values in the padding whatever the FFT library does
  * with its input. PREP_PAD 1 and 2 write only the window's WIN_W x WIN_H
  * values: the host zeroes the padding, before every prepare (1) or once
- * when the buffer is made (2) (src/prepare_windows.h says why that holds).
+ * when the buffer is made (2) (src/ops/prepare_windows.h says why that holds).
  *
  * Each work-item converts PREP_VEC consecutive x of one row with vector
  * loads and stores (legal at any element-aligned address); a run that

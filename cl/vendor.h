@@ -1,7 +1,7 @@
 /*
  * vendor.h - predicates for vendor-specific kernel paths.
  *
- * The host passes -D CLX_VENDOR=<n> (src/device.h's enum device_vendor).
+ * The host passes -D CLX_VENDOR=<n> (src/runtime/device.h's enum device_vendor).
  * Kernels use only the portable OpenCL C 1.2 path unless a predicate below
  * says a faster one exists; the portable path is always built and tested.
  */

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The stream (src/stream.c): several lanes, loader threads and small
+# The stream (src/pipeline/stream.c): several lanes, loader threads and small
 # batches give byte-identical rows, in input order, to one lane and one
 # loader; a bad image in the middle (found when the list is expanded, or
 # only when a loader decodes it) stops the run after the rows of every

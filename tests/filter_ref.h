@@ -2,7 +2,7 @@
  * filter_ref.h - the pre-filters on the host in double precision, the
  * ground truth of test_filter.
  *
- * Written from the definitions in clxcorr.h and src/filter.h and sharing no
+ * Written from the definitions in clxcorr.h and src/ops/filter_chain.h and sharing no
  * code with src/ or cl/: every stage is the direct 2-D sum over its
  * (2r + 1)^2 neighbourhood, sum_ij taps[i] taps[j] in(x - r + j, y - r + i),
  * with the border rule applied to both coordinates, then the epilogue. The

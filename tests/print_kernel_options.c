@@ -16,8 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "correlator.h"
-#include "kernel_build.h"
+#include "ops/correlator.h"
+#include "runtime/program_build.h"
 
 /* The kernels a plan on each path builds. */
 static const char *const kernels_fft = "window_sums.cl prepare.cl spectrum_multiply.cl argmax.cl neighbourhood.cl";
@@ -36,7 +36,7 @@ static int print(const char *kernels, struct kernel_params *p)
     return 0;
 }
 
-/* Pre-filter stages as src/filter.c builds them: the tiled path for radius
+/* Pre-filter stages as src/ops/filter_chain.c builds them: the tiled path for radius
  * 1 and 2, the separable path for any radius (1 and 2 included, as forced
  * in tests), first stages reading each pixel type, later ones reals. */
 static int print_filters(const struct device_entry *dev)

@@ -13,7 +13,7 @@
  *  - the quality columns: ZNCC close to 1 and a peak ratio above 1 on
  *    matching windows, ZNCC low on the replaced one;
  *  - double precision agrees with float;
- *  - the refinement's step (src/refine_step.c) lands on the answer of a
+ *  - the refinement's step (src/ops/refine_step.c) lands on the answer of a
  *    linear correction u = G (d - o) in a few iterations whatever the gain
  *    G, where adding u creeps or oscillates.
  */
@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "refine_step.h"
+#include "ops/refine_step.h"
 #include "test_data.h"
 
 #define IMAGE_W 224

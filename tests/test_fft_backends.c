@@ -1,5 +1,5 @@
 /*
- * test_fft_backends.c - every FFT backend built in (src/fft.h) on the
+ * test_fft_backends.c - every FFT backend built in (src/ops/fft_plan.h) on the
  * device of the run: R2C and C2C forward against a direct host DFT (small
  * sizes), C2R(R2C(x)) = x and C2C inverse(C2C forward(z)) = z, batches
  * whose members differ, a plan run on other buffers, forward transforms
@@ -19,9 +19,9 @@
 #include <time.h>
 
 #include "check.h"
-#include "context.h"
-#include "fft.h"
-#include "kernel_params.h"
+#include "ops/fft_plan.h"
+#include "params/kernel_params.h"
+#include "runtime/context.h"
 #include "test_data.h"
 
 static const char *const backend_names[] = { "clfft", "vkfft" };

@@ -19,8 +19,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "context.h"
-#include "filter.h"
+#include "ops/filter_chain.h"
+#include "runtime/context.h"
 #include "filter_ref.h"
 #include "test_data.h"
 

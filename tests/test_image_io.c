@@ -1,6 +1,6 @@
 /*
- * test_image_io.c - reading image files (src/image.c, image_tiff.c,
- * image_stb.c).
+ * test_image_io.c - reading image files (src/image/image.c, load_tiff.c,
+ * load_stb.c).
  *
  * Every file is written here, into a fresh temporary directory, from a
  * pattern whose value is known at every pixel, sample and page; every pixel
@@ -1208,7 +1208,7 @@ static void test_errors_stb(void)
 
 /* ------------------------------------------------------------------------ */
 /* Limits: headers that claim more than their file can hold, and what       */
-/* stb_image 2.27 does not check (src/image_stb_check.c)                     */
+/* stb_image 2.27 does not check (src/image/stb_check.c)                     */
 
 /* The first offset of `a` (n bytes) in data, or NULL. */
 static unsigned char *bytes_find(unsigned char *data, size_t size, const void *a, size_t n)
@@ -1803,7 +1803,7 @@ static void dir_remove(void)
 
 /*
  * clx_image_copy_to of a large image of one type (the streaming copy of
- * src/image.c, used above 256 KB): every byte arrives, whatever the
+ * src/image/image.c, used above 256 KB): every byte arrives, whatever the
  * destination's alignment, and the bytes around it stay untouched.
  */
 static void test_copy_large(void)

@@ -1,6 +1,6 @@
 /*
  * test_outliers.c - grid detection and the normalised median test
- * (src/outliers.c): a smooth field with noise keeps every vector, so does a
+ * (src/ops/outliers.c): a smooth field with noise keeps every vector, so does a
  * strongly strained and rotated one (the border windows too), a spurious
  * vector is flagged and only it (a wild one too, which must not tilt the
  * trend the test runs on), neighbours without offsets are left out,
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "outliers.h"
+#include "ops/outliers.h"
 #include "test_data.h"
 
 #define NX 7

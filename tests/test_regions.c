@@ -1,5 +1,5 @@
 /*
- * test_regions.c - windows files, grids and window checks (src/regions.c).
+ * test_regions.c - windows files, grids and window checks (src/image/regions.c).
  *
  * Every error path is checked for its status and for the words of its
  * message (line numbers included), since those messages are the user's only

@@ -5,7 +5,7 @@
  * F x F neighbourhood with its wrap-around, for odd, even, non-square and
  * large-prime window sizes, in float and double, for every pixel type.
  *
- * It reads the plan's device buffers after a push (src/plan.h), so each
+ * It reads the plan's device buffers after a push (src/pipeline/plan.h), so each
  * stage is checked on its own, not only through the final offsets.
  */
 #ifdef HAVE_CONFIG_H
@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "context.h"
+#include "runtime/context.h"
 #include "check.h"
 #include "host_ref.h"
-#include "plan.h"
+#include "pipeline/plan.h"
 #include "test_data.h"
 
 #define NIMAGES 2

@@ -1,5 +1,5 @@
 /*
- * test_subpixel.c - the sub-pixel estimators (src/subpixel.c) on analytic
+ * test_subpixel.c - the sub-pixel estimators (src/ops/subpixel.c) on analytic
  * peaks with known maxima: the least-squares fit on exact quadratics (and
  * against the host reference's independent fit), the three-point Gaussian
  * on sampled Gaussians, the three-point parabola on separable parabolas, the
@@ -16,7 +16,7 @@
 
 #include "check.h"
 #include "host_ref.h"
-#include "subpixel.h"
+#include "ops/subpixel.h"
 #include "test_data.h"
 
 /* f(x, y) = peak - a (x - x0)^2 - b (x - x0)(y - y0) - c (y - y0)^2 sampled on the F x F grid. */

@@ -29,10 +29,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "context.h"
+#include "runtime/context.h"
 #include "check.h"
 #include "host_ref.h"
-#include "plan.h"
+#include "pipeline/plan.h"
 #include "test_data.h"
 
 #define IMAGE_W 96

@@ -1,5 +1,5 @@
 /*
- * fuzz_image.c - libFuzzer harness for the image loader (src/image.c and the
+ * fuzz_image.c - libFuzzer harness for the image loader (src/image/image.c and the
  * TIFF, PNM and stb_image backends) on arbitrary bytes.
  *
  * Besides not crashing, every input must keep the loader's promises:

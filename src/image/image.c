@@ -1,0 +1,403 @@
+/*
+ * image.c - images in memory, and image files: the format-neutral part.
+ *
+ * A file's format is recognised from its first bytes, never its name, and
+ * handed to the backend that claims it (load_tiff.c, load_pnm.c,
+ * load_stb.c). This file
+ * owns the checks every format shares, so that a backend only decodes: the
+ * file exists and is not empty, the page index is in range, and a failed
+ * read leaves the caller's image empty rather than half-filled.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "image/loaders.h"
+#include "runtime/message.h"
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+/* Enough for every magic number the backends test (BMP needs 16). */
+#define IMAGE_HEAD_BYTES 16
+
+/* Tried in order; the first whose probe accepts the file's head wins. */
+static const struct image_format *const image_formats[] = {
+    &image_format_tiff,
+    &image_format_pnm,
+    &image_format_stb,
+};
+
+size_t clx_pixel_size(clx_pixel_type type)
+{
+    switch (type) {
+    case CLX_PIXEL_U8: return 1;
+    case CLX_PIXEL_U16: return 2;
+    case CLX_PIXEL_F32: return 4;
+    }
+    return 0;
+}
+
+/* For messages about pixel types. */
+static const char *type_name(clx_pixel_type type)
+{
+    switch (type) {
+    case CLX_PIXEL_U8: return "8-bit";
+    case CLX_PIXEL_U16: return "16-bit";
+    case CLX_PIXEL_F32: return "32-bit float";
+    }
+    return "?";
+}
+
+/*
+ * A large copy into memory that only the device reads next (a stream's
+ * pinned staging): with non-temporal stores where the CPU has them, the
+ * destination is not first read into the cache (the write-allocate that
+ * makes memcpy cost three passes over memory instead of two) nor evicts
+ * what the other loader threads work on. With several GPUs fed at once, the
+ * host's memory bandwidth is what runs out first.
+ */
+#define STREAMING_COPY_MIN (256 * 1024)
+
+static void copy_pixels(void *dst, const void *src, size_t bytes)
+{
+#ifdef __SSE2__
+    if (bytes >= STREAMING_COPY_MIN) {
+        char *d = dst;
+        const char *p = src;
+        size_t head = (16 - ((uintptr_t)d & 15)) & 15;
+        memcpy(d, p, head);
+        d += head;
+        p += head;
+        bytes -= head;
+        for (; bytes >= 64; bytes -= 64, d += 64, p += 64) {
+            __m128i a = _mm_loadu_si128((const __m128i *)p), b = _mm_loadu_si128((const __m128i *)(p + 16));
+            __m128i c = _mm_loadu_si128((const __m128i *)(p + 32)), e = _mm_loadu_si128((const __m128i *)(p + 48));
+            _mm_stream_si128((__m128i *)d, a);
+            _mm_stream_si128((__m128i *)(d + 16), b);
+            _mm_stream_si128((__m128i *)(d + 32), c);
+            _mm_stream_si128((__m128i *)(d + 48), e);
+        }
+        memcpy(d, p, bytes);
+        /* The streamed stores are weakly ordered: complete them before the
+         * caller hands the memory on. */
+        _mm_sfence();
+        return;
+    }
+#endif
+    memcpy(dst, src, bytes);
+}
+
+int clx_image_copy_to(const clx_image *src, clx_image *dst, clx_message *msg)
+{
+    msg_clear(msg);
+    if (!src || !dst || !src->pixels || !dst->pixels)
+        return msg_fail(msg, CLX_ERR_ARGUMENT, "clx_image_copy_to: an image without pixels");
+    if (src->width != dst->width || src->height != dst->height)
+        return msg_fail(msg, CLX_ERR_SIZE, "an image of %dx%d copied into one of %dx%d", src->width, src->height,
+                        dst->width, dst->height);
+    if (src->type < CLX_PIXEL_U8 || src->type > CLX_PIXEL_F32 || dst->type < src->type ||
+        dst->type > CLX_PIXEL_F32)
+        return msg_fail(msg, CLX_ERR_FORMAT, "%s pixels cannot become %s without loss", type_name(src->type),
+                        type_name(dst->type));
+    size_t n = (size_t)src->width * src->height;
+    if (src->type == dst->type) {
+        copy_pixels(dst->pixels, src->pixels, n * clx_pixel_size(src->type));
+        return CLX_OK;
+    }
+    const uint8_t *u8 = src->pixels;
+    const uint16_t *u16 = src->pixels;
+    if (dst->type == CLX_PIXEL_U16) {
+        for (size_t i = 0; i < n; i++)
+            ((uint16_t *)dst->pixels)[i] = u8[i];
+    } else if (src->type == CLX_PIXEL_U8) {
+        for (size_t i = 0; i < n; i++)
+            ((float *)dst->pixels)[i] = u8[i];
+    } else {
+        for (size_t i = 0; i < n; i++)
+            ((float *)dst->pixels)[i] = u16[i];
+    }
+    return CLX_OK;
+}
+
+int clx_image_alloc(clx_image *image, int width, int height, clx_pixel_type type,
+                    clx_message *msg)
+{
+    msg_clear(msg);
+    if (!image)
+        return msg_fail(msg, CLX_ERR_ARGUMENT, "clx_image_alloc: image is NULL");
+    memset(image, 0, sizeof *image);
+    size_t pixel = clx_pixel_size(type);
+    if (pixel == 0)
+        return msg_fail(msg, CLX_ERR_ARGUMENT, "clx_image_alloc: unknown pixel type %d",
+                        (int)type);
+    if (width < 1 || height < 1 || width > CLX_IMAGE_MAX_SIDE || height > CLX_IMAGE_MAX_SIDE
+        || (uint64_t)width * (uint64_t)height > CLX_IMAGE_MAX_PIXELS)
+        return msg_fail(msg, CLX_ERR_ARGUMENT,
+                        "image size %dx%d is out of range (1 to %d per side, at most %llu pixels)",
+                        width, height, CLX_IMAGE_MAX_SIDE, (unsigned long long)CLX_IMAGE_MAX_PIXELS);
+    /* Cannot overflow: at most 2^30 pixels of at most 4 bytes. */
+    size_t bytes = (size_t)width * (size_t)height * pixel;
+    image->pixels = malloc(bytes);
+    if (!image->pixels)
+        return msg_fail(msg, CLX_ERR_HOST_MEMORY, "out of memory for a %dx%d image (%zu bytes)",
+                        width, height, bytes);
+    image->width = width;
+    image->height = height;
+    image->type = type;
+    return CLX_OK;
+}
+
+void clx_image_free(clx_image *image)
+{
+    if (!image)
+        return;
+    free(image->pixels);
+    memset(image, 0, sizeof *image);
+}
+
+/*
+ * Reads the first bytes. Done here rather than in the backends so that a
+ * missing or empty file gets the same message whatever its name suggests.
+ */
+static int head_read(const char *path, unsigned char *head, size_t *length, clx_message *msg)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return msg_fail(msg, CLX_ERR_IO, "%s: %s", path, strerror(errno));
+    *length = fread(head, 1, IMAGE_HEAD_BYTES, f);
+    /* A directory opens fine on Linux and fails here with EISDIR. */
+    int failed = ferror(f);
+    int error = errno;
+    fclose(f);
+    if (failed)
+        return msg_fail(msg, CLX_ERR_IO, "%s: %s", path, strerror(error));
+    if (*length == 0)
+        return msg_fail(msg, CLX_ERR_FORMAT, "%s: empty file", path);
+    return CLX_OK;
+}
+
+static const struct image_format *format_find(const unsigned char *head, size_t length)
+{
+    for (size_t i = 0; i < sizeof image_formats / sizeof image_formats[0]; i++)
+        if (image_formats[i]->probe(head, length))
+            return image_formats[i];
+    return NULL;
+}
+
+int clx_image_file_open(const char *path, clx_image_file **file, clx_message *msg)
+{
+    msg_clear(msg);
+    if (!file)
+        return msg_fail(msg, CLX_ERR_ARGUMENT, "clx_image_file_open: file is NULL");
+    *file = NULL;
+    if (!path || !*path)
+        return msg_fail(msg, CLX_ERR_ARGUMENT, "clx_image_file_open: no path given");
+
+    unsigned char head[IMAGE_HEAD_BYTES];
+    size_t length = 0;
+    int rc = head_read(path, head, &length, msg);
+    if (rc != CLX_OK)
+        return rc;
+    const struct image_format *format = format_find(head, length);
+    if (!format)
+        return msg_fail(msg, CLX_ERR_FORMAT,
+                        "%s: unsupported image format (not TIFF, PNG, JPEG, BMP or PGM)", path);
+
+    clx_image_file *f = calloc(1, sizeof *f);
+    if (!f || !(f->path = strdup(path))) {
+        free(f);
+        return msg_fail(msg, CLX_ERR_HOST_MEMORY, "%s: out of memory", path);
+    }
+    f->format = format;
+    rc = format->open(f, msg);
+    if (rc != CLX_OK) {
+        free(f->path);
+        free(f);
+        return rc;
+    }
+    *file = f;
+    return CLX_OK;
+}
+
+int clx_image_file_pages(const clx_image_file *file)
+{
+    return file ? file->pages : 0;
+}
+
+static int page_check(const clx_image_file *file, int page, clx_message *msg)
+{
+    if (page < 0 || page >= file->pages)
+        return msg_fail(msg, CLX_ERR_ARGUMENT, "%s: page %d is out of range (the file has %d page%s)",
+                        file->path, page, file->pages, file->pages == 1 ? "" : "s");
+    return CLX_OK;
+}
+
+int clx_image_file_read(clx_image_file *file, int page, clx_image *image, clx_message *msg)
+{
+    msg_clear(msg);
+    if (!file || !image)
+        return msg_fail(msg, CLX_ERR_ARGUMENT, "clx_image_file_read: %s is NULL",
+                        file ? "image" : "file");
+    memset(image, 0, sizeof *image);
+    int rc = page_check(file, page, msg);
+    if (rc != CLX_OK)
+        return rc;
+    /* Backends may fail after allocating; the caller must never see those pixels. */
+    rc = file->format->read(file, page, image, msg);
+    if (rc != CLX_OK)
+        clx_image_free(image);
+    return rc;
+}
+
+void clx_image_file_close(clx_image_file *file)
+{
+    if (!file)
+        return;
+    file->format->close(file);
+    free(file->path);
+    free(file);
+}
+
+int clx_image_load(const char *path, int page, clx_image *image, clx_message *msg)
+{
+    if (!image)
+        return msg_fail(msg, CLX_ERR_ARGUMENT, "clx_image_load: image is NULL");
+    memset(image, 0, sizeof *image);
+    clx_image_file *file;
+    int rc = clx_image_file_open(path, &file, msg);
+    if (rc != CLX_OK)
+        return rc;
+    rc = clx_image_file_read(file, page, image, msg);
+    clx_image_file_close(file);
+    return rc;
+}
+
+/* The general path: decode into an image of the file's own type, then copy into dst, widening. */
+static int read_then_copy(clx_image_file *file, int page, clx_image *dst, clx_message *msg)
+{
+    clx_image decoded;
+    int rc = clx_image_file_read(file, page, &decoded, msg);
+    if (rc == CLX_OK)
+        rc = image_fit_check(file, page, decoded.width, decoded.height, decoded.type, dst, msg);
+    /* Cannot fail once the sizes and types fit. */
+    if (rc == CLX_OK)
+        rc = clx_image_copy_to(&decoded, dst, msg);
+    clx_image_free(&decoded);
+    return rc;
+}
+
+int clx_image_load_into(const char *path, int page, clx_image *dst, clx_message *msg)
+{
+    msg_clear(msg);
+    if (!dst || !dst->pixels || clx_pixel_size(dst->type) == 0 || dst->width < 1 || dst->height < 1)
+        return msg_fail(msg, CLX_ERR_ARGUMENT, "clx_image_load_into: dst is not an image with pixels");
+    clx_image_file *file;
+    int rc = clx_image_file_open(path, &file, msg);
+    if (rc != CLX_OK)
+        return rc;
+    rc = page_check(file, page, msg);
+    if (rc == CLX_OK)
+        rc = file->format->read_into ? file->format->read_into(file, page, dst, msg) : IMAGE_READ_DECODE;
+    if (rc == IMAGE_READ_DECODE)
+        rc = read_then_copy(file, page, dst, msg);
+    clx_image_file_close(file);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Helpers the backends share (loaders.h)                               */
+
+unsigned image_luma_uint(unsigned r, unsigned g, unsigned b)
+{
+    return (299u * r + 587u * g + 114u * b + 500u) / 1000u;
+}
+
+void image_row_from_samples(const void *samples, int channels, int y, clx_image *image)
+{
+    size_t out = (size_t)y * image->width;
+    for (int x = 0; x < image->width; x++, out++) {
+        size_t i = (size_t)x * channels;
+        if (image->type == CLX_PIXEL_U8) {
+            const uint8_t *s = samples;
+            ((uint8_t *)image->pixels)[out] =
+                (uint8_t)(channels >= 3 ? image_luma_uint(s[i], s[i + 1], s[i + 2]) : s[i]);
+        } else {
+            const uint16_t *s = samples;
+            ((uint16_t *)image->pixels)[out] =
+                (uint16_t)(channels >= 3 ? image_luma_uint(s[i], s[i + 1], s[i + 2]) : s[i]);
+        }
+    }
+}
+
+const char *image_where(const clx_image_file *file, int page, char *buf, size_t size)
+{
+    if (page == 0)
+        return file->path;
+    snprintf(buf, size, "%s: page %d", file->path, page);
+    return buf;
+}
+
+int image_fit_check(const clx_image_file *file, int page, int width, int height, clx_pixel_type type,
+                    const clx_image *dst, clx_message *msg)
+{
+    char buf[64 + FILENAME_MAX];
+    if (width != dst->width || height != dst->height)
+        return msg_fail(msg, CLX_ERR_SIZE, "%s is %dx%d, not %dx%d", image_where(file, page, buf, sizeof buf),
+                        width, height, dst->width, dst->height);
+    if (type > dst->type)
+        return msg_fail(msg, CLX_ERR_FORMAT, "%s: %s pixels cannot become %s without loss",
+                        image_where(file, page, buf, sizeof buf), type_name(type), type_name(dst->type));
+    return CLX_OK;
+}
+
+void image_widen(clx_image *image, clx_pixel_type from)
+{
+    size_t n = (size_t)image->width * image->height;
+    size_t in = clx_pixel_size(from), out = clx_pixel_size(image->type);
+    unsigned char *bytes = image->pixels;
+    /*
+     * Backwards, so that each wider pixel lands on bytes whose narrow pixels
+     * are already converted; memcpy because the two types share the bytes.
+     */
+    for (size_t i = n; i-- > 0;) {
+        uint16_t u16 = 0;
+        if (in == 1)
+            u16 = bytes[i];
+        else
+            memcpy(&u16, bytes + 2 * i, 2);
+        if (out == 2) {
+            memcpy(bytes + 2 * i, &u16, 2);
+        } else {
+            float f = u16;
+            memcpy(bytes + 4 * i, &f, 4);
+        }
+    }
+}
+
+int image_size_check(const char *path, const char *kind, long long width, long long height,
+                      clx_message *msg)
+{
+    if (width < 1 || height < 1)
+        return msg_fail(msg, CLX_ERR_FORMAT, "%s: cannot decode %s (image size %lldx%lld)",
+                        path, kind, width, height);
+    if (width > CLX_IMAGE_MAX_SIDE || height > CLX_IMAGE_MAX_SIDE
+        || (unsigned long long)(width * height) > CLX_IMAGE_MAX_PIXELS)
+        return msg_fail(msg, CLX_ERR_FORMAT, "%s: image of %lldx%lld pixels is too large "
+                        "(at most %d per side and %llu pixels)", path, width, height,
+                        CLX_IMAGE_MAX_SIDE, (unsigned long long)CLX_IMAGE_MAX_PIXELS);
+    return CLX_OK;
+}
+
+int image_make(const char *path, int width, int height, clx_pixel_type type,
+                      clx_image *image, clx_message *msg)
+{
+    clx_message alloc_msg;
+    int rc = clx_image_alloc(image, width, height, type, &alloc_msg);
+    return rc == CLX_OK ? rc : msg_fail(msg, rc, "%s: %s", path, alloc_msg.text);
+}

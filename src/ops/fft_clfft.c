@@ -1,0 +1,178 @@
+/*
+ * fft_clfft.c - the clFFT backend of src/ops/fft_plan.h.
+ *
+ * clFFT quirks handled here: clfftSetup/clfftTeardown are process-wide, so
+ * they are reference-counted under a mutex; clfftInitSetupData is an inline
+ * the library does not export, so the setup data is filled by hand; lengths
+ * must factor into clFFT's radices (we keep to 2, 3, 5 and 7, which every
+ * clFFT transform type supports); clFFT has no status-to-string, so
+ * clfft_errstr names its own codes and defers to cl_errstr for OpenCL's.
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+#include <clFFT.h>
+
+#include "ops/fft_plan.h"
+#include "runtime/cl_error.h"
+#include "runtime/context.h"
+
+struct clfft_state {
+    clfftPlanHandle handle;
+    clfftDirection direction;
+    cl_command_queue queue;
+};
+
+static pthread_mutex_t setup_lock = PTHREAD_MUTEX_INITIALIZER;
+static int setup_users;
+
+static const char *clfft_errstr(clfftStatus s)
+{
+    switch ((int)s) {
+    case CLFFT_BUGCHECK: return "CLFFT_BUGCHECK";
+    case CLFFT_NOTIMPLEMENTED: return "CLFFT_NOTIMPLEMENTED";
+    case CLFFT_TRANSPOSED_NOTIMPLEMENTED: return "CLFFT_TRANSPOSED_NOTIMPLEMENTED";
+    case CLFFT_FILE_NOT_FOUND: return "CLFFT_FILE_NOT_FOUND";
+    case CLFFT_FILE_CREATE_FAILURE: return "CLFFT_FILE_CREATE_FAILURE";
+    case CLFFT_VERSION_MISMATCH: return "CLFFT_VERSION_MISMATCH";
+    case CLFFT_INVALID_PLAN: return "CLFFT_INVALID_PLAN";
+    case CLFFT_DEVICE_NO_DOUBLE: return "CLFFT_DEVICE_NO_DOUBLE";
+    case CLFFT_DEVICE_MISMATCH: return "CLFFT_DEVICE_MISMATCH";
+    }
+    return cl_errstr((cl_int)s);
+}
+
+static int clfft_fail(struct clx_context *ctx, clfftStatus s, const char *call)
+{
+    int status = (int)s < CLFFT_BUGCHECK ? cl_status((cl_int)s) : CLX_ERR_FFT;
+    if (status == CLX_ERR_DEVICE_MEMORY)
+        return ctx_fail(ctx, status, "out of device memory on %s (%s: %s); try a smaller batch",
+                        ctx->dev.info.name, call, clfft_errstr(s));
+    if (status == CLX_ERR_OPENCL)
+        status = CLX_ERR_FFT;
+    return ctx_fail(ctx, status, "%s failed on %s: %s", call, ctx->dev.info.name, clfft_errstr(s));
+}
+
+static clfftStatus setup_acquire(void)
+{
+    clfftStatus s = CLFFT_SUCCESS;
+    pthread_mutex_lock(&setup_lock);
+    if (setup_users == 0) {
+        clfftSetupData data = { 0 };
+        data.major = clfftVersionMajor;
+        data.minor = clfftVersionMinor;
+        data.patch = clfftVersionPatch;
+        s = clfftSetup(&data);
+    }
+    if (s == CLFFT_SUCCESS)
+        setup_users++;
+    pthread_mutex_unlock(&setup_lock);
+    return s;
+}
+
+static void setup_release(void)
+{
+    pthread_mutex_lock(&setup_lock);
+    if (--setup_users == 0)
+        clfftTeardown();
+    pthread_mutex_unlock(&setup_lock);
+}
+
+static int clfft_good_size(int n)
+{
+    for (int m = n + (n & 1);; m += 2) {
+        int r = m;
+        static const int radices[] = { 2, 3, 5, 7 };
+        for (int i = 0; i < 4; i++)
+            while (r % radices[i] == 0)
+                r /= radices[i];
+        if (r == 1)
+            return m;
+    }
+}
+
+static void clfft_destroy(void *p)
+{
+    struct clfft_state *st = p;
+    if (!st)
+        return;
+    if (st->handle)
+        clfftDestroyPlan(&st->handle);
+    free(st);
+    setup_release();
+}
+
+static int clfft_create(struct clx_context *ctx, enum fft_kind kind, int nx, int ny, int batch,
+                        int use_double, void **out)
+{
+    /* The signal side (reals or complex values, rows of nx) and the
+     * spectrum side (half-spectra, rows of nx / 2 + 1, or full spectra). */
+    int real = fft_kind_real(kind);
+    size_t spectrum_w = real ? (size_t)(nx / 2 + 1) : (size_t)nx;
+    size_t lengths[2] = { (size_t)nx, (size_t)ny };
+    size_t signal_strides[2] = { 1, (size_t)nx }, spectrum_strides[2] = { 1, spectrum_w };
+    size_t signal_dist = (size_t)nx * ny, spectrum_dist = spectrum_w * ny;
+    clfftLayout signal_layout = real ? CLFFT_REAL : CLFFT_COMPLEX_INTERLEAVED;
+    clfftLayout spectrum_layout = real ? CLFFT_HERMITIAN_INTERLEAVED : CLFFT_COMPLEX_INTERLEAVED;
+    const char *call = "clfftSetup";
+    clfftStatus s;
+
+    *out = NULL;
+    s = setup_acquire();
+    if (s != CLFFT_SUCCESS)
+        return clfft_fail(ctx, s, call);
+    struct clfft_state *st = calloc(1, sizeof *st);
+    if (!st) {
+        setup_release();
+        return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+    }
+    st->queue = ctx->queue;
+    st->direction = fft_kind_forward(kind) ? CLFFT_FORWARD : CLFFT_BACKWARD;
+
+#define TRY(c) do { call = #c; s = (c); if (s != CLFFT_SUCCESS) goto error; } while (0)
+    TRY(clfftCreateDefaultPlan(&st->handle, ctx->cl, CLFFT_2D, lengths));
+    TRY(clfftSetPlanPrecision(st->handle, use_double ? CLFFT_DOUBLE : CLFFT_SINGLE));
+    TRY(clfftSetResultLocation(st->handle, CLFFT_OUTOFPLACE));
+    TRY(clfftSetPlanBatchSize(st->handle, (size_t)batch));
+    if (fft_kind_forward(kind)) {
+        TRY(clfftSetLayout(st->handle, signal_layout, spectrum_layout));
+        TRY(clfftSetPlanInStride(st->handle, CLFFT_2D, signal_strides));
+        TRY(clfftSetPlanOutStride(st->handle, CLFFT_2D, spectrum_strides));
+        TRY(clfftSetPlanDistance(st->handle, signal_dist, spectrum_dist));
+    } else {
+        TRY(clfftSetLayout(st->handle, spectrum_layout, signal_layout));
+        TRY(clfftSetPlanInStride(st->handle, CLFFT_2D, spectrum_strides));
+        TRY(clfftSetPlanOutStride(st->handle, CLFFT_2D, signal_strides));
+        TRY(clfftSetPlanDistance(st->handle, spectrum_dist, signal_dist));
+        /* The backward scale stays clFFT's default, 1 / (nx ny): setting it
+         * would pass it as a float, too coarse for double plans. */
+    }
+    TRY(clfftBakePlan(st->handle, 1, &st->queue, NULL, NULL));
+#undef TRY
+    ctx_log(ctx, CLX_LOG_DEBUG, "clFFT %s plan %dx%d x %d (%s) baked", fft_kind_name(kind), nx, ny, batch,
+            use_double ? "double" : "float");
+    *out = st;
+    return CLX_OK;
+
+error:
+    clfft_destroy(st);
+    return clfft_fail(ctx, s, call);
+}
+
+static int clfft_execute(struct clx_context *ctx, void *p, cl_mem in, cl_mem out)
+{
+    struct clfft_state *st = p;
+    clfftStatus s = clfftEnqueueTransform(st->handle, st->direction, 1, &st->queue, 0, NULL, NULL,
+                                          &in, &out, NULL);
+    return s == CLFFT_SUCCESS ? CLX_OK : clfft_fail(ctx, s, "clfftEnqueueTransform");
+}
+
+const struct fft_backend fft_backend_clfft = {
+    .name = "clfft",
+    .good_size = clfft_good_size,
+    .create = clfft_create,
+    .execute = clfft_execute,
+    .destroy = clfft_destroy,
+};

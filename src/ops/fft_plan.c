@@ -1,0 +1,85 @@
+/* fft_plan.c - the backend-neutral FFT plan: a backend and its state. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops/fft_plan.h"
+#include "runtime/context.h"
+
+struct fft_plan {
+    struct clx_context *ctx;
+    const struct fft_backend *backend;
+    void *state;
+};
+
+const char *fft_kind_name(enum fft_kind kind)
+{
+    switch (kind) {
+    case FFT_R2C: return "R2C";
+    case FFT_C2R: return "C2R";
+    case FFT_C2C_FORWARD: return "C2C forward";
+    case FFT_C2C_INVERSE: return "C2C inverse";
+    }
+    return "?";
+}
+
+int fft_kind_forward(enum fft_kind kind)
+{
+    return kind == FFT_R2C || kind == FFT_C2C_FORWARD;
+}
+
+int fft_kind_real(enum fft_kind kind)
+{
+    return kind == FFT_R2C || kind == FFT_C2R;
+}
+
+const struct fft_backend *fft_default_backend(void)
+{
+    return &fft_backend_clfft;
+}
+
+const struct fft_backend *fft_backend_named(const char *name)
+{
+    static const struct fft_backend *const built_in[] = {
+        &fft_backend_clfft,
+#ifdef HAVE_VKFFT
+        &fft_backend_vkfft,
+#endif
+    };
+    for (size_t i = 0; name && i < sizeof built_in / sizeof built_in[0]; i++)
+        if (strcmp(built_in[i]->name, name) == 0)
+            return built_in[i];
+    return NULL;
+}
+
+int fft_plan_create(struct clx_context *ctx, const struct fft_backend *backend, enum fft_kind kind,
+                    int nx, int ny, int batch, int use_double, struct fft_plan **out)
+{
+    struct fft_plan *plan = calloc(1, sizeof *plan);
+    *out = NULL;
+    if (!plan)
+        return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+    plan->ctx = ctx;
+    plan->backend = backend;
+    int status = backend->create(ctx, kind, nx, ny, batch, use_double, &plan->state);
+    if (status != CLX_OK) {
+        free(plan);
+        return status;
+    }
+    *out = plan;
+    return CLX_OK;
+}
+
+int fft_plan_execute(struct fft_plan *plan, cl_mem in, cl_mem out)
+{
+    return plan->backend->execute(plan->ctx, plan->state, in, out);
+}
+
+void fft_plan_destroy(struct fft_plan *plan)
+{
+    if (!plan)
+        return;
+    plan->backend->destroy(plan->state);
+    free(plan);
+}

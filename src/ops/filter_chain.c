@@ -1,0 +1,374 @@
+/*
+ * filter_chain.c - the clx_filter object and the chain on the device: each stage's
+ * taps and kernels, the temporaries between stages, and enqueueing the
+ * stages on the tiled (cl/filter_tiled.cl) or separable
+ * (cl/filter_separable.cl) path.
+ */
+#include "config.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops/filter_chain.h"
+#include "runtime/cl_error.h"
+#include "runtime/context.h"
+#include "runtime/handle.h"
+
+/* The tiled kernel's fixed shape (cl/filter_tiled.cl). */
+#define TILED_WI 8
+#define TILED_TILE 32
+/* Images per call: they go along an NDRange dimension. */
+#define MAX_IMAGES 65535
+
+void clx_filter_options_init(clx_filter_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->border = CLX_BORDER_MIRROR;
+}
+
+void filter_force_path(struct clx_filter *f, enum filter_path path)
+{
+    f->path = path;
+}
+
+static size_t real_size(const struct clx_filter *f)
+{
+    return f->opt.use_double ? sizeof(double) : sizeof(float);
+}
+
+static int stage_is_tiled(const struct clx_filter *f, int s)
+{
+    return f->path == FILTER_PATH_AUTO && f->chain.stages[s].radius <= 2;
+}
+
+/* ---- create / release ---------------------------------------------------- */
+
+static int check_options(struct clx_context *ctx, const clx_filter_options *o)
+{
+    if (o->border != CLX_BORDER_CLAMP && o->border != CLX_BORDER_MIRROR && o->border != CLX_BORDER_ZERO)
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "unknown border rule %d", (int)o->border);
+    const clx_region *rois[2] = { &o->source_roi, &o->target_roi };
+    for (int i = 0; i < 2; i++)
+        if (rois[i]->x < 0 || rois[i]->y < 0 || rois[i]->w < 0 || rois[i]->h < 0)
+            return ctx_fail(ctx, CLX_ERR_REGION, "%s ROI %d,%d,%d,%d: negative values", i ? "target" : "source",
+                            rois[i]->x, rois[i]->y, rois[i]->w, rois[i]->h);
+    if (o->use_double && !ctx->dev.info.has_fp64)
+        return ctx_fail(ctx, CLX_ERR_UNSUPPORTED,
+                        "device %s has no double precision (cl_khr_fp64); filter without --double",
+                        ctx->dev.info.name);
+    return CLX_OK;
+}
+
+static int upload_taps(struct clx_filter *f)
+{
+    struct clx_context *ctx = f->ctx;
+    int status = CLX_OK;
+    cl_int err;
+    for (int s = 0; s < f->chain.nstages; s++) {
+        const struct filter_stage *st = &f->chain.stages[s];
+        int n = 2 * st->radius + 1;
+        double d[FILTER_MAX_TAPS];
+        float fl[FILTER_MAX_TAPS];
+        for (int k = 0; k < n; k++) {
+            d[k] = st->taps[k];
+            fl[k] = (float)st->taps[k];
+        }
+        f->taps[s] = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, real_size(f) * n,
+                                    f->opt.use_double ? (void *)d : (void *)fl, &err);
+        CL_CHECK_RESULT(ctx, "clCreateBuffer(filter taps)", err);
+    }
+error:
+    return status;
+}
+
+static void filter_free(struct clx_filter *f);
+
+int clx_filter_create(clx_context *ctx, const clx_filter_options *options, clx_filter **out)
+{
+    int status = handle_check(ctx, HANDLE_CONTEXT);
+    if (status != CLX_OK)
+        return status;
+    if (!options || !out)
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "clx_filter_create: NULL argument");
+    *out = NULL;
+    if ((status = check_options(ctx, options)) != CLX_OK)
+        return status;
+    struct clx_filter *f = calloc(1, sizeof *f);
+    if (!f)
+        return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+    f->ctx = ctx;
+    f->opt = *options;
+    if ((status = filter_spec_parse(options->spec, &f->chain, &ctx->message)) != CLX_OK)
+        goto error;
+    if (!(f->spec = strdup(options->spec))) {
+        status = ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+        goto error;
+    }
+    f->opt.spec = f->spec;
+    if ((status = upload_taps(f)) != CLX_OK)
+        goto error;
+    if (handle_add(f, HANDLE_FILTER, ctx) != CLX_OK) {
+        status = ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+        goto error;
+    }
+    *out = f;
+    return CLX_OK;
+
+error:
+    filter_free(f);
+    return status;
+}
+
+static void kernels_release(struct filter_kernels *k)
+{
+    cl_kernel kernels[] = { k->tiled, k->rows, k->columns };
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
+        if (kernels[i])
+            clReleaseKernel(kernels[i]);
+    if (k->program)
+        clReleaseProgram(k->program);
+    memset(k, 0, sizeof *k);
+}
+
+void clx_filter_release(clx_filter *f)
+{
+    /* A filter released twice, or never created, is left alone. */
+    if (f && handle_remove(f, HANDLE_FILTER))
+        filter_free(f);
+}
+
+static void filter_free(struct clx_filter *f)
+{
+    if (!f)
+        return;
+    for (int s = 0; s < CLX_FILTER_MAX_STAGES; s++) {
+        for (int t = 0; t < 3; t++)
+            kernels_release(&f->kernels[s][t]);
+        if (f->taps[s])
+            clReleaseMemObject(f->taps[s]);
+    }
+    cl_mem bufs[] = { f->rows, f->between[0], f->between[1], f->input, f->output };
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        if (bufs[i])
+            clReleaseMemObject(bufs[i]);
+    free(f->spec);
+    free(f);
+}
+
+/* ---- kernels ------------------------------------------------------------- */
+
+/* Stage s's build options: its radius, border, epilogue and input. */
+static void stage_params(const struct clx_filter *f, int s, clx_pixel_type type, struct kernel_params *p)
+{
+    const struct filter_stage *st = &f->chain.stages[s];
+    kernel_params_defaults(p, &f->ctx->dev);
+    p->use_double = f->opt.use_double;
+    /* Later stages read reals: one program whatever the input's type. */
+    p->pixel = s == 0 ? type : CLX_PIXEL_F32;
+    p->filter.input_real = s > 0;
+    p->filter.radius = st->radius;
+    p->filter.border = (int)f->opt.border;
+    p->filter.epilogue = (int)st->epilogue;
+}
+
+/* Stage s's kernels for input `type`, built on first use. */
+static int stage_kernels(struct clx_filter *f, int s, clx_pixel_type type, struct filter_kernels **out)
+{
+    struct filter_kernels *k = &f->kernels[s][s == 0 ? type - 1 : 0];
+    struct kernel_params p;
+    int status;
+    *out = k;
+    if (k->program)
+        return CLX_OK;
+    stage_params(f, s, type, &p);
+    if (stage_is_tiled(f, s)) {
+        if ((status = program_build(f->ctx, "filter_tiled.cl", &p, &k->program)) == CLX_OK)
+            status = kernel_create(f->ctx, k->program, "filter_tiled", &k->tiled);
+    } else {
+        if ((status = program_build(f->ctx, "filter_separable.cl", &p, &k->program)) == CLX_OK &&
+            (status = kernel_create(f->ctx, k->program, "filter_rows", &k->rows)) == CLX_OK)
+            status = kernel_create(f->ctx, k->program, "filter_columns", &k->columns);
+    }
+    if (status != CLX_OK)
+        kernels_release(k);
+    return status;
+}
+
+/* ---- temporaries ----------------------------------------------------------- */
+
+/* Grows *buf to at least `bytes` (the old contents are not kept). */
+static int reserve(struct clx_filter *f, cl_mem *buf, size_t *have, size_t bytes, const char *what)
+{
+    struct clx_context *ctx = f->ctx;
+    int status = CLX_OK;
+    cl_int err;
+    if (*buf && *have >= bytes)
+        return CLX_OK;
+    if (*buf)
+        clReleaseMemObject(*buf);
+    *buf = NULL;
+    *have = 0;
+    if (bytes > ctx->dev.info.max_allocation)
+        return ctx_fail(ctx, CLX_ERR_DEVICE_MEMORY,
+                        "the filter's %s need %zu bytes; %s allows at most %llu in one buffer", what, bytes,
+                        ctx->dev.info.name, ctx->dev.info.max_allocation);
+    *buf = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    CL_CHECK_RESULT(ctx, "clCreateBuffer(filter temporaries)", err);
+    *have = bytes;
+error:
+    return status;
+}
+
+int filter_reserve_images(struct clx_filter *f, size_t input_bytes, size_t output_bytes)
+{
+    int status = reserve(f, &f->input, &f->input_bytes, input_bytes, "input images");
+    if (status == CLX_OK)
+        status = reserve(f, &f->output, &f->output_bytes, output_bytes, "output images");
+    return status;
+}
+
+/* ---- enqueueing ---------------------------------------------------------- */
+
+static size_t round_up(size_t n, size_t m)
+{
+    return (n + m - 1) / m * m;
+}
+
+/* Sets a kernel's arguments from `first` on: a buffer and its layout. */
+static int set_layout_args(struct clx_context *ctx, cl_kernel k, cl_uint first, cl_mem buf,
+                           const struct filter_layout *l)
+{
+    int status = CLX_OK;
+    CL_CALL(ctx, clSetKernelArg(k, first, sizeof buf, &buf));
+    CL_CALL(ctx, clSetKernelArg(k, first + 1, sizeof l->offset, &l->offset));
+    CL_CALL(ctx, clSetKernelArg(k, first + 2, sizeof l->pitch, &l->pitch));
+    CL_CALL(ctx, clSetKernelArg(k, first + 3, sizeof l->stride, &l->stride));
+error:
+    return status;
+}
+
+/* A stage's endpoints: what it reads and where it writes. */
+struct stage_io {
+    cl_mem in, out;
+    struct filter_layout in_layout, out_layout;
+    int w, h, nimages;
+};
+
+static int enqueue_tiled(struct clx_filter *f, int s, const struct filter_kernels *k, const struct stage_io *io)
+{
+    struct clx_context *ctx = f->ctx;
+    cl_kernel kt = k->tiled;
+    int status;
+    if ((status = set_layout_args(ctx, kt, 0, io->in, &io->in_layout)) != CLX_OK ||
+        (status = set_layout_args(ctx, kt, 4, io->out, &io->out_layout)) != CLX_OK)
+        return status;
+    CL_CALL(ctx, clSetKernelArg(kt, 8, sizeof io->w, &io->w));
+    CL_CALL(ctx, clSetKernelArg(kt, 9, sizeof io->h, &io->h));
+    CL_CALL(ctx, clSetKernelArg(kt, 10, sizeof f->taps[s], &f->taps[s]));
+    size_t local[3] = { TILED_WI, TILED_WI, 1 };
+    size_t global[3] = { TILED_WI * (((size_t)io->w + TILED_TILE - 1) / TILED_TILE),
+                         TILED_WI * (((size_t)io->h + TILED_TILE - 1) / TILED_TILE), (size_t)io->nimages };
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, kt, 3, NULL, global, local, 0, NULL, NULL));
+error:
+    return status;
+}
+
+static int enqueue_rows(struct clx_filter *f, int s, const struct filter_kernels *k, const struct stage_io *io,
+                        const struct filter_params *fp)
+{
+    struct clx_context *ctx = f->ctx;
+    int status;
+    if ((status = set_layout_args(ctx, k->rows, 0, io->in, &io->in_layout)) != CLX_OK)
+        return status;
+    CL_CALL(ctx, clSetKernelArg(k->rows, 4, sizeof f->rows, &f->rows));
+    CL_CALL(ctx, clSetKernelArg(k->rows, 5, sizeof io->w, &io->w));
+    CL_CALL(ctx, clSetKernelArg(k->rows, 6, sizeof io->h, &io->h));
+    CL_CALL(ctx, clSetKernelArg(k->rows, 7, sizeof f->taps[s], &f->taps[s]));
+    size_t local[3] = { (size_t)fp->rows_tx, (size_t)fp->rows_ty, 1 };
+    size_t global[3] = { round_up((size_t)io->w, local[0]), round_up((size_t)io->h, local[1]), (size_t)io->nimages };
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k->rows, 3, NULL, global, local, 0, NULL, NULL));
+error:
+    return status;
+}
+
+static int enqueue_columns(struct clx_filter *f, int s, const struct filter_kernels *k, const struct stage_io *io,
+                           const struct filter_params *fp)
+{
+    struct clx_context *ctx = f->ctx;
+    int status;
+    CL_CALL(ctx, clSetKernelArg(k->columns, 0, sizeof f->rows, &f->rows));
+    if ((status = set_layout_args(ctx, k->columns, 1, io->in, &io->in_layout)) != CLX_OK ||
+        (status = set_layout_args(ctx, k->columns, 5, io->out, &io->out_layout)) != CLX_OK)
+        return status;
+    CL_CALL(ctx, clSetKernelArg(k->columns, 9, sizeof io->w, &io->w));
+    CL_CALL(ctx, clSetKernelArg(k->columns, 10, sizeof io->h, &io->h));
+    CL_CALL(ctx, clSetKernelArg(k->columns, 11, sizeof f->taps[s], &f->taps[s]));
+    size_t local[3] = { (size_t)fp->cols_tx, (size_t)fp->cols_ty, 1 };
+    size_t global[3] = { round_up((size_t)io->w, local[0]),
+                         round_up(((size_t)io->h + fp->k - 1) / fp->k, local[1]), (size_t)io->nimages };
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k->columns, 3, NULL, global, local, 0, NULL, NULL));
+error:
+    return status;
+}
+
+static int enqueue_stage(struct clx_filter *f, int s, clx_pixel_type type, const struct stage_io *io)
+{
+    struct filter_kernels *k;
+    int status = stage_kernels(f, s, type, &k);
+    if (status != CLX_OK)
+        return status;
+    if (stage_is_tiled(f, s))
+        return enqueue_tiled(f, s, k, io);
+    /* The work-group shapes the program was built with. */
+    struct kernel_params p;
+    stage_params(f, s, type, &p);
+    size_t bytes = real_size(f) * io->w * io->h * io->nimages;
+    if ((status = reserve(f, &f->rows, &f->rows_bytes, bytes, "row-pass temporaries")) != CLX_OK ||
+        (status = enqueue_rows(f, s, k, io, &p.filter)) != CLX_OK)
+        return status;
+    return enqueue_columns(f, s, k, io, &p.filter);
+}
+
+static int check_run(struct clx_filter *f, clx_pixel_type type, int w, int h, int nimages)
+{
+    if (type < CLX_PIXEL_U8 || type > CLX_PIXEL_F32)
+        return ctx_fail(f->ctx, CLX_ERR_ARGUMENT, "filter: unknown pixel type %d", (int)type);
+    if (w < 1 || h < 1 || nimages < 1)
+        return ctx_fail(f->ctx, CLX_ERR_ARGUMENT, "filter: nothing to filter (%dx%d, %d images)", w, h, nimages);
+    if (nimages > MAX_IMAGES)
+        return ctx_fail(f->ctx, CLX_ERR_ARGUMENT, "filter: %d images in one call; at most %d", nimages, MAX_IMAGES);
+    if ((long long)w * h > INT_MAX)
+        return ctx_fail(f->ctx, CLX_ERR_SIZE, "filter: %dx%d pixels are too many for one image", w, h);
+    return CLX_OK;
+}
+
+int filter_run(struct clx_filter *f, cl_mem input, clx_pixel_type type, struct filter_layout in, cl_mem output,
+               struct filter_layout out, int w, int h, int nimages)
+{
+    int status = check_run(f, type, w, h, nimages);
+    if (status != CLX_OK)
+        return status;
+    const struct filter_layout compact = { 0, w, w * h };
+    int n = f->chain.nstages;
+    size_t between = real_size(f) * w * h * nimages;
+    for (int i = 0; i < 2 && i < n - 1; i++)
+        if ((status = reserve(f, &f->between[i], &f->between_bytes[i], between, "intermediate images")) != CLX_OK)
+            return status;
+    for (int s = 0; s < n; s++) {
+        struct stage_io io = { s == 0 ? input : f->between[(s - 1) % 2], s == n - 1 ? output : f->between[s % 2],
+                               s == 0 ? in : compact, s == n - 1 ? out : compact, w, h, nimages };
+        if ((status = enqueue_stage(f, s, type, &io)) != CLX_OK)
+            return status;
+    }
+    return CLX_OK;
+}
+
+int filter_enqueue(struct clx_filter *f, cl_mem input, clx_pixel_type input_type, int width, int height,
+                   int nimages, cl_mem output)
+{
+    if ((long long)width * height > INT_MAX)
+        return ctx_fail(f->ctx, CLX_ERR_SIZE, "filter: %dx%d pixels are too many for one image", width, height);
+    const struct filter_layout whole = { 0, width, width * height };
+    return filter_run(f, input, input_type, whole, output, whole, width, height, nimages);
+}

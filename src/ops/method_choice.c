@@ -1,0 +1,275 @@
+/*
+ * method_choice.c - FFT or direct, by measurement.
+ *
+ * Each path is timed on the device with random windows of the job's size,
+ * for the job's batch: the FFT path over the whole batch (it always
+ * transforms all of it); the direct path first over one image's windows,
+ * and over the whole batch only when that estimate is not already far
+ * behind. The per-window times are cached under a key of the device, its
+ * driver, clxcorr's version and the job's shape, so a job of the same shape
+ * decides at once the next time.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ops/method_choice.h"
+#include "runtime/cl_error.h"
+#include "runtime/context.h"
+
+/* The direct path is not measured over a whole batch when one image's
+ * windows already take this many times the FFT's per-window time, and
+ * measuring the batch would take more than DIRECT_GIVE_UP_MS. Small jobs are
+ * always measured in full: one image's few tiny windows are mostly launch
+ * latency and say little about a batch (on an H200, 8x8 windows looked 9x
+ * slower direct than FFT per window that way, and were 6x faster batched). */
+#define DIRECT_GIVE_UP 4.0
+#define DIRECT_GIVE_UP_MS 50.0
+/* Timed runs per measurement (after one warm-up); the best counts. */
+#define REPEATS 3
+#define CACHE_FILE "methods.tsv"
+
+/* Random prepared windows for timing: any values do, zeros might not. */
+static int fill_random(struct clx_context *ctx, cl_mem buf, size_t count, int use_double)
+{
+    size_t rs = use_double ? sizeof(double) : sizeof(float);
+    unsigned char *host = malloc(count * rs);
+    uint32_t s = 12345;
+    int status = CLX_OK;
+    if (!host)
+        return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+    for (size_t i = 0; i < count; i++) {
+        s = s * 1664525u + 1013904223u;
+        double v = (double)(s >> 8) / (double)(1u << 24) - 0.5;
+        if (use_double)
+            ((double *)host)[i] = v;
+        else
+            ((float *)host)[i] = (float)v;
+    }
+    CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, buf, CL_TRUE, 0, count * rs, host, 0, NULL, NULL));
+error:
+    free(host);
+    return status;
+}
+
+int method_time(struct clx_context *ctx, const struct correlator_ops *ops, const struct kernel_params *base,
+                const char *overrides, int nwin, int ntiles, int run_tiles, double *ms)
+{
+    struct kernel_params p = *base;
+    size_t rs = p.use_double ? sizeof(double) : sizeof(float);
+    void *state = NULL;
+    cl_mem prepared = NULL, corr = NULL;
+    cl_int err;
+    int status;
+    char why[512];
+
+    ops->configure(&ctx->dev, &p, ntiles);
+    if (overrides && kernel_params_override(&p, overrides, why, sizeof why))
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "%s", why);
+    status = ops->create(ctx, &p, nwin, ntiles, &state);
+    if (status != CLX_OK)
+        return status;
+    prepared = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, rs * ntiles * p.pad_w * p.pad_h, NULL, &err);
+    CL_CHECK_RESULT(ctx, "clCreateBuffer(timing windows)", err);
+    corr = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, rs * ntiles * p.corr_w * p.corr_h, NULL, &err);
+    CL_CHECK_RESULT(ctx, "clCreateBuffer(timing correlations)", err);
+    if ((status = fill_random(ctx, prepared, (size_t)ntiles * p.pad_w * p.pad_h, p.use_double)) != CLX_OK ||
+        (status = ops->set_reference(ctx, state, prepared)) != CLX_OK)
+        goto error;
+
+    double best = INFINITY;
+    for (int r = 0; r <= REPEATS; r++) {
+        CL_CALL(ctx, clFinish(ctx->queue));
+        double t0 = 1e3 * profile_seconds();
+        if ((status = ops->enqueue(ctx, state, prepared, run_tiles, NULL, corr)) != CLX_OK)
+            goto error;
+        CL_CALL(ctx, clFinish(ctx->queue));
+        double t = 1e3 * profile_seconds() - t0;
+        if (r > 0 && t < best)   /* run 0 warms up */
+            best = t;
+    }
+    *ms = best;
+error:
+    if (prepared)
+        clReleaseMemObject(prepared);
+    if (corr)
+        clReleaseMemObject(corr);
+    ops->release(state);
+    return status;
+}
+
+/* ---- the cache file ------------------------------------------------------ */
+
+static void cache_key(const struct clx_context *ctx, const struct kernel_params *p, int nwin, int ntiles,
+                      char *key, size_t len)
+{
+    snprintf(key, len, "%s|%s|%s|%s|win=%dx%d|search=%dx%d|fit=%d|windows=%d|tiles=%d|fft=%s", ctx->dev.info.name,
+             ctx->dev.info.driver_version, PACKAGE_VERSION, p->use_double ? "double" : "float", p->win_w,
+             p->win_h, p->search_rx, p->search_ry, p->fit_size, nwin, ntiles, kernel_params_fft_name(p));
+}
+
+static int cache_path(const struct clx_context *ctx, char *out, size_t len)
+{
+    return ctx->cache_dir[0] && snprintf(out, len, "%s/" CACHE_FILE, ctx->cache_dir) < (int)len;
+}
+
+static int cache_lookup(const struct clx_context *ctx, const char *key, struct method_choice *c)
+{
+    char path[PATH_MAX], line[1024];
+    size_t klen = strlen(key);
+    int found = 0;
+    if (!cache_path(ctx, path, sizeof path))
+        return 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        if (strncmp(line, key, klen) != 0 || line[klen] != '\t')
+            continue;
+        found = sscanf(line + klen + 1, "%lf\t%lf\t%d", &c->fft_ms, &c->direct_ms, &c->direct_estimated) == 3 &&
+                c->fft_ms > 0 && c->direct_ms > 0;
+    }
+    fclose(f);
+    return found;
+}
+
+/* Rewrites the file with this key's line replaced; failures only cost a
+ * measurement next time. */
+static void cache_store(const struct clx_context *ctx, const char *key, const struct method_choice *c)
+{
+    char path[PATH_MAX], tmp[PATH_MAX + 32], line[1024];
+    size_t klen = strlen(key);
+    if (!cache_path(ctx, path, sizeof path))
+        return;
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    FILE *out = fopen(tmp, "w");
+    if (!out)
+        return;
+    FILE *in = fopen(path, "r");
+    while (in && fgets(line, sizeof line, in))
+        if (!(strncmp(line, key, klen) == 0 && line[klen] == '\t') && strchr(line, '\n'))
+            fputs(line, out);
+    if (in)
+        fclose(in);
+    fprintf(out, "%s\t%.6g\t%.6g\t%d\n", key, c->fft_ms, c->direct_ms, c->direct_estimated);
+    if (fclose(out) != 0 || rename(tmp, path) != 0)
+        unlink(tmp);
+}
+
+/* ---- the FFT library ----------------------------------------------------- */
+
+int fft_choose(struct clx_context *ctx, struct kernel_params *p, int nwin, int ntiles, char *why, size_t why_len)
+{
+    char key[768];
+    struct method_choice c;   /* fft_ms: clFFT's time, direct_ms: VkFFT's */
+    why[0] = '\0';
+    if (p->fft_backend != FFT_AUTO)
+        return CLX_OK;
+    p->fft_backend = 0;
+    if (!strstr(clx_build_features(), "vkfft")) {
+        snprintf(why, why_len, "fft auto: clFFT, the only FFT library of this build");
+        return CLX_OK;
+    }
+    memset(&c, 0, sizeof c);
+    cache_key(ctx, p, nwin, ntiles, key, sizeof key);
+    strncat(key, "|clfft-vs-vkfft", sizeof key - strlen(key) - 1);
+    c.cached = cache_lookup(ctx, key, &c);
+    if (!c.cached) {
+        int status = method_time(ctx, &correlator_fft, p, "fft=clfft", nwin, ntiles, ntiles, &c.fft_ms);
+        if (status == CLX_OK)
+            status = method_time(ctx, &correlator_fft, p, "fft=vkfft", nwin, ntiles, ntiles, &c.direct_ms);
+        if (status != CLX_OK)
+            return status;
+        cache_store(ctx, key, &c);
+    }
+    p->fft_backend = c.direct_ms < c.fft_ms ? 1 : 0;
+    snprintf(why, why_len, "fft auto chose %s: %.4g ms per batch against %.4g ms for %s (%s)",
+             kernel_params_fft_name(p), p->fft_backend ? c.direct_ms : c.fft_ms,
+             p->fft_backend ? c.fft_ms : c.direct_ms, p->fft_backend ? "clfft" : "vkfft",
+             c.cached ? "measured earlier" : "measured now");
+    return CLX_OK;
+}
+
+/* ---- the decision -------------------------------------------------------- */
+
+/* Whether measure() leaves the direct path's batch time estimated. */
+static int direct_batch_skipped(const struct method_choice *c, int ntiles)
+{
+    return c->direct_ms >= DIRECT_GIVE_UP * c->fft_ms && c->direct_ms * ntiles > DIRECT_GIVE_UP_MS;
+}
+
+static int measure(struct clx_context *ctx, const struct kernel_params *base, int nwin, int ntiles,
+                   struct method_choice *c)
+{
+    double fft, direct;
+    int status = method_time(ctx, &correlator_fft, base, NULL, nwin, ntiles, ntiles, &fft);
+    if (status != CLX_OK)
+        return status;
+    c->fft_ms = fft / ntiles;
+    /* One image's windows first. */
+    status = method_time(ctx, &correlator_direct, base, NULL, nwin, ntiles, nwin, &direct);
+    if (status != CLX_OK)
+        return status;
+    c->direct_ms = direct / nwin;
+    c->direct_estimated = 1;
+    if (ntiles > nwin && !direct_batch_skipped(c, ntiles)) {
+        status = method_time(ctx, &correlator_direct, base, NULL, nwin, ntiles, ntiles, &direct);
+        if (status != CLX_OK)
+            return status;
+        c->direct_ms = direct / ntiles;
+        c->direct_estimated = 0;
+    }
+    return CLX_OK;
+}
+
+int method_choose(struct clx_context *ctx, clx_method requested, const struct kernel_params *base,
+                  int nwin, int ntiles, struct method_choice *c)
+{
+    char key[768];
+    memset(c, 0, sizeof *c);
+    c->fft_ms = c->direct_ms = -1;
+    if (requested != CLX_METHOD_AUTO) {
+        c->correlator = requested == CLX_METHOD_DIRECT ? &correlator_direct : &correlator_fft;
+        snprintf(c->explanation, sizeof c->explanation, "%s, as asked", c->correlator->name);
+        return CLX_OK;
+    }
+
+    cache_key(ctx, base, nwin, ntiles, key, sizeof key);
+    c->cached = cache_lookup(ctx, key, c);
+    /* An estimate an earlier rule made where measure() now measures. */
+    if (c->cached && c->direct_estimated && ntiles > nwin && !direct_batch_skipped(c, ntiles))
+        c->cached = 0;
+    if (!c->cached) {
+        int status = measure(ctx, base, nwin, ntiles, c);
+        if (status != CLX_OK)
+            return status;
+        cache_store(ctx, key, c);
+    }
+    c->correlator = c->direct_ms < c->fft_ms ? &correlator_direct : &correlator_fft;
+    snprintf(c->explanation, sizeof c->explanation,
+             "auto chose %s: %.4g ms per window against %.4g ms for %s (%s on %s for %dx%d windows, shifts up to "
+             "%d x %d, %d windows x %d images per batch, %s%s)",
+             c->correlator->name, c->correlator == &correlator_direct ? c->direct_ms : c->fft_ms,
+             c->correlator == &correlator_direct ? c->fft_ms : c->direct_ms,
+             c->correlator == &correlator_direct ? "fft" : "direct",
+             c->cached ? "measured earlier" : "measured now", ctx->dev.info.name, base->win_w, base->win_h,
+             base->search_rx, base->search_ry, nwin, ntiles / nwin, base->use_double ? "double" : "float",
+             c->direct_estimated ? "; direct estimated from one image's windows" : "");
+    return CLX_OK;
+}
+
+const char *clx_method_name(clx_method method)
+{
+    switch (method) {
+    case CLX_METHOD_AUTO: return "auto";
+    case CLX_METHOD_FFT: return "fft";
+    case CLX_METHOD_DIRECT: return "direct";
+    }
+    return "?";
+}

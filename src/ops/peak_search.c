@@ -1,0 +1,142 @@
+/* peak_search.c - enqueueing argmax.cl and neighbourhood.cl; decoding peak indices. */
+#include "config.h"
+
+#include <string.h>
+
+#include "ops/peak_search.h"
+#include "runtime/cl_error.h"
+#include "runtime/context.h"
+
+/* The kernels of each argmax form: the search, and the one that finishes it (form 0: none). */
+static const char *const argmax_kernels[3][2] = {
+    { "argmax", NULL },
+    { "argmax_parts", "argmax_combine" },
+    { "argmax_atomic", "argmax_unpack" },
+};
+
+int peak_finder_build(struct clx_context *ctx, const struct kernel_params *p, int max_tiles,
+                      struct peak_finder *pf)
+{
+    const char *search = argmax_kernels[p->argmax_form][0], *finish = argmax_kernels[p->argmax_form][1];
+    size_t parts = (size_t)max_tiles * p->argmax_parts, rs = p->use_double ? sizeof(double) : sizeof(float);
+    int status;
+    memset(pf, 0, sizeof *pf);
+    pf->params = *p;
+    if ((status = program_build(ctx, "argmax.cl", p, &pf->argmax_program)) != CLX_OK ||
+        (status = kernel_create(ctx, pf->argmax_program, search, &pf->argmax)) != CLX_OK ||
+        (finish && (status = kernel_create(ctx, pf->argmax_program, finish, &pf->argmax_finish)) != CLX_OK) ||
+        (status = kernel_create(ctx, pf->argmax_program, "second_peak", &pf->second_peak)) != CLX_OK ||
+        (status = program_build(ctx, "neighbourhood.cl", p, &pf->neighbourhood_program)) != CLX_OK ||
+        (status = kernel_create(ctx, pf->neighbourhood_program, "neighbourhood", &pf->neighbourhood)) != CLX_OK ||
+        (p->argmax_form == 1 &&
+         ((status = ctx_create_buffer(ctx, rs * parts, &pf->part_values, "argmax partial values")) != CLX_OK ||
+          (status = ctx_create_buffer(ctx, sizeof(cl_int) * parts, &pf->part_indices, "argmax partial indices")) !=
+              CLX_OK)) ||
+        (p->argmax_form == 2 &&
+         (status = ctx_create_buffer(ctx, sizeof(cl_ulong) * max_tiles, &pf->packed, "packed argmax words")) !=
+             CLX_OK)) {
+        peak_finder_release(pf);
+        return status;
+    }
+    return CLX_OK;
+}
+
+/* Each tile's logical peak index into `peaks`, by pf's argmax form. */
+static int argmax_enqueue(struct clx_context *ctx, struct peak_finder *pf, cl_mem corr, int ntiles, cl_mem peaks)
+{
+    const struct kernel_params *p = &pf->params;
+    int status = CLX_OK;
+    cl_kernel k = pf->argmax;
+    size_t wg = (size_t)p->argmax_wg;
+    size_t global = wg * ntiles * (p->argmax_form == 0 ? 1 : (size_t)p->argmax_parts);
+    /* One work-item per tile, in work-groups the driver picks. */
+    size_t finish_global = ((size_t)ntiles + 63) / 64 * 64;
+
+    CL_CALL(ctx, clSetKernelArg(k, 0, sizeof corr, &corr));
+    if (p->argmax_form == 0) {
+        CL_CALL(ctx, clSetKernelArg(k, 1, sizeof peaks, &peaks));
+    } else if (p->argmax_form == 1) {
+        CL_CALL(ctx, clSetKernelArg(k, 1, sizeof pf->part_values, &pf->part_values));
+        CL_CALL(ctx, clSetKernelArg(k, 2, sizeof pf->part_indices, &pf->part_indices));
+    } else {
+        /* 0 is below every packed pair: what argmax_unpack reads as "no peak". */
+        const cl_ulong none = 0;
+        CL_CALL(ctx, clEnqueueFillBuffer(ctx->queue, pf->packed, &none, sizeof none, 0, sizeof none * ntiles, 0, NULL,
+                                         NULL));
+        CL_CALL(ctx, clSetKernelArg(k, 1, sizeof pf->packed, &pf->packed));
+    }
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &wg, 0, NULL, NULL));
+    if (p->argmax_form == 0)
+        return CLX_OK;
+
+    k = pf->argmax_finish;
+    cl_uint arg = 0;
+    if (p->argmax_form == 1) {
+        CL_CALL(ctx, clSetKernelArg(k, arg++, sizeof pf->part_values, &pf->part_values));
+        CL_CALL(ctx, clSetKernelArg(k, arg++, sizeof pf->part_indices, &pf->part_indices));
+    } else {
+        CL_CALL(ctx, clSetKernelArg(k, arg++, sizeof pf->packed, &pf->packed));
+    }
+    CL_CALL(ctx, clSetKernelArg(k, arg++, sizeof peaks, &peaks));
+    CL_CALL(ctx, clSetKernelArg(k, arg++, sizeof ntiles, &ntiles));
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &finish_global, NULL, 0, NULL, NULL));
+error:
+    return status;
+}
+
+int peak_finder_enqueue(struct clx_context *ctx, struct peak_finder *pf, cl_mem corr, int ntiles,
+                        cl_mem peaks, cl_mem neighbourhoods, cl_mem second)
+{
+    int status = argmax_enqueue(ctx, pf, corr, ntiles, peaks);
+    cl_kernel k;
+    size_t wg = (size_t)pf->params.argmax_wg;
+    size_t global = wg * ntiles;
+
+    if (status != CLX_OK)
+        return status;
+    if (second) {
+        k = pf->second_peak;
+        CL_CALL(ctx, clSetKernelArg(k, 0, sizeof corr, &corr));
+        CL_CALL(ctx, clSetKernelArg(k, 1, sizeof peaks, &peaks));
+        CL_CALL(ctx, clSetKernelArg(k, 2, sizeof second, &second));
+        CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &wg, 0, NULL, NULL));
+    }
+
+    k = pf->neighbourhood;
+    size_t nb_global[2] = { (size_t)pf->params.fit_size * pf->params.fit_size, (size_t)ntiles };
+    CL_CALL(ctx, clSetKernelArg(k, 0, sizeof corr, &corr));
+    CL_CALL(ctx, clSetKernelArg(k, 1, sizeof peaks, &peaks));
+    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof neighbourhoods, &neighbourhoods));
+    CL_CALL(ctx, clSetKernelArg(k, 3, sizeof ntiles, &ntiles));
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, nb_global, NULL, 0, NULL, NULL));
+error:
+    return status;
+}
+
+void peak_index_to_shift(int index, int w, int h, int *ux, int *uy)
+{
+    int kx = index % (2 * w), ky = index / (2 * w);
+    *ux = kx < w ? kx : kx - 2 * w;
+    *uy = ky < h ? ky : ky - 2 * h;
+}
+
+void peak_finder_release(struct peak_finder *pf)
+{
+    if (pf->argmax)
+        clReleaseKernel(pf->argmax);
+    if (pf->argmax_finish)
+        clReleaseKernel(pf->argmax_finish);
+    if (pf->second_peak)
+        clReleaseKernel(pf->second_peak);
+    if (pf->neighbourhood)
+        clReleaseKernel(pf->neighbourhood);
+    if (pf->argmax_program)
+        clReleaseProgram(pf->argmax_program);
+    if (pf->neighbourhood_program)
+        clReleaseProgram(pf->neighbourhood_program);
+    cl_mem scratch[] = { pf->part_values, pf->part_indices, pf->packed };
+    for (size_t i = 0; i < sizeof scratch / sizeof scratch[0]; i++)
+        if (scratch[i])
+            clReleaseMemObject(scratch[i]);
+    memset(pf, 0, sizeof *pf);
+}

@@ -1,0 +1,227 @@
+/* tuning_db.c - the tuning file and the shipped per-vendor defaults. */
+#include "config.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "params/tuning_db.h"
+#include "runtime/context.h"
+#include "runtime/kernel_cache.h"
+#include "runtime/message.h"
+
+#define TUNING_FILE "tuning.tsv"
+
+void tuning_class(clx_mode mode, const struct kernel_params *p, char *out, size_t len)
+{
+    const char *pixel = p->pixel == CLX_PIXEL_U8 ? "u8" : p->pixel == CLX_PIXEL_U16 ? "u16" : "f32";
+    snprintf(out, len, "%s %dx%d %s %s", clx_mode_name(mode), p->win_w, p->win_h, p->use_double ? "double" : "float",
+             pixel);
+}
+
+int tuning_path(const char *cache_dir, char *out, size_t len)
+{
+    char dir[PATH_MAX];
+    kernel_cache_dir(cache_dir, dir, sizeof dir);
+    if (!dir[0])
+        return -1;
+    return snprintf(out, len, "%s/" TUNING_FILE, dir) < (int)len ? 0 : -1;
+}
+
+/* ---- shipped defaults ---------------------------------------------------- */
+
+/*
+ * What `clxcorr tune` found best on the devices we could measure, for the
+ * EBSD workload (900x900 16-bit, 50 windows of 100x100): the values apply to
+ * every window size of the mode until the device is tuned. A vendor without
+ * a line (AMD, Intel and PoCL so far: not measured on an idle machine) gets
+ * the generic defaults (kernel_params_defaults), which are the starting
+ * point of every search. The measurements are in bench/tune-results.txt.
+ */
+struct shipped {
+    enum device_vendor vendor;
+    clx_device_type type;
+    clx_mode mode;
+    const char *params;
+    int batch;
+    const char *why;
+};
+
+static const struct shipped shipped[] = {
+    /* Seed mode on the H200: nothing beat the generic defaults (VkFFT,
+     * batch 128) by more than the noise. Accurate mode: +3.8 %. */
+    { VENDOR_NVIDIA, CLX_DEVICE_GPU, CLX_MODE_ACCURATE, "argmax_wg=64", 256,
+      "shipped defaults for NVIDIA GPUs (tuned on an H200, bench/tune-results.txt)" },
+    { VENDOR_OTHER, CLX_DEVICE_OTHER, CLX_MODE_SEED, NULL, 0, NULL }
+};
+
+void tuning_shipped(const struct device_entry *dev, clx_mode mode, clx_tuning *out, const char **why)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->device, sizeof out->device, "%s", dev->info.name);
+    snprintf(out->driver, sizeof out->driver, "%s", dev->info.driver_version);
+    *why = "the generic defaults (no tuning for this device)";
+    for (size_t i = 0; shipped[i].params; i++)
+        if (shipped[i].vendor == dev->vendor && shipped[i].type == dev->info.type && shipped[i].mode == mode) {
+            snprintf(out->params, sizeof out->params, "%s", shipped[i].params);
+            out->batch = shipped[i].batch;
+            *why = shipped[i].why;
+        }
+}
+
+/* ---- the file ------------------------------------------------------------ */
+
+/* Splits a line at tabs into at most n fields (the line is modified). */
+static int split_tabs(char *line, char **fields, int n)
+{
+    int count = 0;
+    line[strcspn(line, "\r\n")] = '\0';
+    while (count < n) {
+        fields[count++] = line;
+        char *tab = strchr(line, '\t');
+        if (!tab)
+            break;
+        *tab = '\0';
+        line = tab + 1;
+    }
+    return count;
+}
+
+#define FIELDS 8
+
+/* Parses one line into e; 0, or -1 when it is not a complete entry. */
+static int parse_entry(char *line, clx_tuning *e)
+{
+    char *f[FIELDS];
+    if (line[0] == '#' || split_tabs(line, f, FIELDS) != FIELDS)
+        return -1;
+    memset(e, 0, sizeof *e);
+    snprintf(e->device, sizeof e->device, "%s", f[0]);
+    snprintf(e->driver, sizeof e->driver, "%s", f[1]);
+    snprintf(e->workload, sizeof e->workload, "%s", f[2]);
+    snprintf(e->params, sizeof e->params, "%s", strcmp(f[3], "-") == 0 ? "" : f[3]);
+    e->batch = atoi(f[4]);
+    e->rate = atof(f[5]);
+    e->default_rate = atof(f[6]);
+    snprintf(e->date, sizeof e->date, "%s", f[7]);
+    return e->batch >= 0 ? 0 : -1;
+}
+
+static void write_entry(FILE *f, const clx_tuning *e)
+{
+    fprintf(f, "%s\t%s\t%s\t%s\t%d\t%.1f\t%.1f\t%s\n", e->device, e->driver, e->workload,
+            e->params[0] ? e->params : "-", e->batch, e->rate, e->default_rate, e->date);
+}
+
+static int same_key(const clx_tuning *a, const clx_tuning *b)
+{
+    return strcmp(a->device, b->device) == 0 && strcmp(a->driver, b->driver) == 0 &&
+           strcmp(a->workload, b->workload) == 0;
+}
+
+int clx_tuning_list(const char *cache_dir, clx_tuning **entries, size_t *count, clx_message *msg)
+{
+    char path[PATH_MAX], line[2048];
+    size_t n = 0, cap = 0;
+    clx_tuning *list = NULL, e;
+
+    msg_clear(msg);
+    *entries = NULL;
+    *count = 0;
+    if (tuning_path(cache_dir, path, sizeof path) != 0)
+        return msg_fail(msg, CLX_ERR_IO, "no cache directory: set XDG_CACHE_HOME or HOME");
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return CLX_OK;   /* nothing tuned yet */
+    while (fgets(line, sizeof line, f)) {
+        if (parse_entry(line, &e) != 0)
+            continue;
+        if (n == cap) {
+            size_t grown = cap ? 2 * cap : 8;
+            clx_tuning *more = realloc(list, grown * sizeof *list);
+            if (!more) {
+                fclose(f);
+                free(list);
+                return msg_fail(msg, CLX_ERR_HOST_MEMORY, "out of memory");
+            }
+            list = more;
+            cap = grown;
+        }
+        list[n++] = e;
+    }
+    fclose(f);
+    *entries = list;
+    *count = n;
+    return CLX_OK;
+}
+
+/* The file's entry with key's device, driver and workload; 1 if found. */
+static int lookup(const char *path, const clx_tuning *key, clx_tuning *out)
+{
+    char line[2048];
+    clx_tuning e;
+    int found = 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof line, f))
+        if (parse_entry(line, &e) == 0 && same_key(&e, key)) {
+            *out = e;   /* the last line for a key wins, as a rewrite keeps one */
+            found = 1;
+        }
+    fclose(f);
+    return found;
+}
+
+void tuning_for(const struct clx_context *ctx, clx_mode mode, const struct kernel_params *p, clx_tuning *out,
+                char *how, size_t how_len)
+{
+    const char *why;
+    tuning_shipped(&ctx->dev, mode, out, &why);
+    tuning_class(mode, p, out->workload, sizeof out->workload);
+    snprintf(how, how_len, "%s", why);
+    if (ctx->ignore_tuning || !ctx->tuning_path[0])
+        return;
+    clx_tuning found;
+    if (lookup(ctx->tuning_path, out, &found)) {
+        *out = found;
+        snprintf(how, how_len, "tuned on %s for %s (%.0f images/s against %.0f with the defaults; %s)", found.date,
+                 found.workload, found.rate, found.default_rate, ctx->tuning_path);
+    }
+}
+
+int tuning_store(const char *path, const clx_tuning *e, clx_message *msg)
+{
+    char tmp[PATH_MAX + 32], line[2048], copy[2048];
+    clx_tuning old;
+
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    /* The directory may not exist yet when no kernel was ever cached. */
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash) {
+        *slash = '\0';
+        kernel_cache_mkdir(dir);
+    }
+    FILE *out = fopen(tmp, "w");
+    if (!out)
+        return msg_fail(msg, CLX_ERR_IO, "cannot write %s", tmp);
+    fputs("# clxcorr tuning file: written by `clxcorr tune`, read by every plan (see clxcorr tune --help)\n", out);
+    FILE *in = fopen(path, "r");
+    while (in && fgets(line, sizeof line, in)) {
+        snprintf(copy, sizeof copy, "%s", line);
+        if (parse_entry(copy, &old) == 0 && !same_key(&old, e))
+            fputs(line, out);
+    }
+    if (in)
+        fclose(in);
+    write_entry(out, e);
+    if (fclose(out) != 0 || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return msg_fail(msg, CLX_ERR_IO, "cannot write %s", path);
+    }
+    return CLX_OK;
+}

@@ -1,0 +1,60 @@
+/*
+ * pipeline_accurate.h - the accurate mode's steps for a batch (internal).
+ * What each step is for: ALGORITHM.md, "Why the seed pipeline is not enough".
+ */
+#ifndef CLX_PIPELINE_ACCURATE_H
+#define CLX_PIPELINE_ACCURATE_H
+
+#include <CL/cl.h>
+#include "clxcorr.h"
+#include "ops/correlation_stage.h"
+#include "ops/outliers.h"
+#include "ops/refine_step.h"
+
+struct clx_plan;
+struct clx_filter;
+
+struct accurate_pipeline {
+    struct clx_filter *prefilter;     /* NULL: no pre-filter */
+    cl_program sample_program, coarse_program, moved_program, zncc_program;
+    cl_program to_real_program[3];    /* image_to_real for pixel type t - 1, built when needed */
+    cl_kernel to_real[3];
+    cl_kernel sample, copy, coarse_prepare, zncc_kernel;   /* copy: copy_windows (integer moves) */
+    cl_kernel moved_prepare;          /* tile_prepare for the offset and refine stages' (direct) layout */
+
+    struct stage coarse;              /* the first pass: the whole search range */
+    struct stage offset;              /* window-offset passes: --fine-shift pixels, direct (if passes > 1) */
+    struct stage refine;              /* refinement: REFINE_RADIUS pixels, direct (if refine > 0) */
+
+    cl_mem filtered;                  /* the batch's images, pre-filtered, as reals */
+    cl_mem offsets;                   /* per tile: where its window is sampled (real2) */
+    cl_mem tiles;                     /* per tile: the sampled window (WIN_W x WIN_H reals) */
+    cl_mem ref_tiles;                 /* the reference's windows, sampled the same way */
+    cl_mem zncc_values;               /* per tile */
+    cl_mem tile_ids;                  /* a refinement pass's open tiles, slot by slot (ints) */
+
+    /* Per tile, on the host: the estimate, its state and quality. */
+    double *dx, *dy;
+    double *ox, *oy;                  /* the offsets of the pass in flight */
+    double *peak, *peak_ratio, *zncc;
+    int *ix, *iy, *iterations, *converged;
+    unsigned *flags;
+    cl_int *open;                     /* the tiles of the pass in flight, slot by slot */
+    struct refine_step *steps;        /* each tile's refinement state */
+    void *offsets_host;               /* real2 per tile */
+    void *zncc_host;
+
+    struct window_grid grid;          /* for the outlier test; nx = 0 when the windows are no grid */
+    cl_event coarse_done;
+};
+
+int accurate_create(struct clx_plan *plan);
+int accurate_set_reference(struct clx_plan *plan, clx_pixel_type type);
+/* Enqueues the pre-filter and the first pass of the uploaded images. */
+int accurate_push(struct clx_plan *plan, clx_pixel_type type, size_t count);
+/* Finishes the first pass, runs the window-offset and refinement passes and
+ * the quality measures, and fills count * nwin results. */
+int accurate_read(struct clx_plan *plan, clx_result *results);
+void accurate_release(struct clx_plan *plan);
+
+#endif

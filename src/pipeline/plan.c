@@ -1,0 +1,622 @@
+/*
+ * plan.c - one reference, one window list, one set of options: the public
+ * plan API, the checks, the batch size, and the upload every image goes
+ * through before its mode's pipeline takes it:
+ *
+ *   seed mode      pipeline_seed.c      ALGORITHM.md's steps
+ *   accurate mode  pipeline_accurate.c  pre-filter, window offset, refinement
+ *
+ * clx_plan_push uploads the images (through pinned memory) and enqueues the
+ * pipeline's work; clx_plan_read waits and finishes it on the host.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops/correlation_stage.h"
+#include "ops/filter_chain.h"
+#include "params/tuning_db.h"
+#include "pipeline/plan.h"
+#include "runtime/cl_error.h"
+#include "runtime/context.h"
+#include "runtime/handle.h"
+
+/* Largest automatic batch: enough to fill a large GPU, bounded for CPUs,
+ * where bigger batches only cost memory. */
+#define AUTO_BATCH_GPU 128
+#define AUTO_BATCH_OTHER 16
+/* Most tiles (images x windows) in one batch: kernels put tiles along
+ * NDRange dimensions that some drivers limit to 65535 work-groups. */
+#define MAX_TILES 65535
+#define MAX_FIT_SIZE 31
+
+void clx_plan_options_init(clx_plan_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->mode = CLX_MODE_ACCURATE;
+    o->method = CLX_METHOD_AUTO;
+    o->estimator = CLX_ESTIMATOR_DEFAULT;
+    o->fit_size = 0;
+    /* The accurate mode's defaults, chosen with bench/accuracy.sh. */
+    o->prefilter = "background:8";
+    o->window = CLX_WINDOW_HANN;
+    o->window_alpha = 0.25;
+    o->passes = 2;
+    o->refine = 8;
+    o->tolerance = 1e-3;
+    /* 2 px holds the first pass's errors with room (at most 0.4 px on the
+     * Kikuchi set with the default pre-filter) and keeps the window-offset
+     * pass on the direct path's few-shifts form; 4 px gave the same offsets. */
+    o->fine_shift = 2;
+}
+
+const char *clx_mode_name(clx_mode mode)
+{
+    return mode == CLX_MODE_SEED ? "seed" : mode == CLX_MODE_ACCURATE ? "accurate" : "?";
+}
+
+static size_t real_size(const struct clx_plan *plan)
+{
+    return plan->params.use_double ? sizeof(double) : sizeof(float);
+}
+
+/* ---- checks and sizes ---------------------------------------------------- */
+
+/* The mode's defaults for the estimator and F where the options say 0. */
+static void resolve_defaults(clx_plan_options *o)
+{
+    int seed = o->mode == CLX_MODE_SEED;
+    if (o->estimator == CLX_ESTIMATOR_DEFAULT)
+        o->estimator = CLX_ESTIMATOR_LSQ;
+    if (o->fit_size == 0)
+        o->fit_size = seed ? 5 : 3;
+}
+
+static int check_options(struct clx_context *ctx, const clx_plan_options *o, int w, int h)
+{
+    clx_message msg;
+    if (o->mode != CLX_MODE_SEED && o->mode != CLX_MODE_ACCURATE)
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "unknown mode %d", (int)o->mode);
+    if (o->fit_size < 3 || o->fit_size % 2 == 0)
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "fit size %d: it must be odd and at least 3", o->fit_size);
+    if (o->fit_size > MAX_FIT_SIZE)
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "fit size %d: at most %d", o->fit_size, MAX_FIT_SIZE);
+    int limit = 2 * (w < h ? w : h) - 1;
+    if (o->fit_size > limit)
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "fit size %d is too large for %dx%d windows (at most %d)",
+                        o->fit_size, w, h, limit % 2 ? limit : limit - 1);
+    if (o->batch < 0)
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "batch size %d: it must be positive", o->batch);
+    if (o->estimator < CLX_ESTIMATOR_DEFAULT || o->estimator > CLX_ESTIMATOR_CENTROID)
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "unknown estimator %d", (int)o->estimator);
+    if (o->method != CLX_METHOD_AUTO && o->method != CLX_METHOD_FFT && o->method != CLX_METHOD_DIRECT)
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "unknown method %d", (int)o->method);
+    if (o->max_shift < 0)
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "maximum shift %d: it must be positive (0: no limit)", o->max_shift);
+    if (o->use_double && !ctx->dev.info.has_fp64)
+        return ctx_fail(ctx, CLX_ERR_UNSUPPORTED,
+                        "device %s has no double precision (cl_khr_fp64); run without --double",
+                        ctx->dev.info.name);
+    if (o->mode == CLX_MODE_ACCURATE) {
+        if (o->passes < 1 || o->passes > 16)
+            return ctx_fail(ctx, CLX_ERR_ARGUMENT, "passes %d: from 1 to 16", o->passes);
+        if (o->refine < 0 || o->refine > 64)
+            return ctx_fail(ctx, CLX_ERR_ARGUMENT, "refinement iterations %d: from 0 to 64", o->refine);
+        if (!(o->tolerance > 0))
+            return ctx_fail(ctx, CLX_ERR_ARGUMENT, "refinement tolerance %g: it must be positive", o->tolerance);
+        if (o->window < CLX_WINDOW_NONE || o->window > CLX_WINDOW_TUKEY || !(o->window_alpha >= 0) ||
+            o->window_alpha > 1)
+            return ctx_fail(ctx, CLX_ERR_ARGUMENT, "window function %d with alpha %g: alpha from 0 to 1",
+                            (int)o->window, o->window_alpha);
+        if (o->fine_shift < 1 || o->fine_shift > 64)
+            return ctx_fail(ctx, CLX_ERR_ARGUMENT, "fine search radius %d: from 1 to 64", o->fine_shift);
+        if (o->prefilter && strcmp(o->prefilter, "none") != 0 &&
+            clx_filter_spec_check(o->prefilter, &msg) != CLX_OK)
+            return ctx_fail(ctx, CLX_ERR_ARGUMENT, "%s", msg.text);
+    }
+    return CLX_OK;
+}
+
+/* Device bytes one pushed image costs, and the largest single buffer per image. */
+static void job_costs(const struct clx_plan *plan, size_t *per_image, size_t *largest)
+{
+    const struct device_entry *dev = &plan->ctx->dev;
+    size_t pixels = (size_t)plan->image_w * plan->image_h, rs = real_size(plan);
+    size_t each, big;
+
+    stage_image_bytes(dev, &plan->params, plan->opt.method, plan->nwin, per_image, largest);
+    *per_image += pixels * sizeof(float);   /* the upload, widest pixel type */
+    if (*largest < pixels * sizeof(float))
+        *largest = pixels * sizeof(float);
+    if (plan->opt.mode == CLX_MODE_ACCURATE) {
+        /* The window-offset and refinement stages (costed both at the
+         * larger radius), the filtered image and the filter's scratch, the
+         * sampled windows. */
+        struct kernel_params moved = plan->params;
+        moved.search_rx = moved.search_ry = plan->opt.fine_shift;
+        stage_image_bytes(dev, &moved, CLX_METHOD_DIRECT, plan->nwin, &each, &big);
+        *per_image += 2 * each + 2 * pixels * rs + (size_t)plan->nwin * plan->params.win_w * plan->params.win_h * rs;
+        if (*largest < pixels * rs)
+            *largest = pixels * rs;
+    }
+}
+
+static int choose_batch(struct clx_plan *plan, int requested)
+{
+    struct clx_context *ctx = plan->ctx;
+    const clx_device_info *dev = &ctx->dev.info;
+    size_t per_image, largest;
+    job_costs(plan, &per_image, &largest);
+
+    /* Half the device's memory for us, a quarter on CPUs whose "device
+     * memory" is the host's; shared with the plans that run beside us. */
+    unsigned long long sharing = plan->opt.plans_sharing_device > 1 ? (unsigned)plan->opt.plans_sharing_device : 1;
+    unsigned long long budget = dev->global_memory / (dev->type == CLX_DEVICE_GPU ? 2 : 4) / sharing;
+    unsigned long long by_memory = budget / per_image;
+    unsigned long long by_alloc = dev->max_allocation / largest;
+    unsigned long long by_index = MAX_TILES / (unsigned long long)plan->nwin;
+    unsigned long long fits = by_memory < by_alloc ? by_memory : by_alloc;
+    if (by_index < fits)
+        fits = by_index;
+
+    if (requested > 0) {
+        if ((unsigned long long)requested > by_index)
+            return ctx_fail(ctx, CLX_ERR_ARGUMENT, "a batch of %d images with %d windows is %llu tiles; at most %d",
+                            requested, plan->nwin, (unsigned long long)requested * plan->nwin, MAX_TILES);
+        if ((unsigned long long)requested > by_alloc ||
+            (unsigned long long)requested * per_image > dev->global_memory)
+            return ctx_fail(ctx, CLX_ERR_DEVICE_MEMORY,
+                            "a batch of %d images needs %.0f MiB of device memory; %s has %.0f MiB "
+                            "(at most %llu images fit)",
+                            requested, requested * (double)per_image / 1048576.0, dev->name,
+                            dev->global_memory / 1048576.0, fits);
+        plan->batch = requested;
+        return CLX_OK;
+    }
+    if (fits < 1)
+        return ctx_fail(ctx, CLX_ERR_DEVICE_MEMORY,
+                        "one image with %d windows of %dx%d needs %.0f MiB of device memory; %s has %.0f MiB",
+                        plan->nwin, plan->params.win_w, plan->params.win_h, per_image / 1048576.0,
+                        dev->name, dev->global_memory / 1048576.0);
+    unsigned long long cap = plan->tuned_batch > 0                 ? (unsigned long long)plan->tuned_batch
+                             : dev->type == CLX_DEVICE_GPU ? AUTO_BATCH_GPU
+                                                           : AUTO_BATCH_OTHER;
+    /* Every push transforms a whole batch, so a batch larger than the run
+     * only wastes work. */
+    if (plan->opt.expected_images > 0 && plan->opt.expected_images < cap)
+        cap = plan->opt.expected_images;
+    plan->batch = (int)(fits < cap ? fits : cap);
+    return CLX_OK;
+}
+
+/* ---- upload -------------------------------------------------------------- */
+
+static int upload_corners(struct clx_plan *plan)
+{
+    struct clx_context *ctx = plan->ctx;
+    int status = ctx_create_buffer(ctx, sizeof(cl_int2) * plan->nwin, &plan->corners, "corners");
+    if (status != CLX_OK)
+        return status;
+    cl_int2 *corners = malloc(sizeof *corners * plan->nwin);
+    if (!corners)
+        return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+    for (int i = 0; i < plan->nwin; i++) {
+        corners[i].s[0] = plan->regions[i].x;
+        corners[i].s[1] = plan->regions[i].y;
+    }
+    CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, plan->corners, CL_TRUE, 0, sizeof *corners * plan->nwin, corners,
+                                      0, NULL, NULL));
+error:
+    free(corners);
+    return status;
+}
+
+/* Grows the device image buffer to `bytes`. */
+static int reserve_images(struct clx_plan *plan, size_t bytes)
+{
+    if (bytes <= plan->images_bytes)
+        return CLX_OK;
+    if (plan->images)
+        clReleaseMemObject(plan->images);
+    plan->images_bytes = 0;
+    int status = ctx_create_buffer(plan->ctx, bytes, &plan->images, "images");
+    if (status == CLX_OK)
+        plan->images_bytes = bytes;
+    return status;
+}
+
+/* Grows the pinned staging buffer to `bytes`. */
+static int reserve_staging(struct clx_plan *plan, size_t bytes)
+{
+    if (bytes <= plan->staging.bytes)
+        return CLX_OK;
+    ctx_pinned_free(plan->ctx, &plan->staging);
+    return ctx_pinned_alloc(plan->ctx, bytes, &plan->staging, "staged images");
+}
+
+/* The widest pixel type among the images: narrower ones are widened
+ * losslessly into it, so one kernel variant serves a mixed batch. */
+static clx_pixel_type widest_type(const clx_image *images, size_t n)
+{
+    clx_pixel_type t = images[0].type;
+    for (size_t i = 1; i < n; i++)
+        if (images[i].type > t)
+            t = images[i].type;
+    return t;
+}
+
+/* Enqueues the upload of n images of `type`, back to back at `pixels`, into
+ * plan->images. */
+static int upload_pixels(struct clx_plan *plan, const void *pixels, clx_pixel_type type, size_t n)
+{
+    struct clx_context *ctx = plan->ctx;
+    size_t bytes = (size_t)plan->image_w * plan->image_h * clx_pixel_size(type) * n;
+    int status = reserve_images(plan, bytes);
+    if (status != CLX_OK)
+        return status;
+    profile_begin(ctx);
+    CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, plan->images, CL_FALSE, 0, bytes, pixels, 0, NULL, NULL));
+    profile_mark(ctx, "upload", (double)bytes);
+error:
+    return status;
+}
+
+/* Copies the images into pinned memory, as the widest type among them
+ * (*type), and enqueues their upload. */
+static int upload(struct clx_plan *plan, const clx_image *images, size_t n, clx_pixel_type *type)
+{
+    size_t pixels = (size_t)plan->image_w * plan->image_h;
+    *type = widest_type(images, n);
+    size_t image_bytes = pixels * clx_pixel_size(*type);
+    int status = reserve_staging(plan, image_bytes * n);
+    if (status != CLX_OK)
+        return status;
+    for (size_t i = 0; i < n; i++) {
+        /* Widening only (the type is the widest): it cannot fail. */
+        clx_image staged = { plan->image_w, plan->image_h, *type, (char *)plan->staging.host + i * image_bytes };
+        clx_message msg;
+        clx_image_copy_to(&images[i], &staged, &msg);
+    }
+    return upload_pixels(plan, plan->staging.host, *type, n);
+}
+
+static int check_image(struct clx_plan *plan, const clx_image *img, const char *what, size_t index)
+{
+    if (!img->pixels || img->type < CLX_PIXEL_U8 || img->type > CLX_PIXEL_F32)
+        return ctx_fail(plan->ctx, CLX_ERR_ARGUMENT, "%s %zu has no pixels or an unknown pixel type", what, index);
+    if (img->width != plan->image_w || img->height != plan->image_h)
+        return ctx_fail(plan->ctx, CLX_ERR_SIZE, "%s %zu is %dx%d but the reference is %dx%d", what, index,
+                        img->width, img->height, plan->image_w, plan->image_h);
+    return CLX_OK;
+}
+
+/* ---- create / release ---------------------------------------------------- */
+
+static void plan_free(struct clx_plan *plan);
+
+/* The tuning's parameters (tuning_db.h) with the caller's after them, so that
+ * the caller's win key by key; they become plan->opt.params. */
+static int apply_tuning(struct clx_plan *plan, const char *caller)
+{
+    struct clx_context *ctx = plan->ctx;
+    clx_tuning t;
+    char why[1024];
+    tuning_for(ctx, plan->opt.mode, &plan->params, &t, plan->tuning, sizeof plan->tuning);
+    plan->tuned_batch = t.batch;
+    size_t n = strlen(t.params) + (caller ? strlen(caller) : 0) + 2;
+    if (!(plan->overrides = malloc(n)))
+        return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+    snprintf(plan->overrides, n, "%s%s%s", t.params, t.params[0] && caller && caller[0] ? "," : "",
+             caller ? caller : "");
+    plan->opt.params = plan->overrides;
+    ctx_log(ctx, CLX_LOG_INFO, "parameters: %s%s%s", plan->tuning, plan->overrides[0] ? "; " : "",
+            plan->overrides);
+    /* Into the base too, so that the method choice sees the FFT library.
+     * A stored value the device refuses names the tuning it came from. */
+    if (kernel_params_override(&plan->params, plan->overrides, why, sizeof why) ||
+        kernel_params_check(&plan->params, &ctx->dev, why, sizeof why)) {
+        struct kernel_params tuned_only = plan->params;
+        char ignored[1024];
+        if (t.params[0] && (kernel_params_override(&tuned_only, t.params, ignored, sizeof ignored) ||
+                            kernel_params_check(&tuned_only, &ctx->dev, ignored, sizeof ignored)))
+            return ctx_fail(ctx, CLX_ERR_ARGUMENT, "%s, as %s says: run clxcorr tune again or override it with --param",
+                            why, plan->tuning);
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "%s", why);
+    }
+    return CLX_OK;
+}
+
+static int set_reference(struct clx_plan *plan, const clx_image *reference)
+{
+    clx_pixel_type type;
+    int status = upload(plan, reference, 1, &type);
+    if (status == CLX_OK)
+        status = plan->seed ? seed_set_reference(plan, type) : accurate_set_reference(plan, type);
+    if (status == CLX_OK) {
+        /* Surface any failure now, while it is clearly the reference's. */
+        cl_int err = clFinish(plan->ctx->queue);
+        if (err != CL_SUCCESS)
+            status = ctx_cl_fail(plan->ctx, err, "clFinish(reference)", __FILE__, __LINE__);
+    }
+    return status;
+}
+
+int clx_plan_set_reference(clx_plan *plan, const clx_image *reference)
+{
+    int status = handle_check(plan, HANDLE_PLAN);
+    if (status != CLX_OK)
+        return status;
+    msg_clear(&plan->ctx->message);
+    if (!reference)
+        return ctx_fail(plan->ctx, CLX_ERR_ARGUMENT, "clx_plan_set_reference: NULL reference");
+    if (plan->pushed)
+        return ctx_fail(plan->ctx, CLX_ERR_STATE, "a new reference before the results of the last push were read");
+    status = check_image(plan, reference, "reference", 0);
+    return status == CLX_OK ? set_reference(plan, reference) : status;
+}
+
+int clx_plan_create(clx_context *ctx, const clx_image *reference, const clx_region *regions,
+                    size_t region_count, const clx_plan_options *options, clx_plan **out)
+{
+    clx_plan_options defaults;
+    struct clx_plan *plan = NULL;
+    int status;
+
+    if ((status = handle_check(ctx, HANDLE_CONTEXT)) != CLX_OK)
+        return status;
+    msg_clear(&ctx->message);
+    if (!out || !reference || !regions)
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "clx_plan_create: NULL argument");
+    *out = NULL;
+    if (!options) {
+        clx_plan_options_init(&defaults);
+        options = &defaults;
+    }
+    if (region_count == 0 || region_count > INT32_MAX / 1024)
+        return ctx_fail(ctx, CLX_ERR_REGION, "%zu windows: give at least one (and not absurdly many)", region_count);
+    if (!reference->pixels || reference->width < 1 || reference->height < 1)
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "the reference image is empty");
+    status = clx_regions_check(regions, region_count, reference->width, reference->height, &ctx->message);
+    if (status != CLX_OK)
+        return status;
+    clx_plan_options resolved = *options;
+    resolve_defaults(&resolved);
+    status = check_options(ctx, &resolved, regions[0].w, regions[0].h);
+    if (status != CLX_OK)
+        return status;
+
+    plan = calloc(1, sizeof *plan);
+    if (!plan)
+        return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+    plan->ctx = ctx;
+    plan->opt = resolved;
+    plan->nwin = (int)region_count;
+    plan->image_w = reference->width;
+    plan->image_h = reference->height;
+    plan->regions = malloc(sizeof *regions * region_count);
+    if (!plan->regions) {
+        status = ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+        goto error;
+    }
+    memcpy(plan->regions, regions, sizeof *regions * region_count);
+
+    struct kernel_params *p = &plan->params;
+    kernel_params_defaults(p, &ctx->dev);
+    p->use_double = options->use_double;
+    p->win_w = regions[0].w;
+    p->win_h = regions[0].h;
+    p->search_rx = options->max_shift > 0 && options->max_shift < p->win_w - 1 ? options->max_shift : p->win_w - 1;
+    p->search_ry = options->max_shift > 0 && options->max_shift < p->win_h - 1 ? options->max_shift : p->win_h - 1;
+    p->fit_size = resolved.fit_size;
+    p->pixel = reference->type;
+
+    if ((status = apply_tuning(plan, options->params)) != CLX_OK ||
+        (status = choose_batch(plan, options->batch)) != CLX_OK || (status = upload_corners(plan)) != CLX_OK)
+        goto error;
+    status = options->mode == CLX_MODE_SEED ? seed_create(plan) : accurate_create(plan);
+    if (status != CLX_OK || (status = set_reference(plan, reference)) != CLX_OK)
+        goto error;
+    if (handle_add(plan, HANDLE_PLAN, ctx) != CLX_OK) {
+        status = ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+        goto error;
+    }
+    *out = plan;
+    return CLX_OK;
+
+error:
+    plan_free(plan);
+    return status;
+}
+
+void clx_plan_release(clx_plan *plan)
+{
+    /* A plan released twice, or never created, is left alone. */
+    if (plan && handle_remove(plan, HANDLE_PLAN))
+        plan_free(plan);
+}
+
+static void plan_free(struct clx_plan *plan)
+{
+    if (!plan)
+        return;
+    struct clx_context *ctx = plan->ctx;
+    /* Nothing may still be writing into memory we free. */
+    clFinish(ctx->queue);
+    seed_release(plan);
+    accurate_release(plan);
+    ctx_pinned_free(ctx, &plan->staging);
+    if (plan->corners)
+        clReleaseMemObject(plan->corners);
+    if (plan->images)
+        clReleaseMemObject(plan->images);
+    free(plan->regions);
+    free(plan->overrides);
+    free(plan);
+}
+
+/* The getters answer 0 or "" for a NULL, released or unknown plan. */
+static int live(const clx_plan *plan)
+{
+    return handle_check(plan, HANDLE_PLAN) == CLX_OK;
+}
+
+int clx_plan_batch_size(const clx_plan *plan)
+{
+    return live(plan) ? plan->batch : 0;
+}
+
+size_t clx_plan_region_count(const clx_plan *plan)
+{
+    return live(plan) ? (size_t)plan->nwin : 0;
+}
+
+/* The stage whose path and surfaces the plan reports: the seed's, or the
+ * accurate mode's first pass. */
+static const struct stage *main_stage(const struct clx_plan *plan)
+{
+    return plan->seed ? &plan->seed->stage : plan->accurate ? &plan->accurate->coarse : NULL;
+}
+
+clx_method clx_plan_method(const clx_plan *plan)
+{
+    const struct stage *s = live(plan) ? main_stage(plan) : NULL;
+    return s && s->correlator ? s->correlator->method : CLX_METHOD_AUTO;
+}
+
+const char *clx_plan_fft(const clx_plan *plan)
+{
+    const struct stage *s = live(plan) ? main_stage(plan) : NULL;
+    return s && s->correlator && s->correlator->method == CLX_METHOD_FFT ? kernel_params_fft_name(&s->params) : "";
+}
+
+const char *clx_plan_tuning(const clx_plan *plan)
+{
+    return live(plan) ? plan->tuning : "";
+}
+
+const char *clx_plan_explanation(const clx_plan *plan)
+{
+    const struct stage *s = live(plan) ? main_stage(plan) : NULL;
+    return s ? s->explanation : "";
+}
+
+void clx_plan_surface_size(const clx_plan *plan, int *width, int *height)
+{
+    int ok = live(plan);
+    if (width)
+        *width = ok ? 2 * plan->params.search_rx + 1 : 0;
+    if (height)
+        *height = ok ? 2 * plan->params.search_ry + 1 : 0;
+}
+
+/* ---- push / read --------------------------------------------------------- */
+
+/* The checks every push makes before it uploads anything. */
+static int push_check(clx_plan *plan, size_t count)
+{
+    if (count < 1 || count > (size_t)plan->batch)
+        return ctx_fail(plan->ctx, CLX_ERR_ARGUMENT, "push of %zu images: give 1 to %d", count, plan->batch);
+    if (plan->pushed)
+        return ctx_fail(plan->ctx, CLX_ERR_STATE, "push before the results of the previous push were read");
+    return CLX_OK;
+}
+
+/* Enqueues the mode's work on the uploaded images and sends it off. */
+static int push_uploaded(clx_plan *plan, clx_pixel_type type, size_t count)
+{
+    struct clx_context *ctx = plan->ctx;
+    int status = plan->seed ? seed_push(plan, type, count) : accurate_push(plan, type, count);
+    if (status == CLX_OK)
+        status = clFlush(ctx->queue) == CL_SUCCESS ? CLX_OK : ctx_fail(ctx, CLX_ERR_OPENCL, "clFlush failed");
+    if (status != CLX_OK) {
+        /* Leave no half-enqueued work behind for the next push to trip over. */
+        clFinish(ctx->queue);
+        return status;
+    }
+    plan->pushed = count;
+    return CLX_OK;
+}
+
+int clx_plan_push(clx_plan *plan, const clx_image *images, size_t count)
+{
+    clx_pixel_type type;
+    int status = handle_check(plan, HANDLE_PLAN);
+    if (status != CLX_OK)
+        return status;
+
+    msg_clear(&plan->ctx->message);
+    if (!images)
+        return ctx_fail(plan->ctx, CLX_ERR_ARGUMENT, "clx_plan_push: NULL images");
+    if ((status = push_check(plan, count)) != CLX_OK)
+        return status;
+    for (size_t i = 0; i < count; i++)
+        if ((status = check_image(plan, &images[i], "image", i)) != CLX_OK)
+            return status;
+    if ((status = upload(plan, images, count, &type)) != CLX_OK) {
+        clFinish(plan->ctx->queue);
+        return status;
+    }
+    return push_uploaded(plan, type, count);
+}
+
+int clx_plan_push_pixels(clx_plan *plan, const void *pixels, clx_pixel_type type, size_t count)
+{
+    int status = handle_check(plan, HANDLE_PLAN);
+    if (status != CLX_OK)
+        return status;
+
+    msg_clear(&plan->ctx->message);
+    if (!pixels || type < CLX_PIXEL_U8 || type > CLX_PIXEL_F32)
+        return ctx_fail(plan->ctx, CLX_ERR_ARGUMENT, "clx_plan_push_pixels: no pixels or an unknown pixel type");
+    if ((status = push_check(plan, count)) != CLX_OK)
+        return status;
+    if ((status = upload_pixels(plan, pixels, type, count)) != CLX_OK) {
+        clFinish(plan->ctx->queue);
+        return status;
+    }
+    return push_uploaded(plan, type, count);
+}
+
+int clx_plan_read(clx_plan *plan, clx_result *results, size_t capacity)
+{
+    int status = handle_check(plan, HANDLE_PLAN);
+    if (status != CLX_OK)
+        return status;
+    struct clx_context *ctx = plan->ctx;
+    size_t tiles = plan->pushed * plan->nwin;
+
+    msg_clear(&ctx->message);
+    if (!plan->pushed)
+        return ctx_fail(ctx, CLX_ERR_STATE, "read without a push");
+    if (!results || capacity < tiles)
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "results need room for %zu entries, got %zu", tiles, capacity);
+    status = plan->seed ? seed_read(plan, results) : accurate_read(plan, results);
+    /* The push is consumed whatever happened: the next one starts afresh. */
+    plan->pushed = 0;
+    return status;
+}
+
+int clx_plan_read_surfaces(clx_plan *plan, float *surfaces, size_t capacity)
+{
+    int status = handle_check(plan, HANDLE_PLAN);
+    if (status != CLX_OK)
+        return status;
+    struct clx_context *ctx = plan->ctx;
+    int sw, sh;
+    size_t tiles = plan->pushed * plan->nwin;
+
+    msg_clear(&ctx->message);
+    clx_plan_surface_size(plan, &sw, &sh);
+    if (!plan->pushed)
+        return ctx_fail(ctx, CLX_ERR_STATE, "surfaces read without a push");
+    if (!plan->seed)
+        return ctx_fail(ctx, CLX_ERR_STATE, "correlation surfaces are read in seed mode");
+    if (!surfaces || capacity < tiles * sw * sh)
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "surfaces need room for %zu floats, got %zu", tiles * sw * sh,
+                        capacity);
+    return seed_read_surfaces(plan, surfaces);
+}
