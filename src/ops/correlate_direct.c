@@ -18,6 +18,7 @@
 #include "ops/correlator.h"
 #include "runtime/cl_error.h"
 #include "runtime/context.h"
+#include "runtime/program_build.h"
 
 struct direct_state {
     struct kernel_params params;
@@ -209,11 +210,11 @@ static int direct_create(struct clx_context *ctx, const struct kernel_params *p,
         goto error;
 
     if (p->direct.few) {
-        status = program_build(ctx, "correlate_direct_few.cl", p, &st->program);
+        status = program_build_params(ctx, "correlate_direct_few.cl", p, &st->program);
         if (status == CLX_OK)
             status = kernel_create(ctx, st->program, "correlate_direct_few", &st->correlate);
     } else {
-        status = program_build(ctx, "correlate_direct.cl", p, &st->program);
+        status = program_build_params(ctx, "correlate_direct.cl", p, &st->program);
         if (status == CLX_OK)
             status = kernel_create(ctx, st->program, "correlate_direct", &st->correlate);
         if (status == CLX_OK)
@@ -344,7 +345,7 @@ static int direct_enqueue(struct clx_context *ctx, void *opaque, cl_mem prepared
     /* Profiled bytes: each tile's two windows read, its correlation written. */
     double rs = p->use_double ? sizeof(double) : sizeof(float);
     if (status == CLX_OK)
-        profile_mark(ctx, "direct",
+        ctx_profile_mark(ctx, "direct",
                      ntiles * rs * (2.0 * p->pad_w * p->pad_h + (double)p->corr_w * p->corr_h));
     return status;
 }

@@ -20,6 +20,7 @@
 #include "ops/fft_plan.h"
 #include "runtime/cl_error.h"
 #include "runtime/context.h"
+#include "runtime/program_build.h"
 
 struct fft_state {
     int fft_pack;                  /* kernel_params.fft_pack */
@@ -125,7 +126,7 @@ static void fft_release(void *opaque)
 static int create_per_tile(struct clx_context *ctx, const struct fft_backend *fft, const struct kernel_params *p,
                            struct fft_state *st)
 {
-    int status = program_build(ctx, "spectrum_multiply.cl", p, &st->program);
+    int status = program_build_params(ctx, "spectrum_multiply.cl", p, &st->program);
     if (status == CLX_OK)
         status = kernel_create(ctx, st->program, "spectrum_multiply", &st->multiply);
     if (status == CLX_OK)
@@ -141,7 +142,7 @@ static int create_per_tile(struct clx_context *ctx, const struct fft_backend *ff
 static int create_packed(struct clx_context *ctx, const struct fft_backend *fft, const struct kernel_params *p,
                          struct fft_state *st)
 {
-    int status = program_build(ctx, "fft_pack.cl", p, &st->program);
+    int status = program_build_params(ctx, "fft_pack.cl", p, &st->program);
     if (status == CLX_OK)
         status = kernel_create(ctx, st->program, "fft_pack", &st->pack);
     if (status == CLX_OK)
@@ -225,26 +226,26 @@ static int enqueue_packed(struct clx_context *ctx, struct fft_state *st, cl_mem 
     CL_CALL(ctx, clSetKernelArg(st->pack, 1, sizeof st->packed, &st->packed));
     CL_CALL(ctx, clSetKernelArg(st->pack, 2, sizeof st->ntiles, &st->ntiles));
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, st->pack, 2, NULL, st->pack_global, NULL, 0, NULL, NULL));
-    profile_mark(ctx, "fft pack", reals + packed);
+    ctx_profile_mark(ctx, "fft pack", reals + packed);
     if ((status = fft_plan_execute(st->c2c_forward, st->packed, st->spectra)) != CLX_OK)
         return status;
-    profile_mark(ctx, "fft forward", 2 * packed);
+    ctx_profile_mark(ctx, "fft forward", 2 * packed);
     CL_CALL(ctx, clSetKernelArg(st->multiply, 0, sizeof st->spectra, &st->spectra));
     CL_CALL(ctx, clSetKernelArg(st->multiply, 1, sizeof st->ref_spectra, &st->ref_spectra));
     CL_CALL(ctx, clSetKernelArg(st->multiply, 2, sizeof st->nwin, &st->nwin));
     CL_CALL(ctx, clSetKernelArg(st->multiply, 3, sizeof st->ntiles, &st->ntiles));
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, st->multiply, 2, NULL, st->multiply_global, NULL, 0, NULL,
                                         NULL));
-    profile_mark(ctx, "multiply", 2 * packed + (double)st->nwin * st->spectrum_bytes);
+    ctx_profile_mark(ctx, "multiply", 2 * packed + (double)st->nwin * st->spectrum_bytes);
     /* The packed arrays are spent: the inverse writes over them. */
     if ((status = fft_plan_execute(st->c2c_inverse, st->spectra, st->packed)) != CLX_OK)
         return status;
-    profile_mark(ctx, "fft inverse", 2 * packed);
+    ctx_profile_mark(ctx, "fft inverse", 2 * packed);
     CL_CALL(ctx, clSetKernelArg(st->unpack, 0, sizeof st->packed, &st->packed));
     CL_CALL(ctx, clSetKernelArg(st->unpack, 1, sizeof corr, &corr));
     CL_CALL(ctx, clSetKernelArg(st->unpack, 2, sizeof st->ntiles, &st->ntiles));
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, st->unpack, 2, NULL, st->pack_global, NULL, 0, NULL, NULL));
-    profile_mark(ctx, "fft unpack", packed + reals);
+    ctx_profile_mark(ctx, "fft unpack", packed + reals);
 error:
     return status;
 }
@@ -265,16 +266,16 @@ static int fft_enqueue(struct clx_context *ctx, void *opaque, cl_mem prepared, i
     int status = fft_plan_execute(st->r2c, prepared, st->spectra);
     if (status != CLX_OK)
         return status;
-    profile_mark(ctx, "fft forward", reals + spectra);
+    ctx_profile_mark(ctx, "fft forward", reals + spectra);
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof st->spectra, &st->spectra));
     CL_CALL(ctx, clSetKernelArg(k, 1, sizeof st->ref_spectra, &st->ref_spectra));
     CL_CALL(ctx, clSetKernelArg(k, 2, sizeof st->nwin, &st->nwin));
     CL_CALL(ctx, clSetKernelArg(k, 3, sizeof st->ntiles, &st->ntiles));
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, st->multiply_global, NULL, 0, NULL, NULL));
-    profile_mark(ctx, "multiply", 2 * spectra + (double)st->nwin * st->spectrum_bytes);
+    ctx_profile_mark(ctx, "multiply", 2 * spectra + (double)st->nwin * st->spectrum_bytes);
     status = fft_plan_execute(st->c2r, st->spectra, corr);
     if (status == CLX_OK)
-        profile_mark(ctx, "fft inverse", spectra + reals);
+        ctx_profile_mark(ctx, "fft inverse", spectra + reals);
 error:
     return status;
 }

@@ -146,7 +146,7 @@ int stage_enqueue(struct clx_context *ctx, struct stage *s, int ntiles, cl_mem t
         return status;
     /* Profiled bytes: every correlation read (again for the second peak). */
     double corr_bytes = (double)tiles * p->corr_w * p->corr_h * rs;
-    profile_mark(ctx, "peaks", corr_bytes * (s->second_peak ? 2 : 1));
+    ctx_profile_mark(ctx, "peaks", corr_bytes * (s->second_peak ? 2 : 1));
     CL_CALL(ctx, clEnqueueReadBuffer(ctx->queue, s->peak_index, CL_FALSE, 0, sizeof(cl_int) * tiles,
                                      s->peak_index_host, 0, NULL, NULL));
     if (s->second_peak)
@@ -154,7 +154,7 @@ int stage_enqueue(struct clx_context *ctx, struct stage *s, int ntiles, cl_mem t
                                          NULL));
     CL_CALL(ctx, clEnqueueReadBuffer(ctx->queue, s->neighbourhoods, CL_FALSE, 0,
                                      rs * p->fit_size * p->fit_size * tiles, s->neighbourhoods_host, 0, NULL, done));
-    profile_mark(ctx, "download", (double)tiles * (sizeof(cl_int) + rs * (p->fit_size * p->fit_size + s->second_peak)));
+    ctx_profile_mark(ctx, "download", (double)tiles * (sizeof(cl_int) + rs * (p->fit_size * p->fit_size + s->second_peak)));
 error:
     return status;
 }

@@ -15,7 +15,7 @@
 #include <CL/cl.h>
 #include "clxcorr.h"
 #include "runtime/device.h"
-#include "runtime/program_build.h"
+#include "params/kernel_params.h"
 
 struct clx_context;
 

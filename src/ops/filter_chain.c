@@ -13,6 +13,7 @@
 #include "ops/filter_chain.h"
 #include "runtime/cl_error.h"
 #include "runtime/context.h"
+#include "runtime/program_build.h"
 #include "runtime/handle.h"
 
 /* The tiled kernel's fixed shape (cl/filter_tiled.cl). */
@@ -84,6 +85,12 @@ error:
 
 static void filter_free(struct clx_filter *f);
 
+/* The handle table's way to free a filter whose context goes first. */
+static void filter_free_handle(void *f)
+{
+    filter_free(f);
+}
+
 int clx_filter_create(clx_context *ctx, const clx_filter_options *options, clx_filter **out)
 {
     int status = handle_check(ctx, HANDLE_CONTEXT);
@@ -108,7 +115,7 @@ int clx_filter_create(clx_context *ctx, const clx_filter_options *options, clx_f
     f->opt.spec = f->spec;
     if ((status = upload_taps(f)) != CLX_OK)
         goto error;
-    if (handle_add(f, HANDLE_FILTER, ctx) != CLX_OK) {
+    if (handle_add(f, HANDLE_FILTER, ctx, filter_free_handle) != CLX_OK) {
         status = ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
         goto error;
     }
@@ -183,10 +190,10 @@ static int stage_kernels(struct clx_filter *f, int s, clx_pixel_type type, struc
         return CLX_OK;
     stage_params(f, s, type, &p);
     if (stage_is_tiled(f, s)) {
-        if ((status = program_build(f->ctx, "filter_tiled.cl", &p, &k->program)) == CLX_OK)
+        if ((status = program_build_params(f->ctx, "filter_tiled.cl", &p, &k->program)) == CLX_OK)
             status = kernel_create(f->ctx, k->program, "filter_tiled", &k->tiled);
     } else {
-        if ((status = program_build(f->ctx, "filter_separable.cl", &p, &k->program)) == CLX_OK &&
+        if ((status = program_build_params(f->ctx, "filter_separable.cl", &p, &k->program)) == CLX_OK &&
             (status = kernel_create(f->ctx, k->program, "filter_rows", &k->rows)) == CLX_OK)
             status = kernel_create(f->ctx, k->program, "filter_columns", &k->columns);
     }

@@ -17,7 +17,7 @@
 
 #include <CL/cl.h>
 #include "clxcorr.h"
-#include "runtime/program_build.h"
+#include "params/kernel_params.h"
 
 struct clx_context;
 

@@ -264,12 +264,3 @@ int method_choose(struct clx_context *ctx, clx_method requested, const struct ke
     return CLX_OK;
 }
 
-const char *clx_method_name(clx_method method)
-{
-    switch (method) {
-    case CLX_METHOD_AUTO: return "auto";
-    case CLX_METHOD_FFT: return "fft";
-    case CLX_METHOD_DIRECT: return "direct";
-    }
-    return "?";
-}

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include "clxcorr.h"
 #include "ops/correlator.h"
-#include "runtime/program_build.h"
+#include "params/kernel_params.h"
 
 struct clx_context;
 

@@ -6,6 +6,7 @@
 #include "ops/peak_search.h"
 #include "runtime/cl_error.h"
 #include "runtime/context.h"
+#include "runtime/program_build.h"
 
 /* The kernels of each argmax form: the search, and the one that finishes it (form 0: none). */
 static const char *const argmax_kernels[3][2] = {
@@ -22,11 +23,11 @@ int peak_finder_build(struct clx_context *ctx, const struct kernel_params *p, in
     int status;
     memset(pf, 0, sizeof *pf);
     pf->params = *p;
-    if ((status = program_build(ctx, "argmax.cl", p, &pf->argmax_program)) != CLX_OK ||
+    if ((status = program_build_params(ctx, "argmax.cl", p, &pf->argmax_program)) != CLX_OK ||
         (status = kernel_create(ctx, pf->argmax_program, search, &pf->argmax)) != CLX_OK ||
         (finish && (status = kernel_create(ctx, pf->argmax_program, finish, &pf->argmax_finish)) != CLX_OK) ||
         (status = kernel_create(ctx, pf->argmax_program, "second_peak", &pf->second_peak)) != CLX_OK ||
-        (status = program_build(ctx, "neighbourhood.cl", p, &pf->neighbourhood_program)) != CLX_OK ||
+        (status = program_build_params(ctx, "neighbourhood.cl", p, &pf->neighbourhood_program)) != CLX_OK ||
         (status = kernel_create(ctx, pf->neighbourhood_program, "neighbourhood", &pf->neighbourhood)) != CLX_OK ||
         (p->argmax_form == 1 &&
          ((status = ctx_create_buffer(ctx, rs * parts, &pf->part_values, "argmax partial values")) != CLX_OK ||

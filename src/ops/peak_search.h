@@ -7,7 +7,7 @@
 #define CLX_PEAK_SEARCH_H
 
 #include <CL/cl.h>
-#include "runtime/program_build.h"
+#include "params/kernel_params.h"
 
 struct clx_context;
 

@@ -6,6 +6,7 @@
 #include "ops/prepare_windows.h"
 #include "runtime/cl_error.h"
 #include "runtime/context.h"
+#include "runtime/program_build.h"
 
 int prepare_windows_build(struct clx_context *ctx, const struct kernel_params *p,
                           struct prepare_windows *pw)
@@ -13,9 +14,9 @@ int prepare_windows_build(struct clx_context *ctx, const struct kernel_params *p
     int status;
     memset(pw, 0, sizeof *pw);
     pw->params = *p;
-    if ((status = program_build(ctx, "window_sums.cl", p, &pw->sums_program)) != CLX_OK ||
+    if ((status = program_build_params(ctx, "window_sums.cl", p, &pw->sums_program)) != CLX_OK ||
         (status = kernel_create(ctx, pw->sums_program, "window_sums", &pw->sums)) != CLX_OK ||
-        (status = program_build(ctx, "prepare.cl", p, &pw->prepare_program)) != CLX_OK ||
+        (status = program_build_params(ctx, "prepare.cl", p, &pw->prepare_program)) != CLX_OK ||
         (status = kernel_create(ctx, pw->prepare_program, "prepare", &pw->prepare)) != CLX_OK) {
         prepare_windows_release(pw);
         return status;

@@ -23,7 +23,7 @@
 #define CLX_PREPARE_WINDOWS_H
 
 #include <CL/cl.h>
-#include "runtime/program_build.h"
+#include "params/kernel_params.h"
 
 struct clx_context;
 

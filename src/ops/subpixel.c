@@ -220,14 +220,3 @@ int subpixel_estimate(const struct subpixel *s, const double *nb, double *sx, do
     return failed;
 }
 
-const char *clx_estimator_name(clx_estimator estimator)
-{
-    switch (estimator) {
-    case CLX_ESTIMATOR_DEFAULT: return "default";
-    case CLX_ESTIMATOR_LSQ: return "lsq";
-    case CLX_ESTIMATOR_GAUSS3: return "gauss3";
-    case CLX_ESTIMATOR_PARABOLA3: return "parabola3";
-    case CLX_ESTIMATOR_CENTROID: return "centroid";
-    }
-    return "?";
-}

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "params/kernel_params.h"
+#include "runtime/context.h"
+#include "runtime/program_build.h"
 
 static const char *pixel_ctype(clx_pixel_type t)
 {
@@ -105,6 +107,16 @@ int kernel_options_format(const struct kernel_params *p, char *buf, size_t len)
                      d->broadcast, d->few_wg, f->radius, f->border, f->epilogue, f->input_real, f->k,
                      f->rows_tx, f->rows_ty, f->cols_tx, f->cols_ty);
     return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+int program_build_params(struct clx_context *ctx, const char *file, const struct kernel_params *p,
+                         cl_program *program)
+{
+    char options[2048];
+    *program = NULL;
+    if (kernel_options_format(p, options, sizeof options))
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "kernel options too long");
+    return program_build(ctx, file, options, program);
 }
 
 /* The FFT libraries by kernel_params.fft_backend, named as fft_backend_named()

@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include "clxcorr.h"
+#include <CL/cl.h>
 #include "runtime/device.h"
 
 /* The direct correlation kernels' shapes (cl/correlate_direct.cl, cl/correlate_direct_few.cl). */
@@ -91,6 +92,12 @@ int kernel_params_override(struct kernel_params *p, const char *overrides, char 
 
 /* The name of p's FFT library ("clfft", "vkfft"), as fft_backend_named() takes it. */
 const char *kernel_params_fft_name(const struct kernel_params *p);
+
+struct clx_context;
+/* cl/<file> built for the context's device with p's options
+ * (runtime/program_build.h: once per OpenCL context). */
+int program_build_params(struct clx_context *ctx, const char *file, const struct kernel_params *p,
+                         cl_program *program);
 
 /* Checks the work-group shapes against the device; 0 or -1 with `why`. */
 int kernel_params_check(const struct kernel_params *p, const struct device_entry *dev, char *why,

@@ -30,6 +30,13 @@ int tuning_path(const char *cache_dir, char *out, size_t len)
     return snprintf(out, len, "%s/" TUNING_FILE, dir) < (int)len ? 0 : -1;
 }
 
+int tuning_path_of(const struct clx_context *ctx, char *out, size_t len)
+{
+    if (!ctx->tuning_dir[0])
+        return -1;
+    return snprintf(out, len, "%s/" TUNING_FILE, ctx->tuning_dir) < (int)len ? 0 : -1;
+}
+
 /* ---- shipped defaults ---------------------------------------------------- */
 
 /*
@@ -182,13 +189,14 @@ void tuning_for(const struct clx_context *ctx, clx_mode mode, const struct kerne
     tuning_shipped(&ctx->dev, mode, out, &why);
     tuning_class(mode, p, out->workload, sizeof out->workload);
     snprintf(how, how_len, "%s", why);
-    if (ctx->ignore_tuning || !ctx->tuning_path[0])
+    char path[PATH_MAX];
+    if (ctx->ignore_tuning || tuning_path_of(ctx, path, sizeof path) != 0)
         return;
     clx_tuning found;
-    if (lookup(ctx->tuning_path, out, &found)) {
+    if (lookup(path, out, &found)) {
         *out = found;
         snprintf(how, how_len, "tuned on %s for %s (%.0f images/s against %.0f with the defaults; %s)", found.date,
-                 found.workload, found.rate, found.default_rate, ctx->tuning_path);
+                 found.workload, found.rate, found.default_rate, path);
     }
 }
 

@@ -24,6 +24,11 @@ void tuning_class(clx_mode mode, const struct kernel_params *p, char *out, size_
 /* The tuning file's path for a cache directory. Returns 0, or -1 when there is none. */
 int tuning_path(const char *cache_dir, char *out, size_t len);
 
+/* The tuning file a context reads and `clxcorr tune` writes (in its
+ * tuning_dir). Returns 0, or -1 when it has none (no cache directory, or
+ * opened with no_tuning). */
+int tuning_path_of(const struct clx_context *ctx, char *out, size_t len);
+
 /*
  * What a plan of `mode` with base parameters p runs with on the context's
  * device: the tuning file's entry for it if there is one (and the context

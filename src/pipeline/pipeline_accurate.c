@@ -38,6 +38,7 @@
 #include "pipeline/plan.h"
 #include "runtime/cl_error.h"
 #include "runtime/context.h"
+#include "runtime/program_build.h"
 
 /*
  * The refinement's search radius. Each iteration starts where the last one
@@ -69,7 +70,7 @@ static int ntiles_of(const struct clx_plan *plan)
 static int build(struct clx_context *ctx, const char *file, const struct kernel_params *p, const char *name,
                  cl_program *program, cl_kernel *kernel)
 {
-    int status = program_build(ctx, file, p, program);
+    int status = program_build_params(ctx, file, p, program);
     return status == CLX_OK ? kernel_create(ctx, *program, name, kernel) : status;
 }
 
@@ -199,7 +200,7 @@ static int filter_images(struct clx_plan *plan, clx_pixel_type type, size_t n)
     if (a->prefilter) {
         status = filter_enqueue(a->prefilter, plan->images, type, plan->image_w, plan->image_h, (int)n, a->filtered);
         if (status == CLX_OK)
-            profile_mark(ctx, "filter", bytes);
+            ctx_profile_mark(ctx, "filter", bytes);
         return status;
     }
     int t = type - 1;
@@ -215,7 +216,7 @@ static int filter_images(struct clx_plan *plan, clx_pixel_type type, size_t n)
     CL_CALL(ctx, clSetKernelArg(a->to_real[t], 1, sizeof a->filtered, &a->filtered));
     CL_CALL(ctx, clSetKernelArg(a->to_real[t], 2, sizeof count, &count));
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, a->to_real[t], 1, NULL, &global, NULL, 0, NULL, NULL));
-    profile_mark(ctx, "filter", bytes);
+    ctx_profile_mark(ctx, "filter", bytes);
 error:
     return status;
 }
@@ -256,7 +257,7 @@ static int sample(struct clx_plan *plan, int nslots, cl_mem tile_ids, int intege
     int status = CLX_OK;
     /* The host may have worked since the last enqueue (fits between
      * passes): that time is nobody's stage. */
-    profile_begin(ctx);
+    ctx_profile_begin(ctx);
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof a->filtered, &a->filtered));
     CL_CALL(ctx, clSetKernelArg(k, 1, sizeof plan->image_w, &plan->image_w));
     CL_CALL(ctx, clSetKernelArg(k, 2, sizeof plan->image_h, &plan->image_h));
@@ -270,7 +271,7 @@ static int sample(struct clx_plan *plan, int nslots, cl_mem tile_ids, int intege
                          ((size_t)p->win_h + local[1] - 1) / local[1] * local[1], (size_t)nslots };
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 3, NULL, global, local, 0, NULL, NULL));
     /* Profiled bytes: each window read (interpolation reads a few more rows) and written. */
-    profile_mark(ctx, "sample", 2.0 * nslots * p->win_w * p->win_h * real_size(plan));
+    ctx_profile_mark(ctx, "sample", 2.0 * nslots * p->win_w * p->win_h * real_size(plan));
 error:
     return status;
 }
@@ -285,7 +286,7 @@ static int prepare(struct clx_plan *plan, cl_kernel k, struct stage *s, cl_mem t
     CL_CALL(ctx, clSetKernelArg(k, 1, sizeof s->prepared, &s->prepared));
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, 0, NULL, NULL));
     /* Profiled bytes: the windows read, the stage's padded tiles written. */
-    profile_mark(ctx, "prepare",
+    ctx_profile_mark(ctx, "prepare",
                  (double)ntiles * real_size(plan) *
                      ((double)plan->params.win_w * plan->params.win_h + (double)s->params.pad_w * s->params.pad_h));
 error:
@@ -508,7 +509,7 @@ static int measure_zncc(struct clx_plan *plan, int ntiles)
     CL_CALL(ctx, clSetKernelArg(k, 2, sizeof plan->nwin, &plan->nwin));
     CL_CALL(ctx, clSetKernelArg(k, 3, sizeof a->zncc_values, &a->zncc_values));
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, 0, NULL, NULL));
-    profile_mark(ctx, "zncc", 2.0 * ntiles * p->win_w * p->win_h * real_size(plan));
+    ctx_profile_mark(ctx, "zncc", 2.0 * ntiles * p->win_w * p->win_h * real_size(plan));
     CL_CALL(ctx, clEnqueueReadBuffer(ctx->queue, a->zncc_values, CL_TRUE, 0, real_size(plan) * ntiles, a->zncc_host,
                                      0, NULL, NULL));
     for (int t = 0; t < ntiles; t++)

@@ -79,7 +79,7 @@ int seed_push(struct clx_plan *plan, clx_pixel_type type, size_t count)
      * padded tile written. */
     const struct kernel_params *p = &sp->stage.params;
     double tiles = (double)count * plan->nwin;
-    profile_mark(plan->ctx, "prepare",
+    ctx_profile_mark(plan->ctx, "prepare",
                  tiles * (2.0 * p->win_w * p->win_h * clx_pixel_size(type) +
                           (double)p->pad_w * p->pad_h * real_size(plan)));
     if (status == CLX_OK)

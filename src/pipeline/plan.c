@@ -54,11 +54,6 @@ void clx_plan_options_init(clx_plan_options *o)
     o->fine_shift = 2;
 }
 
-const char *clx_mode_name(clx_mode mode)
-{
-    return mode == CLX_MODE_SEED ? "seed" : mode == CLX_MODE_ACCURATE ? "accurate" : "?";
-}
-
 static size_t real_size(const struct clx_plan *plan)
 {
     return plan->params.use_double ? sizeof(double) : sizeof(float);
@@ -258,9 +253,9 @@ static int upload_pixels(struct clx_plan *plan, const void *pixels, clx_pixel_ty
     int status = reserve_images(plan, bytes);
     if (status != CLX_OK)
         return status;
-    profile_begin(ctx);
+    ctx_profile_begin(ctx);
     CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, plan->images, CL_FALSE, 0, bytes, pixels, 0, NULL, NULL));
-    profile_mark(ctx, "upload", (double)bytes);
+    ctx_profile_mark(ctx, "upload", (double)bytes);
 error:
     return status;
 }
@@ -297,6 +292,12 @@ static int check_image(struct clx_plan *plan, const clx_image *img, const char *
 /* ---- create / release ---------------------------------------------------- */
 
 static void plan_free(struct clx_plan *plan);
+
+/* The handle table's way to free a plan whose context goes first. */
+static void plan_free_handle(void *plan)
+{
+    plan_free(plan);
+}
 
 /* The tuning's parameters (tuning_db.h) with the caller's after them, so that
  * the caller's win key by key; they become plan->opt.params. */
@@ -420,7 +421,7 @@ int clx_plan_create(clx_context *ctx, const clx_image *reference, const clx_regi
     status = options->mode == CLX_MODE_SEED ? seed_create(plan) : accurate_create(plan);
     if (status != CLX_OK || (status = set_reference(plan, reference)) != CLX_OK)
         goto error;
-    if (handle_add(plan, HANDLE_PLAN, ctx) != CLX_OK) {
+    if (handle_add(plan, HANDLE_PLAN, ctx, plan_free_handle) != CLX_OK) {
         status = ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
         goto error;
     }

@@ -1,4 +1,7 @@
-/* context.c - opening a device: OpenCL context, queue, kernel and cache dirs. */
+/*
+ * context.c - opening a device: OpenCL context, queue, program table, kernel
+ * and cache directories; the context's log, errors, buffers and stage marks.
+ */
 #include "config.h"
 
 #include <stdarg.h>
@@ -6,12 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "params/tuning_db.h"
-#include "runtime/cl_error.h"
 #include "runtime/context.h"
 #include "runtime/handle.h"
 #include "runtime/kernel_cache.h"
 #include "runtime/kernel_source.h"
+#include "runtime/program_table.h"
 
 void clx_context_options_init(clx_context_options *o)
 {
@@ -96,7 +98,18 @@ void ctx_pinned_free(struct clx_context *ctx, struct pinned *p)
     memset(p, 0, sizeof *p);
 }
 
-cl_command_queue ctx_queue_create(struct clx_context *ctx, cl_int *err)
+void ctx_profile_mark(struct clx_context *ctx, const char *name, double bytes)
+{
+    profile_mark(ctx->profile, ctx->queue, name, bytes);
+}
+
+void ctx_profile_begin(struct clx_context *ctx)
+{
+    profile_mark(ctx->profile, ctx->queue, NULL, 0);
+}
+
+/* The context's in-order queue, with profiling when ctx->profile is set. */
+static cl_command_queue queue_create(struct clx_context *ctx, cl_int *err)
 {
     cl_command_queue_properties props = ctx->profile ? CL_QUEUE_PROFILING_ENABLE : 0;
     return clCreateCommandQueue(ctx->cl, ctx->dev.device, props, err);
@@ -108,6 +121,7 @@ static void context_free(struct clx_context *ctx)
     if (!ctx)
         return;
     profile_release(ctx->profile);
+    program_table_release(ctx->programs);
     if (ctx->queue)
         clReleaseCommandQueue(ctx->queue);
     if (ctx->cl)
@@ -127,15 +141,16 @@ int ctx_clone(struct clx_context *ctx, struct clx_context **out)
     /* Stage times are taken on the context's own queue only (one plan at a
      * time, so that stages do not overlap); clones run unprofiled. */
     c->profile = NULL;
-    c->queue = ctx_queue_create(c, &err);
+    c->queue = queue_create(c, &err);
     if (err != CL_SUCCESS) {
         free(c);
         return ctx_fail(ctx, cl_status(err), "cannot create another command queue on %s: %s",
                         ctx->dev.info.name, cl_errstr(err));
     }
-    /* The clone holds its own reference: the two are released in any order. */
+    /* The clone holds its own references: the two are released in any order. */
     clRetainContext(c->cl);
-    if (handle_add(c, HANDLE_CONTEXT, NULL) != CLX_OK) {
+    program_table_retain(c->programs);
+    if (handle_add(c, HANDLE_CONTEXT, NULL, NULL) != CLX_OK) {
         context_free(c);
         return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
     }
@@ -157,13 +172,66 @@ static void log_device_skip(void *user, const char *line)
         s->log(s->user, CLX_LOG_WARNING, line);
 }
 
+/* The device `opt` names (or $CLXCORR_DEVICE, or the default), into dev. */
+static int choose_device(const clx_context_options *opt, struct device_entry *dev, clx_message *msg)
+{
+    struct device_entry *entries = NULL;
+    size_t count = 0, chosen = 0;
+    const char *spec = opt->device;
+    if (!spec || !*spec)
+        spec = getenv("CLXCORR_DEVICE");
+    int status = devices_enumerate(&entries, &count, msg);
+    if (status != CLX_OK)
+        return status;
+    struct skip_log skip = { opt->log, opt->log_user };
+    status = device_select(entries, count, spec, opt->need_fp64, log_device_skip, &skip, &chosen, msg);
+    if (status == CLX_OK)
+        *dev = entries[chosen];
+    free(entries);
+    return status;
+}
+
+/* Where kernels, binaries and the tuning file are, and the profile. */
+static int set_places(struct clx_context *ctx, const clx_context_options *opt, clx_message *msg)
+{
+    int status = kernel_dir_find(opt->kernel_dir, ctx->kernel_dir, sizeof ctx->kernel_dir, msg);
+    if (status != CLX_OK)
+        return status;
+    if (!opt->no_cache)
+        kernel_cache_dir(opt->cache_dir, ctx->cache_dir, sizeof ctx->cache_dir);
+    /* The tuning file is read even without the kernel cache: it holds
+     * measurements, not binaries that a new driver could invalidate. */
+    if (!opt->no_tuning)
+        kernel_cache_dir(opt->cache_dir, ctx->tuning_dir, sizeof ctx->tuning_dir);
+    if (opt->profile && !(ctx->profile = calloc(1, sizeof *ctx->profile)))
+        return msg_fail(msg, CLX_ERR_HOST_MEMORY, "out of host memory");
+    return CLX_OK;
+}
+
+/* The OpenCL context, its queue and its program table. */
+static int create_cl_objects(struct clx_context *ctx, clx_message *msg)
+{
+    cl_int err;
+    cl_context_properties props[] = {
+        CL_CONTEXT_PLATFORM, (cl_context_properties)ctx->dev.platform, 0
+    };
+    ctx->cl = clCreateContext(props, 1, &ctx->dev.device, NULL, NULL, &err);
+    if (err != CL_SUCCESS)
+        return msg_fail(msg, cl_status(err), "cannot create an OpenCL context on %s: %s", ctx->dev.info.name,
+                        cl_errstr(err));
+    ctx->queue = queue_create(ctx, &err);
+    if (err != CL_SUCCESS)
+        return msg_fail(msg, cl_status(err), "cannot create a command queue on %s: %s", ctx->dev.info.name,
+                        cl_errstr(err));
+    if (!(ctx->programs = program_table_create()))
+        return msg_fail(msg, CLX_ERR_HOST_MEMORY, "out of host memory");
+    return CLX_OK;
+}
+
 int clx_context_open(const clx_context_options *opt, clx_context **out, clx_message *msg)
 {
     clx_context_options defaults;
-    struct device_entry *entries = NULL;
-    size_t count = 0, chosen = 0;
     struct clx_context *ctx = NULL;
-    cl_int err;
     int status;
 
     msg_clear(msg);
@@ -174,92 +242,29 @@ int clx_context_open(const clx_context_options *opt, clx_context **out, clx_mess
         clx_context_options_init(&defaults);
         opt = &defaults;
     }
-    const char *spec = opt->device;
-    if (!spec || !*spec)
-        spec = getenv("CLXCORR_DEVICE");
-
-    status = devices_enumerate(&entries, &count, msg);
-    if (status != CLX_OK)
-        return status;
-    struct skip_log skip = { opt->log, opt->log_user };
-    status = device_select(entries, count, spec, opt->need_fp64, log_device_skip, &skip, &chosen, msg);
-    if (status != CLX_OK)
-        goto fail;
-
-    ctx = calloc(1, sizeof *ctx);
-    if (!ctx) {
-        status = msg_fail(msg, CLX_ERR_HOST_MEMORY, "out of host memory");
-        goto fail;
-    }
-    ctx->dev = entries[chosen];
+    if (!(ctx = calloc(1, sizeof *ctx)))
+        return msg_fail(msg, CLX_ERR_HOST_MEMORY, "out of host memory");
     ctx->log = opt->log;
     ctx->log_user = opt->log_user;
     ctx->log_level = opt->log_level;
-
-    status = kernel_dir_find(opt->kernel_dir, ctx->kernel_dir, sizeof ctx->kernel_dir, msg);
-    if (status != CLX_OK)
+    if ((status = choose_device(opt, &ctx->dev, msg)) != CLX_OK || (status = set_places(ctx, opt, msg)) != CLX_OK ||
+        (status = create_cl_objects(ctx, msg)) != CLX_OK)
         goto fail;
-    if (!opt->no_cache)
-        kernel_cache_dir(opt->cache_dir, ctx->cache_dir, sizeof ctx->cache_dir);
-    /* The tuning file is read even without the kernel cache: it holds
-     * measurements, not binaries that a new driver could invalidate. */
-    if (opt->no_tuning || tuning_path(opt->cache_dir, ctx->tuning_path, sizeof ctx->tuning_path) != 0)
-        ctx->tuning_path[0] = '\0';
-    if (opt->profile && !(ctx->profile = calloc(1, sizeof *ctx->profile))) {
-        status = msg_fail(msg, CLX_ERR_HOST_MEMORY, "out of host memory");
-        goto fail;
-    }
-
-    cl_context_properties props[] = {
-        CL_CONTEXT_PLATFORM, (cl_context_properties)ctx->dev.platform, 0
-    };
-    ctx->cl = clCreateContext(props, 1, &ctx->dev.device, NULL, NULL, &err);
-    if (err != CL_SUCCESS) {
-        status = msg_fail(msg, cl_status(err), "cannot create an OpenCL context on %s: %s",
-                          ctx->dev.info.name, cl_errstr(err));
-        goto fail;
-    }
-    ctx->queue = ctx_queue_create(ctx, &err);
-    if (err != CL_SUCCESS) {
-        status = msg_fail(msg, cl_status(err), "cannot create a command queue on %s: %s",
-                          ctx->dev.info.name, cl_errstr(err));
-        goto fail;
-    }
     ctx_log(ctx, CLX_LOG_INFO, "device %d:%d: %s (%s, %s, driver %s)", ctx->dev.info.platform_index,
             ctx->dev.info.device_index, ctx->dev.info.name, ctx->dev.info.platform_name,
             clx_device_type_name(ctx->dev.info.type), ctx->dev.info.driver_version);
     ctx_log(ctx, CLX_LOG_DEBUG, "kernels from %s; binary cache %s", ctx->kernel_dir,
             ctx->cache_dir[0] ? ctx->cache_dir : "off");
-    if (handle_add(ctx, HANDLE_CONTEXT, NULL) != CLX_OK) {
+    if (handle_add(ctx, HANDLE_CONTEXT, NULL, NULL) != CLX_OK) {
         status = msg_fail(msg, CLX_ERR_HOST_MEMORY, "out of host memory");
         goto fail;
     }
-    free(entries);
     *out = ctx;
     return CLX_OK;
 
 fail:
-    free(entries);
     context_free(ctx);
     return status;
-}
-
-/* Releases the objects of `kind` still open on ctx, which would otherwise
- * point into a freed context; returns how many there were. */
-static size_t release_owned(struct clx_context *ctx, enum handle_kind kind)
-{
-    void *left[16];
-    size_t total = 0, n;
-    while ((n = handle_owned(ctx, kind, left, 16)) > 0) {
-        size_t now = n < 16 ? n : 16;
-        for (size_t i = 0; i < now; i++)
-            if (kind == HANDLE_PLAN)
-                clx_plan_release(left[i]);
-            else
-                clx_filter_release(left[i]);
-        total += now;
-    }
-    return total;
 }
 
 void clx_context_release(clx_context *ctx)
@@ -267,9 +272,10 @@ void clx_context_release(clx_context *ctx)
     /* A context released twice, or never opened, is left alone. */
     if (!ctx || !handle_remove(ctx, HANDLE_CONTEXT))
         return;
-    /* Plans first: they release the filters they made themselves. */
-    size_t plans = release_owned(ctx, HANDLE_PLAN);
-    size_t filters = release_owned(ctx, HANDLE_FILTER);
+    /* Objects still open on it would point into a freed context. Plans
+     * first: they release the filters they made themselves. */
+    size_t plans = handle_free_owned(ctx, HANDLE_PLAN);
+    size_t filters = handle_free_owned(ctx, HANDLE_FILTER);
     if (plans || filters)
         ctx_log(ctx, CLX_LOG_WARNING,
                 "clx_context_release: %zu plan(s) and %zu filter(s) were still open on the context and were "

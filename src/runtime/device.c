@@ -36,8 +36,13 @@ static int has_extension(cl_device_id dev, const char *name)
         char *ext = malloc(len + 1);
         if (ext && clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, len, ext, NULL) == CL_SUCCESS) {
             ext[len] = '\0';
-            for (char *w = strtok(ext, " "); w && !found; w = strtok(NULL, " "))
-                found = strcmp(w, name) == 0;
+            /* Word by word, without strtok's hidden state: contexts may be
+             * opened from several threads at once. */
+            size_t n = strlen(name);
+            for (const char *w = ext; *w && !found; w += strcspn(w, " ")) {
+                w += strspn(w, " ");
+                found = strncmp(w, name, n) == 0 && (w[n] == ' ' || w[n] == '\0');
+            }
         }
         free(ext);
     }
@@ -258,17 +263,6 @@ int clx_devices_list(clx_device_info **devices, size_t *count, clx_message *msg)
     *devices = out;
     *count = n;
     return CLX_OK;
-}
-
-const char *clx_device_type_name(clx_device_type type)
-{
-    switch (type) {
-    case CLX_DEVICE_GPU: return "GPU";
-    case CLX_DEVICE_CPU: return "CPU";
-    case CLX_DEVICE_ACCELERATOR: return "accelerator";
-    case CLX_DEVICE_OTHER: break;
-    }
-    return "other";
 }
 
 const char *device_unsuitable_reason(const struct device_entry *e, int need_fp64)

@@ -11,6 +11,7 @@ struct handle {
     const void *object;
     const void *owner;
     enum handle_kind kind;
+    handle_free_fn free_fn;
 };
 
 /* One table for the process: contexts may be used from several threads at
@@ -31,7 +32,7 @@ static size_t find(const void *object)
     return i;
 }
 
-int handle_add(const void *object, enum handle_kind kind, const void *owner)
+int handle_add(const void *object, enum handle_kind kind, const void *owner, handle_free_fn free_fn)
 {
     int status = CLX_OK;
     pthread_mutex_lock(&lock);
@@ -48,6 +49,7 @@ int handle_add(const void *object, enum handle_kind kind, const void *owner)
     table[used].object = object;
     table[used].owner = owner;
     table[used].kind = kind;
+    table[used].free_fn = free_fn;
     used++;
 done:
     pthread_mutex_unlock(&lock);
@@ -79,16 +81,33 @@ int handle_check(const void *object, enum handle_kind kind)
     return live ? CLX_OK : CLX_ERR_STATE;
 }
 
-size_t handle_owned(const void *owner, enum handle_kind kind, void **objects, size_t capacity)
+/* Takes the first live object of `kind` owned by `owner` out of the table;
+ * 0 when there is none. */
+static int take_owned(const void *owner, enum handle_kind kind, struct handle *out)
 {
-    size_t n = 0;
+    int found = 0;
     pthread_mutex_lock(&lock);
-    for (size_t i = 0; i < used; i++)
+    for (size_t i = 0; i < used && !found; i++)
         if (table[i].owner == owner && table[i].kind == kind) {
-            if (n < capacity)
-                objects[n] = (void *)table[i].object;
-            n++;
+            *out = table[i];
+            table[i] = table[used - 1];
+            used--;
+            found = 1;
         }
     pthread_mutex_unlock(&lock);
+    return found;
+}
+
+size_t handle_free_owned(const void *owner, enum handle_kind kind)
+{
+    struct handle h;
+    size_t n = 0;
+    /* One at a time and outside the lock: freeing an object may take other
+     * objects out of the table (a plan its own filter). */
+    while (take_owned(owner, kind, &h)) {
+        if (h.free_fn)
+            h.free_fn((void *)h.object);
+        n++;
+    }
     return n;
 }

@@ -22,9 +22,13 @@ enum handle_kind {
     HANDLE_FILTER = 3
 };
 
+/* Frees an object whose entry is gone from the table. */
+typedef void (*handle_free_fn)(void *object);
+
 /* Records a new object of `kind` made on `owner` (its context; NULL for a
- * context). CLX_OK, or CLX_ERR_HOST_MEMORY. */
-int handle_add(const void *object, enum handle_kind kind, const void *owner);
+ * context), and how to free it when its owner goes first. CLX_OK, or
+ * CLX_ERR_HOST_MEMORY. */
+int handle_add(const void *object, enum handle_kind kind, const void *owner, handle_free_fn free_fn);
 
 /* Forgets the object: it is being released. Returns 1 if it was live, 0 if
  * not (released already, or never handed out): the caller then frees nothing. */
@@ -34,8 +38,12 @@ int handle_remove(const void *object, enum handle_kind kind);
  * NULL; CLX_ERR_STATE otherwise (released, or not one of ours). */
 int handle_check(const void *object, enum handle_kind kind);
 
-/* Up to `capacity` live objects of `kind` made on `owner`, into objects;
- * returns how many there are in all. */
-size_t handle_owned(const void *owner, enum handle_kind kind, void **objects, size_t capacity);
+/*
+ * Frees the live objects of `kind` still open on `owner`, each through the
+ * free function it was added with, and returns how many there were. This is
+ * how a context releases the plans and filters made on it without knowing
+ * them: they are layers above it.
+ */
+size_t handle_free_owned(const void *owner, enum handle_kind kind);
 
 #endif

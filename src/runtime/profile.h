@@ -8,16 +8,16 @@
  * is its mark's end minus the previous mark's end, and profile_begin puts a
  * mark where a batch starts. This needs no event from the FFT libraries
  * (VkFFT gives none) and nothing from a stage but its name and the bytes
- * it must move, which bench turns into achieved bandwidth. Without
- * clx_context_options.profile every call is a no-op.
+ * it must move, which bench turns into achieved bandwidth. The context
+ * holds a profile when it was opened with clx_context_options.profile, and
+ * passes it with its queue (ctx_profile_mark, runtime/context.h); a NULL
+ * profile makes every call a no-op.
  */
 #ifndef CLX_PROFILE_H
 #define CLX_PROFILE_H
 
 #include <CL/cl.h>
 #include "clxcorr.h"
-
-struct clx_context;
 
 #define PROFILE_MARKS 64       /* marks pending before they are read */
 #define PROFILE_STAGES 32      /* distinct stage names */
@@ -33,14 +33,13 @@ struct profile {
     int failed;                         /* a mark or its timestamp could not be had */
 };
 
-/* A batch starts here. */
-void profile_begin(struct clx_context *ctx);
+/* The stage `name` (a string literal; NULL: a batch starts) ends here on
+ * `queue`, having moved `bytes` (0: not modelled). */
+void profile_mark(struct profile *p, cl_command_queue queue, const char *name, double bytes);
 
-/* The stage `name` (a string literal) ends here, having moved `bytes` (0: not modelled). */
-void profile_mark(struct clx_context *ctx, const char *name, double bytes);
-
-/* Reads every pending mark into the totals (waits for them). */
-int profile_collect(struct clx_context *ctx);
+/* Reads every pending mark into the totals (waits for them); CL_SUCCESS or
+ * the OpenCL error that stopped it. */
+cl_int profile_collect(struct profile *p);
 
 void profile_release(struct profile *p);
 

@@ -1,15 +1,15 @@
-/* program_build.c - build options from kernel_params, compile or load from the cache. */
+/* program_build.c - a program compiled, or loaded from the binary cache, once per OpenCL context. */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/cl_error.h"
 #include "runtime/context.h"
 #include "runtime/kernel_cache.h"
 #include "runtime/kernel_source.h"
 #include "runtime/program_build.h"
+#include "runtime/program_table.h"
 
 /* Sends the build log to the context's log, one line per call. */
 static void log_build_failure(struct clx_context *ctx, cl_program prog, const char *file,
@@ -26,8 +26,15 @@ static void log_build_failure(struct clx_context *ctx, cl_program prog, const ch
     if (clGetProgramBuildInfo(prog, ctx->dev.device, CL_PROGRAM_BUILD_LOG, len, log, NULL) == CL_SUCCESS) {
         log[len] = '\0';
         ctx_log(ctx, CLX_LOG_WARNING, "build log:");
-        for (char *line = strtok(log, "\n"); line; line = strtok(NULL, "\n"))
-            ctx_log(ctx, CLX_LOG_WARNING, "  %s", line);
+        /* Line by line, in place (strtok's hidden state is not for a
+         * library whose contexts run in several threads). */
+        for (char *line = log, *end; *line; line = end) {
+            end = line + strcspn(line, "\n");
+            if (*end)
+                *end++ = '\0';
+            if (*line)
+                ctx_log(ctx, CLX_LOG_WARNING, "  %s", line);
+        }
     }
     free(log);
 }
@@ -68,18 +75,16 @@ static void store_in_cache(struct clx_context *ctx, cl_program prog, uint64_t ke
     free(bin);
 }
 
-int program_build(struct clx_context *ctx, const char *file, const struct kernel_params *p,
-                  cl_program *program)
+/* Makes one program for the table (program_make_fn): from the binary cache
+ * when it holds it, else compiled (and stored there). */
+static int make_program(void *user, const char *file, const char *options, cl_program *program)
 {
-    char options[2048];
+    struct clx_context *ctx = user;
     char *source = NULL;
     cl_program prog = NULL;
     cl_int err;
     int status;
 
-    *program = NULL;
-    if (kernel_options_format(p, options, sizeof options))
-        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "kernel options too long");
     status = kernel_source_read(ctx->kernel_dir, file, &source, &ctx->message);
     if (status != CLX_OK)
         return status;
@@ -118,6 +123,17 @@ error:
     if (prog)
         clReleaseProgram(prog);
     free(source);
+    return status;
+}
+
+int program_build(struct clx_context *ctx, const char *file, const char *options, cl_program *program)
+{
+    int made;
+    int status = program_table_get(ctx->programs, file, options, make_program, ctx, program, &made);
+    if (status == CLX_ERR_HOST_MEMORY && !ctx->message.text[0])
+        return ctx_fail(ctx, status, "out of host memory");
+    if (status == CLX_OK && !made)
+        ctx_log(ctx, CLX_LOG_DEBUG, "program %s: already built on this OpenCL context", file);
     return status;
 }
 

@@ -19,6 +19,7 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -492,9 +493,10 @@ int clx_tune(clx_context *ctx, const clx_image *reference, const clx_region *reg
             100.0 * (result->rate / default_rate - 1.0));
         if (!t.opt.dry_run) {
             clx_message msg;
-            if (!ctx->tuning_path[0])
+            char path[PATH_MAX];
+            if (tuning_path_of(ctx, path, sizeof path) != 0)
                 status = ctx_fail(ctx, CLX_ERR_IO, "no cache directory for the tuning file (set XDG_CACHE_HOME)");
-            else if ((status = tuning_store(ctx->tuning_path, result, &msg)) != CLX_OK)
+            else if ((status = tuning_store(path, result, &msg)) != CLX_OK)
                 ctx_fail(ctx, status, "%s", msg.text);
         }
     }
