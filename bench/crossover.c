@@ -30,7 +30,14 @@ static double time_or_nan(struct clx_context *ctx, const struct correlator_ops *
                           const char *overrides, int nwin, int ntiles, int run)
 {
     double ms;
-    if (method_time(ctx, ops, p, overrides, nwin, ntiles, run, &ms) != CLX_OK) {
+    char why[512];
+    struct kernel_overrides o;
+    kernel_overrides_init(&o);
+    if (overrides && kernel_overrides_parse(&o, overrides, 0, why, sizeof why)) {
+        fprintf(stderr, "  (%s %s: %s)\n", ops->name, overrides, why);
+        return -1;
+    }
+    if (method_time(ctx, ops, p, &o, nwin, ntiles, run, &ms) != CLX_OK) {
         fprintf(stderr, "  (%s %s: %s)\n", ops->name, overrides ? overrides : "", clx_context_message(ctx));
         return -1;
     }
@@ -154,8 +161,8 @@ int main(int argc, char **argv)
         struct kernel_params shown = p;
         correlator_direct.configure(&ctx->dev, &shown, nwin * images);
         printf("%dx%d R=%d (default shape: tx %d ty %d spx %d ipi %d rows %d split %d)\n", vjobs[j].w, vjobs[j].w,
-               p.search_rx, shown.direct.tx, shown.direct.ty, shown.direct.spx, shown.direct.ipi, shown.direct.rows,
-               shown.direct.split);
+               p.search_rx, shown.direct_tx, shown.direct_ty, shown.direct_spx, shown.direct_ipi, shown.direct_rows,
+               shown.direct_split);
         for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
             double ms = time_or_nan(ctx, &correlator_direct, &p, variants[v], nwin, nwin * images, nwin * images);
             printf("  %-56s %10.5f\n", variants[v][0] ? variants[v] : "defaults", ms);

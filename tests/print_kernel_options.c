@@ -49,10 +49,10 @@ static int print_filters(const struct device_entry *dev)
             for (int epilogue = 0; epilogue < 3; epilogue++) {
                 struct kernel_params p;
                 kernel_params_defaults(&p, dev);
-                p.filter.radius = radii[r];
-                p.filter.border = border;
-                p.filter.epilogue = epilogue;
-                p.filter.input_real = n % 4 == 3;
+                p.filter_r = radii[r];
+                p.filter_border = border;
+                p.filter_epilogue = epilogue;
+                p.filter_input_real = n % 4 == 3;
                 p.pixel = pixels[n % 3];
                 p.use_double = n % 5 == 1;
                 n++;
@@ -93,7 +93,7 @@ int main(void)
                     p.use_double = dbl;
                     p.fit_size = jobs[j].fit;
                     paths[path]->configure(&dev, &p, 4 * p.win_w);
-                    const char *kernels = path == 0 ? kernels_fft : p.direct.few ? kernels_direct_few : kernels_direct;
+                    const char *kernels = path == 0 ? kernels_fft : p.direct_few ? kernels_direct_few : kernels_direct;
                     bad |= print(kernels, &p);
                     /* The seed kernels' variants (tune searches them): each
                      * value once over the jobs, atomics in single precision;
@@ -110,12 +110,12 @@ int main(void)
                     p.window_fn = n % 3;
                     p.interp = n % 2;
                     bad |= print(kernels_accurate, &p);
-                    if (paths[path] == &correlator_direct && !p.direct.few && !dbl) {
+                    if (paths[path] == &correlator_direct && !p.direct_few && !dbl) {
                         /* The texture and hybrid variants, and a split. */
-                        p.direct.source = 1;
+                        p.direct_source = 1;
                         bad |= print(kernels, &p);
-                        p.direct.source = 2;
-                        p.direct.split = 3;
+                        p.direct_source = 2;
+                        p.direct_split = 3;
                         bad |= print(kernels, &p);
                     }
                 }

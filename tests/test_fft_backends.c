@@ -393,9 +393,9 @@ static void check_params(void)
     struct kernel_params p;
     char why[256];
     memset(&p, 0, sizeof p);
-    CHECK(kernel_params_override(&p, "fft=vkfft", why, sizeof why) == 0 && p.fft_backend == 1 &&
+    CHECK(kernel_params_override(&p, "fft=vkfft", why, sizeof why) == 0 && p.fft == 1 &&
           strcmp(kernel_params_fft_name(&p), "vkfft") == 0, "fft=vkfft: %s", why);
-    CHECK(kernel_params_override(&p, "fft=clfft", why, sizeof why) == 0 && p.fft_backend == 0 &&
+    CHECK(kernel_params_override(&p, "fft=clfft", why, sizeof why) == 0 && p.fft == 0 &&
           strcmp(kernel_params_fft_name(&p), "clfft") == 0, "fft=clfft: %s", why);
     CHECK(kernel_params_override(&p, "fft=fftw", why, sizeof why) == -1 &&
           strcmp(why, "parameter fft=fftw: expected clfft or vkfft or auto") == 0, "fft=fftw: '%s'", why);

@@ -54,13 +54,13 @@ static size_t real_size(const struct kernel_params *p)
 #define FEW_SHIFTS_MAX 49
 
 /* Local memory the kernel declares for a shape. */
-static size_t local_bytes(const struct kernel_params *p, const struct direct_params *d)
+static size_t local_bytes(const struct kernel_params *p)
 {
-    if (d->few)
-        return (size_t)d->few_wg * p->corr_w * p->corr_h * real_size(p);
-    size_t floats = (size_t)d->rows * p->win_w;
-    if (d->source != 1)
-        floats += (size_t)d->ipi * (d->rows + d->ty - 1) * (p->win_w + d->tx * d->spx - 1);
+    if (p->direct_few)
+        return (size_t)p->direct_few_wg * p->corr_w * p->corr_h * real_size(p);
+    size_t floats = (size_t)p->direct_rows * p->win_w;
+    if (p->direct_source != 1)
+        floats += (size_t)p->direct_ipi * (p->direct_rows + p->direct_ty - 1) * (p->win_w + p->direct_tx * p->direct_spx - 1);
     return floats * real_size(p);
 }
 
@@ -78,47 +78,46 @@ static int next_pow2(int n)
  */
 static void choose_shape(const struct device_entry *dev, struct kernel_params *p, int ntiles)
 {
-    struct direct_params *d = &p->direct;
     size_t maxwg = dev->max_work_group_size;
     int nwin_images = ntiles;   /* tiles: the (image, window) pairs of a batch */
 
-    d->spx = p->use_double ? 2 : 4;
-    d->ipi = 1;
-    d->rows = 8;
-    d->source = 0;
-    d->broadcast = 0;
-    d->hybrid_tex = 1;
-    d->hybrid_den = 2;
-    d->few = p->corr_w * p->corr_h <= FEW_SHIFTS_MAX;
+    p->direct_spx = p->use_double ? 2 : 4;
+    p->direct_ipi = 1;
+    p->direct_rows = 8;
+    p->direct_source = 0;
+    p->direct_broadcast = 0;
+    p->direct_hybrid_tex = 1;
+    p->direct_hybrid_den = 2;
+    p->direct_few = p->corr_w * p->corr_h <= FEW_SHIFTS_MAX;
     /* Enough columns of work-items to cover the shift columns, at most 16. */
-    d->tx = next_pow2((p->corr_w + d->spx - 1) / d->spx);
-    d->tx = d->tx < 4 ? 4 : d->tx > 16 ? 16 : d->tx;
-    d->ty = 64 / d->tx;
-    while (d->ty > 1 && d->ty / 2 >= p->corr_h)
-        d->ty /= 2;
-    while ((size_t)d->tx * d->ty > maxwg && d->ty > 1)
-        d->ty /= 2;
+    p->direct_tx = next_pow2((p->corr_w + p->direct_spx - 1) / p->direct_spx);
+    p->direct_tx = p->direct_tx < 4 ? 4 : p->direct_tx > 16 ? 16 : p->direct_tx;
+    p->direct_ty = 64 / p->direct_tx;
+    while (p->direct_ty > 1 && p->direct_ty / 2 >= p->corr_h)
+        p->direct_ty /= 2;
+    while ((size_t)p->direct_tx * p->direct_ty > maxwg && p->direct_ty > 1)
+        p->direct_ty /= 2;
 
     /* Fit the local memory, leaving room for the driver's own use. */
     size_t budget = dev->info.local_memory > 4096 ? dev->info.local_memory - 1024 : dev->info.local_memory;
-    while (local_bytes(p, d) > budget && d->rows > 1)
-        d->rows /= 2;
-    while (local_bytes(p, d) > budget && d->ty > 1)
-        d->ty /= 2;
-    while (local_bytes(p, d) > budget && d->spx > 1)
-        d->spx /= 2;
+    while (local_bytes(p) > budget && p->direct_rows > 1)
+        p->direct_rows /= 2;
+    while (local_bytes(p) > budget && p->direct_ty > 1)
+        p->direct_ty /= 2;
+    while (local_bytes(p) > budget && p->direct_spx > 1)
+        p->direct_spx /= 2;
 
     /* Split the overlap rows when the shift blocks alone leave the device
      * idle (few tiles, few shifts): each split keeps at least 8 rows. */
-    int nbx = (p->corr_w + d->tx * d->spx - 1) / (d->tx * d->spx);
-    int nby = (p->corr_h + d->ty - 1) / d->ty;
+    int nbx = (p->corr_w + p->direct_tx * p->direct_spx - 1) / (p->direct_tx * p->direct_spx);
+    int nby = (p->corr_h + p->direct_ty - 1) / p->direct_ty;
     long groups = (long)nbx * nby * nwin_images;
     long target = (long)dev->info.compute_units * (dev->info.type == CLX_DEVICE_GPU ? 8 : 2);
-    d->split = 1;
+    p->direct_split = 1;
     if (groups < target)
-        d->split = (int)imin((int)((target + groups - 1) / groups), imin(p->win_h / 8, 64));
-    if (d->split < 1)
-        d->split = 1;
+        p->direct_split = (int)imin((int)((target + groups - 1) / groups), imin(p->win_h / 8, 64));
+    if (p->direct_split < 1)
+        p->direct_split = 1;
 }
 
 static void direct_configure(const struct device_entry *dev, struct kernel_params *p, int ntiles)
@@ -140,8 +139,8 @@ static size_t direct_bytes(const struct kernel_params *p, int nwin, int ntiles)
 {
     size_t rs = real_size(p);
     size_t partials = 0;
-    if (p->direct.split > 1 && !p->direct.few)
-        partials = (size_t)p->direct.split * ntiles * p->corr_w * p->corr_h;
+    if (p->direct_split > 1 && !p->direct_few)
+        partials = (size_t)p->direct_split * ntiles * p->corr_w * p->corr_h;
     return rs * ((size_t)nwin * p->win_w * p->win_h + partials);
 }
 
@@ -166,28 +165,27 @@ static void direct_release(void *opaque)
 /* Can this device run this shape? (Overrides may have asked for any.) */
 static int check_variant(struct clx_context *ctx, const struct kernel_params *p, int ntiles)
 {
-    const struct direct_params *d = &p->direct;
     const char *dev = ctx->dev.info.name;
-    size_t local = local_bytes(p, d);
+    size_t local = local_bytes(p);
     if (local > ctx->dev.info.local_memory)
         return ctx_fail(ctx, CLX_ERR_UNSUPPORTED, "the direct kernel's shape needs %zu bytes of local memory; %s "
                         "has %llu (use %s)", local, dev, ctx->dev.info.local_memory,
-                        d->few ? "a smaller direct_few_wg, or direct_few=0"
+                        p->direct_few ? "a smaller direct_few_wg, or direct_few=0"
                                : "fewer direct_rows, direct_ty or direct_ipi");
-    if (d->few)
+    if (p->direct_few)
         return CLX_OK;   /* the other options shape the shift-parallel kernel only */
-    if (d->source != 0 && p->use_double)
+    if (p->direct_source != 0 && p->use_double)
         return ctx_fail(ctx, CLX_ERR_UNSUPPORTED, "the direct path's texture variant reads floats: not with --double");
-    if (d->source != 0 && (!ctx->dev.image_support || (size_t)ntiles * p->win_w * p->win_h > ctx->dev.image_max_buffer))
+    if (p->direct_source != 0 && (!ctx->dev.image_support || (size_t)ntiles * p->win_w * p->win_h > ctx->dev.image_max_buffer))
         return ctx_fail(ctx, CLX_ERR_UNSUPPORTED, "the direct path's texture variant needs images over buffers of "
                         "%zu texels; %s offers %zu", (size_t)ntiles * p->win_w * p->win_h, dev,
                         ctx->dev.image_max_buffer);
-    if (d->broadcast == 1 && !ctx->dev.has_subgroups)
+    if (p->direct_broadcast == 1 && !ctx->dev.has_subgroups)
         return ctx_fail(ctx, CLX_ERR_UNSUPPORTED, "%s has no sub-groups (cl_khr_subgroups) for direct_broadcast=1",
                         dev);
-    if (d->broadcast == 2 && ctx->dev.vendor != VENDOR_NVIDIA)
+    if (p->direct_broadcast == 2 && ctx->dev.vendor != VENDOR_NVIDIA)
         return ctx_fail(ctx, CLX_ERR_UNSUPPORTED, "direct_broadcast=2 is NVIDIA PTX; %s is not an NVIDIA device", dev);
-    if (d->broadcast != 0 && ((size_t)d->tx * d->ty) % 32 != 0)
+    if (p->direct_broadcast != 0 && ((size_t)p->direct_tx * p->direct_ty) % 32 != 0)
         return ctx_fail(ctx, CLX_ERR_UNSUPPORTED, "direct_broadcast needs work-groups of a multiple of 32 work-items");
     return CLX_OK;
 }
@@ -209,7 +207,7 @@ static int direct_create(struct clx_context *ctx, const struct kernel_params *p,
     if ((status = check_variant(ctx, p, ntiles)) != CLX_OK)
         goto error;
 
-    if (p->direct.few) {
+    if (p->direct_few) {
         status = program_build_params(ctx, "correlate_direct_few.cl", p, &st->program);
         if (status == CLX_OK)
             status = kernel_create(ctx, st->program, "correlate_direct_few", &st->correlate);
@@ -225,9 +223,9 @@ static int direct_create(struct clx_context *ctx, const struct kernel_params *p,
 
     st->refs = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, rs * nwin * p->win_w * p->win_h, NULL, &err);
     CL_CHECK_RESULT(ctx, "clCreateBuffer(reference windows)", err);
-    if (p->direct.split > 1 && !p->direct.few) {
+    if (p->direct_split > 1 && !p->direct_few) {
         st->partials = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE,
-                                      rs * p->direct.split * ntiles * p->corr_w * p->corr_h, NULL, &err);
+                                      rs * p->direct_split * ntiles * p->corr_w * p->corr_h, NULL, &err);
         CL_CHECK_RESULT(ctx, "clCreateBuffer(partial sums)", err);
     }
     *out = st;
@@ -278,7 +276,7 @@ static int enqueue_few(struct clx_context *ctx, struct direct_state *st, cl_mem 
                        cl_mem corr)
 {
     cl_kernel k = st->correlate;
-    size_t local = (size_t)st->params.direct.few_wg, global = local * ntiles;
+    size_t local = (size_t)st->params.direct_few_wg, global = local * ntiles;
     int status = CLX_OK;
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof st->refs, &st->refs));
     CL_CALL(ctx, clSetKernelArg(k, 1, sizeof prepared, &prepared));
@@ -292,39 +290,38 @@ error:
 
 static int direct_takes_subsets(const struct kernel_params *p)
 {
-    return p->direct.few;
+    return p->direct_few;
 }
 
 static int enqueue_shift_parallel(struct clx_context *ctx, struct direct_state *st, cl_mem prepared, int ntiles,
                                   cl_mem tile_ids, cl_mem corr)
 {
     const struct kernel_params *p = &st->params;
-    const struct direct_params *d = &p->direct;
     cl_kernel k = st->correlate;
-    cl_mem out = d->split > 1 ? st->partials : corr;
-    int nbx = (p->corr_w + d->tx * d->spx - 1) / (d->tx * d->spx);
-    int nby = (p->corr_h + d->ty - 1) / d->ty;
+    cl_mem out = p->direct_split > 1 ? st->partials : corr;
+    int nbx = (p->corr_w + p->direct_tx * p->direct_spx - 1) / (p->direct_tx * p->direct_spx);
+    int nby = (p->corr_h + p->direct_ty - 1) / p->direct_ty;
     int nimages = ntiles / st->nwin;
-    int nig = (nimages + d->ipi - 1) / d->ipi;
+    int nig = (nimages + p->direct_ipi - 1) / p->direct_ipi;
     int status = CLX_OK, arg = 0;
 
     if (tile_ids)
         return ctx_fail(ctx, CLX_ERR_UNSUPPORTED, "the shift-parallel direct kernel correlates whole batches");
-    if (d->source != 0 && (status = texture_for(ctx, st, prepared)) != CLX_OK)
+    if (p->direct_source != 0 && (status = texture_for(ctx, st, prepared)) != CLX_OK)
         return status;
     CL_CALL(ctx, clSetKernelArg(k, arg++, sizeof st->refs, &st->refs));
     CL_CALL(ctx, clSetKernelArg(k, arg++, sizeof prepared, &prepared));
-    if (d->source != 0)
+    if (p->direct_source != 0)
         CL_CALL(ctx, clSetKernelArg(k, arg++, sizeof st->texture, &st->texture));
     CL_CALL(ctx, clSetKernelArg(k, arg++, sizeof st->nwin, &st->nwin));
     CL_CALL(ctx, clSetKernelArg(k, arg++, sizeof ntiles, &ntiles));
     CL_CALL(ctx, clSetKernelArg(k, arg++, sizeof nbx, &nbx));
     CL_CALL(ctx, clSetKernelArg(k, arg++, sizeof out, &out));
-    size_t local[2] = { (size_t)d->tx, (size_t)d->ty };
-    size_t global[2] = { (size_t)d->tx * nbx * d->split * st->nwin * nig, (size_t)d->ty * nby };
+    size_t local[2] = { (size_t)p->direct_tx, (size_t)p->direct_ty };
+    size_t global[2] = { (size_t)p->direct_tx * nbx * p->direct_split * st->nwin * nig, (size_t)p->direct_ty * nby };
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, global, local, 0, NULL, NULL));
 
-    if (d->split > 1) {
+    if (p->direct_split > 1) {
         size_t n = ((size_t)ntiles * p->corr_w * p->corr_h + 63) / 64 * 64;
         CL_CALL(ctx, clSetKernelArg(st->reduce, 0, sizeof st->partials, &st->partials));
         CL_CALL(ctx, clSetKernelArg(st->reduce, 1, sizeof ntiles, &ntiles));
@@ -340,7 +337,7 @@ static int direct_enqueue(struct clx_context *ctx, void *opaque, cl_mem prepared
 {
     struct direct_state *st = opaque;
     const struct kernel_params *p = &st->params;
-    int status = p->direct.few ? enqueue_few(ctx, st, prepared, ntiles, tile_ids, corr)
+    int status = p->direct_few ? enqueue_few(ctx, st, prepared, ntiles, tile_ids, corr)
                                : enqueue_shift_parallel(ctx, st, prepared, ntiles, tile_ids, corr);
     /* Profiled bytes: each tile's two windows read, its correlation written. */
     double rs = p->use_double ? sizeof(double) : sizeof(float);

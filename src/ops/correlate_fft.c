@@ -69,7 +69,7 @@ static int params_backend(struct clx_context *ctx, const struct kernel_params *p
         return CLX_OK;
     if (strcmp(name, "vkfft") == 0)
         return ctx_fail(ctx, CLX_ERR_UNSUPPORTED, "VkFFT is not built into this clxcorr (configure found no vkFFT.h)");
-    return ctx_fail(ctx, CLX_ERR_ARGUMENT, "fft_backend %d: no such FFT library", p->fft_backend);
+    return ctx_fail(ctx, CLX_ERR_ARGUMENT, "fft %d: no such FFT library", p->fft);
 }
 
 static void fft_configure(const struct device_entry *dev, struct kernel_params *p, int ntiles)

@@ -102,16 +102,15 @@ int stage_create(struct clx_context *ctx, struct stage *s, const struct kernel_p
          (status = fft_choose(ctx, &s->params, nwin, ntiles, fft_why, sizeof fft_why)) != CLX_OK) ||
         (status = method_choose(ctx, config->method, &s->params, nwin, ntiles, &choice)) != CLX_OK)
         return status;
-    int fft_backend = s->params.fft_backend;
     s->correlator = choice.correlator;
     snprintf(s->explanation, sizeof s->explanation, "%s%s%s", choice.explanation, fft_why[0] ? "; " : "", fft_why);
     s->correlator->configure(&ctx->dev, &s->params, ntiles);
-    if ((config->overrides && kernel_params_override(&s->params, config->overrides, why, sizeof why)) ||
-        kernel_params_check(&s->params, &ctx->dev, why, sizeof why))
+    /* The caller's shapes win over those the correlator chose for the job.
+     * The FFT library was settled from them already (fft_choose measured
+     * fft=auto), so that one is left as it is. */
+    kernel_overrides_apply(config->overrides, ~KP_BIT(fft), &s->params);
+    if (kernel_params_check(&s->params, &ctx->dev, why, sizeof why))
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "%s", why);
-    /* The overrides say fft=auto again: keep what was measured. */
-    if (s->params.fft_backend == FFT_AUTO)
-        s->params.fft_backend = fft_backend;
     if ((status = subpixel_init(&s->estimator, config->estimator, base->fit_size)) != CLX_OK ||
         (config->fallback != CLX_ESTIMATOR_DEFAULT &&
          (status = subpixel_init(&s->fallback, config->fallback, base->fit_size)) != CLX_OK))

@@ -50,7 +50,7 @@ struct stage_config {
     clx_method method;                /* the path: auto (measured), FFT or direct */
     clx_estimator estimator;
     clx_estimator fallback;           /* CLX_ESTIMATOR_DEFAULT: none */
-    const char *overrides;            /* kernel parameter overrides, may be NULL */
+    const struct kernel_overrides *overrides; /* the caller's kernel parameters, may be NULL */
     int second_peak;
 };
 
@@ -60,7 +60,8 @@ void stage_image_bytes(const struct device_entry *dev, const struct kernel_param
                        int nwin, size_t *per_image, size_t *largest);
 
 /* Chooses the correlator, configures base's layouts for it, applies the
- * overrides, allocates the buffers and builds the kernels. */
+ * overrides (base holds them already; the correlator may have sized the
+ * same parameters since), allocates the buffers and builds the kernels. */
 int stage_create(struct clx_context *ctx, struct stage *s, const struct kernel_params *base,
                  const struct stage_config *config, int nwin, int ntiles);
 

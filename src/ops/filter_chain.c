@@ -173,10 +173,10 @@ static void stage_params(const struct clx_filter *f, int s, clx_pixel_type type,
     p->use_double = f->opt.use_double;
     /* Later stages read reals: one program whatever the input's type. */
     p->pixel = s == 0 ? type : CLX_PIXEL_F32;
-    p->filter.input_real = s > 0;
-    p->filter.radius = st->radius;
-    p->filter.border = (int)f->opt.border;
-    p->filter.epilogue = (int)st->epilogue;
+    p->filter_input_real = s > 0;
+    p->filter_r = st->radius;
+    p->filter_border = (int)f->opt.border;
+    p->filter_epilogue = (int)st->epilogue;
 }
 
 /* Stage s's kernels for input `type`, built on first use. */
@@ -282,7 +282,7 @@ error:
 }
 
 static int enqueue_rows(struct clx_filter *f, int s, const struct filter_kernels *k, const struct stage_io *io,
-                        const struct filter_params *fp)
+                        const struct kernel_params *fp)
 {
     struct clx_context *ctx = f->ctx;
     int status;
@@ -292,7 +292,7 @@ static int enqueue_rows(struct clx_filter *f, int s, const struct filter_kernels
     CL_CALL(ctx, clSetKernelArg(k->rows, 5, sizeof io->w, &io->w));
     CL_CALL(ctx, clSetKernelArg(k->rows, 6, sizeof io->h, &io->h));
     CL_CALL(ctx, clSetKernelArg(k->rows, 7, sizeof f->taps[s], &f->taps[s]));
-    size_t local[3] = { (size_t)fp->rows_tx, (size_t)fp->rows_ty, 1 };
+    size_t local[3] = { (size_t)fp->filter_rows_tx, (size_t)fp->filter_rows_ty, 1 };
     size_t global[3] = { round_up((size_t)io->w, local[0]), round_up((size_t)io->h, local[1]), (size_t)io->nimages };
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k->rows, 3, NULL, global, local, 0, NULL, NULL));
 error:
@@ -300,7 +300,7 @@ error:
 }
 
 static int enqueue_columns(struct clx_filter *f, int s, const struct filter_kernels *k, const struct stage_io *io,
-                           const struct filter_params *fp)
+                           const struct kernel_params *fp)
 {
     struct clx_context *ctx = f->ctx;
     int status;
@@ -311,9 +311,9 @@ static int enqueue_columns(struct clx_filter *f, int s, const struct filter_kern
     CL_CALL(ctx, clSetKernelArg(k->columns, 9, sizeof io->w, &io->w));
     CL_CALL(ctx, clSetKernelArg(k->columns, 10, sizeof io->h, &io->h));
     CL_CALL(ctx, clSetKernelArg(k->columns, 11, sizeof f->taps[s], &f->taps[s]));
-    size_t local[3] = { (size_t)fp->cols_tx, (size_t)fp->cols_ty, 1 };
+    size_t local[3] = { (size_t)fp->filter_cols_tx, (size_t)fp->filter_cols_ty, 1 };
     size_t global[3] = { round_up((size_t)io->w, local[0]),
-                         round_up(((size_t)io->h + fp->k - 1) / fp->k, local[1]), (size_t)io->nimages };
+                         round_up(((size_t)io->h + fp->filter_k - 1) / fp->filter_k, local[1]), (size_t)io->nimages };
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k->columns, 3, NULL, global, local, 0, NULL, NULL));
 error:
     return status;
@@ -332,9 +332,9 @@ static int enqueue_stage(struct clx_filter *f, int s, clx_pixel_type type, const
     stage_params(f, s, type, &p);
     size_t bytes = real_size(f) * io->w * io->h * io->nimages;
     if ((status = reserve(f, &f->rows, &f->rows_bytes, bytes, "row-pass temporaries")) != CLX_OK ||
-        (status = enqueue_rows(f, s, k, io, &p.filter)) != CLX_OK)
+        (status = enqueue_rows(f, s, k, io, &p)) != CLX_OK)
         return status;
-    return enqueue_columns(f, s, k, io, &p.filter);
+    return enqueue_columns(f, s, k, io, &p);
 }
 
 static int check_run(struct clx_filter *f, clx_pixel_type type, int w, int h, int nimages)

@@ -59,7 +59,7 @@ error:
 }
 
 int method_time(struct clx_context *ctx, const struct correlator_ops *ops, const struct kernel_params *base,
-                const char *overrides, int nwin, int ntiles, int run_tiles, double *ms)
+                const struct kernel_overrides *overrides, int nwin, int ntiles, int run_tiles, double *ms)
 {
     struct kernel_params p = *base;
     size_t rs = p.use_double ? sizeof(double) : sizeof(float);
@@ -67,11 +67,10 @@ int method_time(struct clx_context *ctx, const struct correlator_ops *ops, const
     cl_mem prepared = NULL, corr = NULL;
     cl_int err;
     int status;
-    char why[512];
 
     ops->configure(&ctx->dev, &p, ntiles);
-    if (overrides && kernel_params_override(&p, overrides, why, sizeof why))
-        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "%s", why);
+    if (overrides)
+        kernel_overrides_apply(overrides, overrides->given, &p);
     status = ops->create(ctx, &p, nwin, ntiles, &state);
     if (status != CLX_OK)
         return status;
@@ -169,9 +168,9 @@ int fft_choose(struct clx_context *ctx, struct kernel_params *p, int nwin, int n
     char key[768];
     struct method_choice c;   /* fft_ms: clFFT's time, direct_ms: VkFFT's */
     why[0] = '\0';
-    if (p->fft_backend != FFT_AUTO)
+    if (p->fft != FFT_AUTO)
         return CLX_OK;
-    p->fft_backend = 0;
+    p->fft = FFT_CLFFT;
     if (!strstr(clx_build_features(), "vkfft")) {
         snprintf(why, why_len, "fft auto: clFFT, the only FFT library of this build");
         return CLX_OK;
@@ -181,17 +180,20 @@ int fft_choose(struct clx_context *ctx, struct kernel_params *p, int nwin, int n
     strncat(key, "|clfft-vs-vkfft", sizeof key - strlen(key) - 1);
     c.cached = cache_lookup(ctx, key, &c);
     if (!c.cached) {
-        int status = method_time(ctx, &correlator_fft, p, "fft=clfft", nwin, ntiles, ntiles, &c.fft_ms);
+        struct kernel_params with = *p;
+        with.fft = FFT_CLFFT;
+        int status = method_time(ctx, &correlator_fft, &with, NULL, nwin, ntiles, ntiles, &c.fft_ms);
+        with.fft = FFT_VKFFT;
         if (status == CLX_OK)
-            status = method_time(ctx, &correlator_fft, p, "fft=vkfft", nwin, ntiles, ntiles, &c.direct_ms);
+            status = method_time(ctx, &correlator_fft, &with, NULL, nwin, ntiles, ntiles, &c.direct_ms);
         if (status != CLX_OK)
             return status;
         cache_store(ctx, key, &c);
     }
-    p->fft_backend = c.direct_ms < c.fft_ms ? 1 : 0;
+    p->fft = c.direct_ms < c.fft_ms ? FFT_VKFFT : FFT_CLFFT;
     snprintf(why, why_len, "fft auto chose %s: %.4g ms per batch against %.4g ms for %s (%s)",
-             kernel_params_fft_name(p), p->fft_backend ? c.direct_ms : c.fft_ms,
-             p->fft_backend ? c.fft_ms : c.direct_ms, p->fft_backend ? "clfft" : "vkfft",
+             kernel_params_fft_name(p), p->fft == FFT_VKFFT ? c.direct_ms : c.fft_ms,
+             p->fft == FFT_VKFFT ? c.fft_ms : c.direct_ms, p->fft == FFT_VKFFT ? "clfft" : "vkfft",
              c.cached ? "measured earlier" : "measured now");
     return CLX_OK;
 }

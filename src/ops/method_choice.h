@@ -32,7 +32,7 @@ int method_choose(struct clx_context *ctx, clx_method requested, const struct ke
                   int nwin, int ntiles, struct method_choice *choice);
 
 /*
- * Resolves p->fft_backend == FFT_AUTO: both FFT libraries timed on the FFT
+ * Resolves p->fft == FFT_AUTO: both FFT libraries timed on the FFT
  * path for this job's shape (once; cached beside the methods), the faster
  * kept in p. `why` says what was measured. Other values are left as they are.
  */
@@ -41,10 +41,10 @@ int fft_choose(struct clx_context *ctx, struct kernel_params *p, int nwin, int n
 /*
  * The measurement itself: the best time in ms of correlating `run_tiles` of
  * `ntiles` random tiles with one correlator, configured as a plan would
- * configure it and then with `overrides` ("KEY=VALUE,...", may be NULL)
- * applied. Also used by bench/crossover.c.
+ * configure it and then with `overrides` (may be NULL) applied. Also used
+ * by bench/crossover.c.
  */
 int method_time(struct clx_context *ctx, const struct correlator_ops *ops, const struct kernel_params *base,
-                const char *overrides, int nwin, int ntiles, int run_tiles, double *ms);
+                const struct kernel_overrides *overrides, int nwin, int ntiles, int run_tiles, double *ms);
 
 #endif

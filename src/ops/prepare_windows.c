@@ -74,7 +74,7 @@ int prepare_windows_enqueue(struct clx_context *ctx, struct prepare_windows *pw,
     /* prep_pad 0 writes whole tiles, 1 and 2 the windows only (prepare.cl). */
     size_t cols = (size_t)(p->prep_pad == 0 ? p->pad_w : p->win_w);
     size_t rows = (size_t)(p->prep_pad == 0 ? p->pad_h : p->win_h);
-    size_t prep_local[3] = { (size_t)p->prepare_tx, (size_t)p->prepare_ty, 1 };
+    size_t prep_local[3] = { (size_t)p->prep_tx, (size_t)p->prep_ty, 1 };
     size_t prep_global[3] = { round_up((cols + p->prep_vec - 1) / p->prep_vec, prep_local[0]),
                               round_up(rows, prep_local[1]), tiles };
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, pw->prepare, 3, NULL, prep_global, prep_local, 0, NULL,

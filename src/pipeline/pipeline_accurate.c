@@ -130,12 +130,8 @@ int accurate_create(struct clx_plan *plan)
 
     /* The window function is applied wherever windows are prepared. */
     struct kernel_params base = plan->params;
-    char why[1024];
     base.window_fn = o->window;
     base.window_alpha = o->window_alpha;
-    /* Overrides reach this pipeline's own kernels (sampling, ZNCC) too. */
-    if (o->params && kernel_params_override(&base, o->params, why, sizeof why))
-        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "%s", why);
     struct kernel_params offset = base, refine = base;
     offset.search_rx = imin(o->fine_shift, base.win_w - 1);
     offset.search_ry = imin(o->fine_shift, base.win_h - 1);
@@ -144,8 +140,8 @@ int accurate_create(struct clx_plan *plan)
     /* Where the estimator finds no maximum (a 3 x 3 fit on the ridge a
      * band crossing makes, say), the per-axis parabola usually still can. */
     clx_estimator fallback = o->estimator == CLX_ESTIMATOR_PARABOLA3 ? CLX_ESTIMATOR_DEFAULT : CLX_ESTIMATOR_PARABOLA3;
-    struct stage_config coarse_config = { o->method, o->estimator, fallback, o->params, 1 };
-    struct stage_config moved_config = { CLX_METHOD_DIRECT, o->estimator, fallback, o->params, 0 };
+    struct stage_config coarse_config = { o->method, o->estimator, fallback, &plan->overrides, 1 };
+    struct stage_config moved_config = { CLX_METHOD_DIRECT, o->estimator, fallback, &plan->overrides, 0 };
 
     if ((status = create_prefilter(plan)) != CLX_OK ||
         (status = stage_create(ctx, &a->coarse, &base, &coarse_config, plan->nwin, ntiles)) != CLX_OK ||

@@ -31,7 +31,7 @@ int seed_create(struct clx_plan *plan)
         return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
     plan->seed = sp;
     /* No fallback estimator: the seed method flags a failed fit. */
-    struct stage_config config = { plan->opt.method, plan->opt.estimator, CLX_ESTIMATOR_DEFAULT, plan->opt.params, 0 };
+    struct stage_config config = { plan->opt.method, plan->opt.estimator, CLX_ESTIMATOR_DEFAULT, &plan->overrides, 0 };
     int ntiles = plan->batch * plan->nwin;
     int status = stage_create(ctx, &sp->stage, &plan->params, &config, plan->nwin, ntiles);
     if (status != CLX_OK)

@@ -299,33 +299,37 @@ static void plan_free_handle(void *plan)
     plan_free(plan);
 }
 
-/* The tuning's parameters (tuning_db.h) with the caller's after them, so that
- * the caller's win key by key; they become plan->opt.params. */
+/*
+ * The tuning's parameters (tuning_db.h) with the caller's after them, so
+ * that the caller's win key by key: parsed once into plan->overrides and
+ * applied to plan->params, which every stage starts from.
+ */
 static int apply_tuning(struct clx_plan *plan, const char *caller)
 {
     struct clx_context *ctx = plan->ctx;
+    struct kernel_overrides tuned;
     clx_tuning t;
     char why[1024];
     tuning_for(ctx, plan->opt.mode, &plan->params, &t, plan->tuning, sizeof plan->tuning);
     plan->tuned_batch = t.batch;
-    size_t n = strlen(t.params) + (caller ? strlen(caller) : 0) + 2;
-    if (!(plan->overrides = malloc(n)))
-        return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
-    snprintf(plan->overrides, n, "%s%s%s", t.params, t.params[0] && caller && caller[0] ? "," : "",
-             caller ? caller : "");
-    plan->opt.params = plan->overrides;
-    ctx_log(ctx, CLX_LOG_INFO, "parameters: %s%s%s", plan->tuning, plan->overrides[0] ? "; " : "",
-            plan->overrides);
-    /* Into the base too, so that the method choice sees the FFT library.
-     * A stored value the device refuses names the tuning it came from. */
-    if (kernel_params_override(&plan->params, plan->overrides, why, sizeof why) ||
-        kernel_params_check(&plan->params, &ctx->dev, why, sizeof why)) {
-        struct kernel_params tuned_only = plan->params;
+    ctx_log(ctx, CLX_LOG_INFO, "parameters: %s%s%s%s%s", plan->tuning, t.params[0] || (caller && caller[0]) ? "; " : "",
+            t.params, t.params[0] && caller && caller[0] ? "," : "", caller ? caller : "");
+    kernel_overrides_init(&plan->overrides);
+    if (kernel_overrides_parse(&plan->overrides, t.params, 1, why, sizeof why))
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "%s, as %s says: run clxcorr tune again or override it with --param",
+                        why, plan->tuning);
+    tuned = plan->overrides;
+    if (caller && kernel_overrides_parse(&plan->overrides, caller, 0, why, sizeof why))
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "%s", why);
+    struct kernel_params tuned_only = plan->params;
+    kernel_overrides_apply(&plan->overrides, plan->overrides.given, &plan->params);
+    if (kernel_params_check(&plan->params, &ctx->dev, why, sizeof why)) {
+        /* A stored value the device refuses names the tuning it came from. */
         char ignored[1024];
-        if (t.params[0] && (kernel_params_override(&tuned_only, t.params, ignored, sizeof ignored) ||
-                            kernel_params_check(&tuned_only, &ctx->dev, ignored, sizeof ignored)))
-            return ctx_fail(ctx, CLX_ERR_ARGUMENT, "%s, as %s says: run clxcorr tune again or override it with --param",
-                            why, plan->tuning);
+        kernel_overrides_apply(&tuned, tuned.given, &tuned_only);
+        if (kernel_params_check(&tuned_only, &ctx->dev, ignored, sizeof ignored))
+            return ctx_fail(ctx, CLX_ERR_ARGUMENT,
+                            "%s, as %s says: run clxcorr tune again or override it with --param", why, plan->tuning);
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "%s", why);
     }
     return CLX_OK;
@@ -455,7 +459,6 @@ static void plan_free(struct clx_plan *plan)
     if (plan->images)
         clReleaseMemObject(plan->images);
     free(plan->regions);
-    free(plan->overrides);
     free(plan);
 }
 

@@ -20,7 +20,7 @@ struct clx_plan {
     int image_w, image_h;
     int batch;                        /* images per push, at most */
     struct kernel_params params;      /* window, search radius, precision, F: before any layout */
-    char *overrides;                  /* opt.params: the tuning's values, then the caller's (malloc'd) */
+    struct kernel_overrides overrides;/* the tuning's values, then the caller's (opt.params), parsed once */
     int tuned_batch;                  /* the tuning's largest automatic batch (0: none) */
     char tuning[512];                 /* where the tuning came from, in words */
 
