@@ -665,6 +665,12 @@ int clx_tuning_list(const char *cache_dir, clx_tuning **entries, size_t *count, 
 /* How the plan's parameters were chosen, in words (tuned when, or shipped). */
 const char *clx_plan_tuning(const clx_plan *plan);
 
+/* Every kernel parameter a user may set (clx_plan_options.params) with the
+ * value the plan's first correlation pass uses, where that came from
+ * (default, sized for the job, tuning, --param) and what it means: one
+ * "KEY=VALUE (from) meaning" line each. "" for a NULL or released plan. */
+const char *clx_plan_parameters(const clx_plan *plan);
+
 typedef struct clx_tune_options {
     double seconds;           /* images streamed per candidate, in seconds of the defaults' rate (0: 1) */
     double tolerance;         /* largest difference in px from the reference offsets (0: 0.01) */

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "device_read.h"
 #include "ops/fft_plan.h"
 #include "params/kernel_params.h"
 #include "runtime/context.h"
@@ -82,21 +83,6 @@ static cl_mem buffer_of(struct clx_context *ctx, size_t count, int use_double, c
         free(raw);
     }
     return m;
-}
-
-static double *read_reals(struct clx_context *ctx, cl_mem m, size_t count, int use_double)
-{
-    size_t rs = use_double ? sizeof(double) : sizeof(float);
-    void *raw = malloc(rs * count);
-    double *out = malloc(sizeof(double) * count);
-    if (!raw || !out || clEnqueueReadBuffer(ctx->queue, m, CL_TRUE, 0, rs * count, raw, 0, NULL, NULL) != CL_SUCCESS) {
-        fprintf(stderr, "reading a device buffer failed\n");
-        exit(1);
-    }
-    for (size_t i = 0; i < count; i++)
-        out[i] = use_double ? ((double *)raw)[i] : ((float *)raw)[i];
-    free(raw);
-    return out;
 }
 
 /* `batch` arrays of nx x ny values in [-1, 1), each from its own seed;
@@ -197,11 +183,11 @@ static void check_backend(struct clx_context *ctx, const struct fft_backend *fft
 
         if (fft_plan_execute(fwd, in, spectra) != CLX_OK)
             die(ctx, fft_kind_name(forward));
-        double *got = read_reals(ctx, spectra, nspectrum * batch, use_double);
-        double *kept = read_reals(ctx, in, nsignal * batch, use_double);
+        double *got = device_read_reals(ctx, spectra, nspectrum * batch, use_double);
+        double *kept = device_read_reals(ctx, in, nsignal * batch, use_double);
         if (fft_plan_execute(inv, spectra, back) != CLX_OK)
             die(ctx, fft_kind_name(inverse));
-        double *round = read_reals(ctx, back, nsignal * batch, use_double);
+        double *round = device_read_reals(ctx, back, nsignal * batch, use_double);
 
         CHECK(max_abs_diff(kept, x, nsignal * batch) <= (use_double ? 0 : 1e-7),
               "%s %dx%d x %d %s: %s changed its input", fft->name, nx, ny, batch, precision, fft_kind_name(forward));
@@ -253,10 +239,10 @@ static void check_agree(struct clx_context *ctx, const struct fft_backend *a, co
         cl_mem out = buffer_of(ctx, nreal * batch, use_double, NULL);
         if (fft_plan_execute(r2c, in, spec) != CLX_OK)
             die(ctx, "R2C");
-        spectra[i] = read_reals(ctx, spec, 2 * ncomplex * batch, use_double);
+        spectra[i] = device_read_reals(ctx, spec, 2 * ncomplex * batch, use_double);
         if (fft_plan_execute(c2r, spec, out) != CLX_OK)
             die(ctx, "C2R");
-        double *round = read_reals(ctx, out, nreal * batch, use_double);
+        double *round = device_read_reals(ctx, out, nreal * batch, use_double);
         for (int m = 0; m < batch; m++) {
             double err = max_abs_diff(round + nreal * m, x + nreal * m, nreal);
             CHECK(err <= 10 * tol, "%s %dx%d x %d member %d: C2R(R2C(x)) differs from x by %.3g", backends[i]->name,

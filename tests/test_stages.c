@@ -20,6 +20,8 @@
 #include "runtime/context.h"
 #include "check.h"
 #include "host_ref.h"
+#include "device_read.h"
+#include "pipeline/pipeline_seed.h"
 #include "pipeline/plan.h"
 #include "test_data.h"
 
@@ -27,36 +29,10 @@
 #define IMAGE_W 96
 #define IMAGE_H 80
 
-/* Device buffer -> doubles (the buffer holds floats or doubles). */
-static double *read_reals(clx_plan *plan, cl_mem buf, size_t count)
-{
-    size_t rs = plan->seed->stage.params.use_double ? sizeof(double) : sizeof(float);
-    void *raw = malloc(rs * count);
-    double *out = malloc(sizeof(double) * count);
-    if (!raw || !out || clEnqueueReadBuffer(plan->ctx->queue, buf, CL_TRUE, 0, rs * count, raw, 0, NULL, NULL)) {
-        fprintf(stderr, "reading a device buffer failed\n");
-        exit(1);
-    }
-    for (size_t i = 0; i < count; i++)
-        out[i] = plan->seed->stage.params.use_double ? ((double *)raw)[i] : ((float *)raw)[i];
-    free(raw);
-    return out;
-}
-
-static int *read_ints(clx_plan *plan, cl_mem buf, size_t count)
-{
-    int *out = malloc(sizeof(int) * count);
-    if (!out || clEnqueueReadBuffer(plan->ctx->queue, buf, CL_TRUE, 0, sizeof(int) * count, out, 0, NULL, NULL)) {
-        fprintf(stderr, "reading a device buffer failed\n");
-        exit(1);
-    }
-    return out;
-}
-
 /* The device correlation's value at shift (ux, uy) of one tile. */
 static double corr_at(const double *corr, const clx_plan *plan, size_t tile, int ux, int uy)
 {
-    int cw = plan->seed->stage.params.corr_w, ch = plan->seed->stage.params.corr_h;
+    int cw = seed_of(plan)->stage.params.corr_w, ch = seed_of(plan)->stage.params.corr_h;
     int x = ux >= 0 ? ux : ux + cw, y = uy >= 0 ? uy : uy + ch;
     return corr[tile * cw * ch + (size_t)y * cw + x];
 }
@@ -110,15 +86,15 @@ static void check_stages(clx_context *ctx, clx_method method, int w, int h, int 
     clx_plan *plan = make_plan(ctx, &ref, regions, nwin, use_double, F, method);
     push_and_read(plan, images, NIMAGES, results);
 
-    int pw = plan->seed->stage.params.pad_w, ph = plan->seed->stage.params.pad_h;
-    int srx = plan->seed->stage.params.store_rx, sry = plan->seed->stage.params.store_ry;
+    int pw = seed_of(plan)->stage.params.pad_w, ph = seed_of(plan)->stage.params.pad_h;
+    int srx = seed_of(plan)->stage.params.store_rx, sry = seed_of(plan)->stage.params.store_ry;
     size_t tiles = (size_t)NIMAGES * nwin;
-    double *means = read_reals(plan, plan->seed->means, tiles);
-    double *padded = read_reals(plan, plan->seed->stage.prepared, tiles * pw * ph);
-    double *corr = read_reals(plan, plan->seed->stage.corr, tiles * plan->seed->stage.params.corr_w * plan->seed->stage.params.corr_h);
-    const char *path = plan->seed->stage.correlator->name;
-    double *nbs = read_reals(plan, plan->seed->stage.neighbourhoods, tiles * F * F);
-    int *peaks = read_ints(plan, plan->seed->stage.peak_index, tiles);
+    double *means = read_reals(plan, seed_of(plan)->means, tiles);
+    double *padded = read_reals(plan, seed_of(plan)->stage.prepared, tiles * pw * ph);
+    double *corr = read_reals(plan, seed_of(plan)->stage.corr, tiles * seed_of(plan)->stage.params.corr_w * seed_of(plan)->stage.params.corr_h);
+    const char *path = seed_of(plan)->stage.correlator->name;
+    double *nbs = read_reals(plan, seed_of(plan)->stage.neighbourhoods, tiles * F * F);
+    int *peaks = read_ints(plan, seed_of(plan)->stage.peak_index, tiles);
     double *zr = malloc(sizeof(double) * w * h), *zd = malloc(sizeof(double) * w * h);
     double *C = malloc(sizeof(double) * 4 * w * h), nb[25];
 
@@ -187,7 +163,7 @@ static void check_stages(clx_context *ctx, clx_method method, int w, int h, int 
         }
     }
     printf("stages %dx%d %s %s (correlation layout %dx%d, pixels %d/%d,%d): checked\n", w, h, path,
-           use_double ? "double" : "float", plan->seed->stage.params.corr_w, plan->seed->stage.params.corr_h, ref_type, image_types[0],
+           use_double ? "double" : "float", seed_of(plan)->stage.params.corr_w, seed_of(plan)->stage.params.corr_h, ref_type, image_types[0],
            image_types[1]);
     free(means);
     free(padded);
@@ -247,7 +223,7 @@ static void check_crafted(clx_context *ctx, int use_double)
         fprintf(stderr, "clx_plan_create: %s\n", clx_context_message(ctx));
         exit(1);
     }
-    int pw = plan->seed->stage.params.pad_w, ph = plan->seed->stage.params.pad_h;
+    int pw = seed_of(plan)->stage.params.pad_w, ph = seed_of(plan)->stage.params.pad_h;
     size_t rs = use_double ? sizeof(double) : sizeof(float);
     double *values = malloc(sizeof(double) * ncases * pw * ph);
     double *logical = malloc(sizeof(double) * 4 * w * h);
@@ -284,14 +260,14 @@ static void check_crafted(clx_context *ctx, int use_double)
                 ((float *)raw)[at] = (float)v[i];
         }
     }
-    if (clEnqueueWriteBuffer(ctx->queue, plan->seed->stage.corr, CL_TRUE, 0, rs * ncases * pw * ph, raw, 0, NULL, NULL) ||
-        peak_finder_enqueue(ctx, &plan->seed->stage.peaks, plan->seed->stage.corr, ncases, plan->seed->stage.peak_index, plan->seed->stage.neighbourhoods, NULL) ||
+    if (clEnqueueWriteBuffer(ctx->queue, seed_of(plan)->stage.corr, CL_TRUE, 0, rs * ncases * pw * ph, raw, 0, NULL, NULL) ||
+        peak_finder_enqueue(ctx, &seed_of(plan)->stage.peaks, seed_of(plan)->stage.corr, ncases, seed_of(plan)->stage.peak_index, seed_of(plan)->stage.neighbourhoods, NULL) ||
         clFinish(ctx->queue)) {
         fprintf(stderr, "crafted argmax: %s\n", clx_context_message(ctx));
         exit(1);
     }
-    int *peaks = read_ints(plan, plan->seed->stage.peak_index, ncases);
-    double *nbs = read_reals(plan, plan->seed->stage.neighbourhoods, (size_t)ncases * F * F);
+    int *peaks = read_ints(plan, seed_of(plan)->stage.peak_index, ncases);
+    double *nbs = read_reals(plan, seed_of(plan)->stage.neighbourhoods, (size_t)ncases * F * F);
 
     for (int c = 0; c < ncases; c++) {
         const double *v = values + (size_t)c * pw * ph;

@@ -32,6 +32,8 @@
 #include "runtime/context.h"
 #include "check.h"
 #include "host_ref.h"
+#include "device_read.h"
+#include "pipeline/pipeline_seed.h"
 #include "pipeline/plan.h"
 #include "test_data.h"
 
@@ -105,32 +107,6 @@ struct run {
     char label[64];                 /* the job, for messages */
 };
 
-static double *read_reals(clx_plan *plan, cl_mem buf, size_t count)
-{
-    int use_double = plan->seed->stage.params.use_double;
-    size_t rs = use_double ? sizeof(double) : sizeof(float);
-    void *raw = malloc(rs * count);
-    double *out = malloc(sizeof(double) * count);
-    if (!raw || !out || clEnqueueReadBuffer(plan->ctx->queue, buf, CL_TRUE, 0, rs * count, raw, 0, NULL, NULL)) {
-        fprintf(stderr, "reading a device buffer failed\n");
-        exit(1);
-    }
-    for (size_t i = 0; i < count; i++)
-        out[i] = use_double ? ((double *)raw)[i] : ((float *)raw)[i];
-    free(raw);
-    return out;
-}
-
-static int *read_ints(clx_plan *plan, cl_mem buf, size_t count)
-{
-    int *out = malloc(sizeof(int) * count);
-    if (!out || clEnqueueReadBuffer(plan->ctx->queue, buf, CL_TRUE, 0, sizeof(int) * count, out, 0, NULL, NULL)) {
-        fprintf(stderr, "reading a device buffer failed\n");
-        exit(1);
-    }
-    return out;
-}
-
 static void regions_of(int w, int h, int nwin, clx_region regions[NWIN])
 {
     for (int k = 0; k < nwin; k++) {
@@ -169,12 +145,12 @@ static void run_config(clx_context *ctx, const struct image_set *set, const stru
             exit(1);
         }
     }
-    const struct kernel_params *kp = &plan->seed->stage.params;
+    const struct kernel_params *kp = &seed_of(plan)->stage.params;
     out->ntiles = ntiles;
     out->prepared_count = (size_t)ntiles * kp->pad_w * kp->pad_h;
-    out->means = read_reals(plan, plan->seed->means, (size_t)ntiles);
-    out->prepared = read_reals(plan, plan->seed->stage.prepared, out->prepared_count);
-    snprintf(out->path, sizeof out->path, "%s", plan->seed->stage.correlator->name);
+    out->means = read_reals(plan, seed_of(plan)->means, (size_t)ntiles);
+    out->prepared = read_reals(plan, seed_of(plan)->stage.prepared, out->prepared_count);
+    snprintf(out->path, sizeof out->path, "%s", seed_of(plan)->stage.correlator->name);
     int n = snprintf(out->label, sizeof out->label, "%dx%d", job->w, job->h);
     if (job->nwin != NWIN || job->nimages != NIMAGES)
         n += snprintf(out->label + n, sizeof out->label - n, " (%d windows x %d image%s)", job->nwin, job->nimages,
@@ -380,7 +356,7 @@ static void check_crafted(clx_context *ctx, int max_shift, const char *const *fo
         fprintf(stderr, "clx_plan_create: %s\n", clx_context_message(ctx));
         exit(1);
     }
-    struct stage *s = &plan->seed->stage;
+    struct stage *s = &seed_of(plan)->stage;
     int pw = s->params.corr_w, ph = s->params.corr_h;
     int rx = s->params.search_rx, ry = s->params.search_ry;
     double *values = malloc(sizeof(double) * ncases * pw * ph);

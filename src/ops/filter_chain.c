@@ -83,21 +83,9 @@ error:
     return status;
 }
 
-static void filter_free(struct clx_filter *f);
-
-/* The handle table's way to free a filter whose context goes first. */
-static void filter_free_handle(void *f)
+int filter_create(struct clx_context *ctx, const clx_filter_options *options, struct clx_filter **out)
 {
-    filter_free(f);
-}
-
-int clx_filter_create(clx_context *ctx, const clx_filter_options *options, clx_filter **out)
-{
-    int status = handle_check(ctx, HANDLE_CONTEXT);
-    if (status != CLX_OK)
-        return status;
-    if (!options || !out)
-        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "clx_filter_create: NULL argument");
+    int status;
     *out = NULL;
     if ((status = check_options(ctx, options)) != CLX_OK)
         return status;
@@ -115,16 +103,35 @@ int clx_filter_create(clx_context *ctx, const clx_filter_options *options, clx_f
     f->opt.spec = f->spec;
     if ((status = upload_taps(f)) != CLX_OK)
         goto error;
-    if (handle_add(f, HANDLE_FILTER, ctx, filter_free_handle) != CLX_OK) {
-        status = ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
-        goto error;
-    }
     *out = f;
     return CLX_OK;
 
 error:
-    filter_free(f);
+    filter_destroy(f);
     return status;
+}
+
+/* The handle table's way to free a filter whose context goes first. */
+static void filter_destroy_handle(void *f)
+{
+    filter_destroy(f);
+}
+
+int clx_filter_create(clx_context *ctx, const clx_filter_options *options, clx_filter **out)
+{
+    int status = handle_check(ctx, HANDLE_CONTEXT);
+    if (status != CLX_OK)
+        return status;
+    if (!options || !out)
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "clx_filter_create: NULL argument");
+    if ((status = filter_create(ctx, options, out)) != CLX_OK)
+        return status;
+    if (handle_add(*out, HANDLE_FILTER, ctx, filter_destroy_handle) != CLX_OK) {
+        filter_destroy(*out);
+        *out = NULL;
+        return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+    }
+    return CLX_OK;
 }
 
 static void kernels_release(struct filter_kernels *k)
@@ -142,10 +149,10 @@ void clx_filter_release(clx_filter *f)
 {
     /* A filter released twice, or never created, is left alone. */
     if (f && handle_remove(f, HANDLE_FILTER))
-        filter_free(f);
+        filter_destroy(f);
 }
 
-static void filter_free(struct clx_filter *f)
+void filter_destroy(struct clx_filter *f)
 {
     if (!f)
         return;

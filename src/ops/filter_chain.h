@@ -90,6 +90,14 @@ struct clx_filter {
     size_t input_bytes, output_bytes;
 };
 
+/*
+ * A filter for the library's own use (the accurate mode's pre-filter): as
+ * clx_filter_create, but not a handle of the public API, so that only its
+ * maker releases it (filter_destroy).
+ */
+int filter_create(struct clx_context *ctx, const clx_filter_options *options, struct clx_filter **out);
+void filter_destroy(struct clx_filter *f);
+
 /* Makes every stage run on `path` (FILTER_PATH_SEPARABLE: also radius 1
  * and 2, to compare or time both paths). Call before the first use. */
 void filter_force_path(struct clx_filter *f, enum filter_path path);

@@ -1,6 +1,6 @@
 /*
  * pipeline_accurate.c - the accurate mode, for one batch of images already
- * uploaded by the plan. Each step removes one of the seed method's errors
+ * uploaded by the plan (the pipeline_ops of pipeline.h). Each step removes one of the seed method's errors
  * (ALGORITHM.md, "Why the seed pipeline is not enough"):
  *
  *   1. pre-filter every image (background removal by default): removes the
@@ -35,7 +35,6 @@
 
 #include "ops/filter_chain.h"
 #include "pipeline/pipeline_accurate.h"
-#include "pipeline/plan.h"
 #include "runtime/cl_error.h"
 #include "runtime/context.h"
 #include "runtime/program_build.h"
@@ -55,14 +54,14 @@ static int imin(int a, int b)
     return a < b ? a : b;
 }
 
-static size_t real_size(const struct clx_plan *plan)
+static size_t real_size(const struct accurate_pipeline *a)
 {
-    return plan->params.use_double ? sizeof(double) : sizeof(float);
+    return a->job.params->use_double ? sizeof(double) : sizeof(float);
 }
 
-static int ntiles_of(const struct clx_plan *plan)
+static int ntiles_of(const struct accurate_pipeline *a)
 {
-    return plan->batch * plan->nwin;
+    return a->job.batch * a->job.nwin;
 }
 
 /* ---- creation ------------------------------------------------------------ */
@@ -74,10 +73,9 @@ static int build(struct clx_context *ctx, const char *file, const struct kernel_
     return status == CLX_OK ? kernel_create(ctx, *program, name, kernel) : status;
 }
 
-static int create_host_arrays(struct clx_plan *plan)
+static int create_host_arrays(struct accurate_pipeline *a)
 {
-    struct accurate_pipeline *a = plan->accurate;
-    size_t n = (size_t)ntiles_of(plan);
+    size_t n = (size_t)ntiles_of(a);
     a->dx = calloc(n, sizeof *a->dx);
     a->dy = calloc(n, sizeof *a->dy);
     a->ox = calloc(n, sizeof *a->ox);
@@ -92,18 +90,18 @@ static int create_host_arrays(struct clx_plan *plan)
     a->flags = calloc(n, sizeof *a->flags);
     a->open = calloc(n, sizeof *a->open);
     a->steps = calloc(n, sizeof *a->steps);
-    a->offsets_host = calloc(n, 2 * real_size(plan));
-    a->zncc_host = calloc(n, real_size(plan));
+    a->offsets_host = calloc(n, 2 * real_size(a));
+    a->zncc_host = calloc(n, real_size(a));
     if (!a->dx || !a->dy || !a->ox || !a->oy || !a->peak || !a->peak_ratio || !a->zncc || !a->ix || !a->iy ||
         !a->iterations || !a->converged || !a->flags || !a->open || !a->steps ||
         !a->offsets_host || !a->zncc_host)
-        return ctx_fail(plan->ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+        return ctx_fail(a->job.ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
     return CLX_OK;
 }
 
-static int create_prefilter(struct clx_plan *plan)
+static int create_prefilter(struct accurate_pipeline *a)
 {
-    const char *spec = plan->opt.prefilter;
+    const char *spec = a->job.opt->prefilter;
     if (!spec || !*spec || strcmp(spec, "none") == 0)
         return CLX_OK;
     clx_filter_options fo;
@@ -112,44 +110,60 @@ static int create_prefilter(struct clx_plan *plan)
     /* Mirroring keeps a background's slope going past the image's edge,
      * where clamping would flatten it and zero would invent an edge. */
     fo.border = CLX_BORDER_MIRROR;
-    fo.use_double = plan->params.use_double;
-    return clx_filter_create(plan->ctx, &fo, &plan->accurate->prefilter);
+    fo.use_double = a->job.params->use_double;
+    return filter_create(a->job.ctx, &fo, &a->prefilter);
 }
 
-int accurate_create(struct clx_plan *plan)
+/* The accurate mode's image cost beyond its first pass: the window-offset
+ * and refinement stages (costed both at the larger radius), the filtered
+ * image and the filter's scratch, the sampled windows. */
+static void accurate_image_bytes(const struct pipeline_job *job, size_t *per_image, size_t *largest)
 {
-    struct clx_context *ctx = plan->ctx;
-    const clx_plan_options *o = &plan->opt;
-    int ntiles = ntiles_of(plan), status;
-    size_t rs = real_size(plan), window = (size_t)plan->params.win_w * plan->params.win_h;
+    const struct kernel_params *p = job->params;
+    size_t pixels = (size_t)job->image_w * job->image_h, rs = p->use_double ? sizeof(double) : sizeof(float);
+    size_t each, big;
+    stage_image_bytes(&job->ctx->dev, p, job->opt->method, job->nwin, per_image, largest);
+    struct kernel_params moved = *p;
+    moved.search_rx = moved.search_ry = job->opt->fine_shift;
+    stage_image_bytes(&job->ctx->dev, &moved, CLX_METHOD_DIRECT, job->nwin, &each, &big);
+    *per_image += 2 * each + 2 * pixels * rs + (size_t)job->nwin * p->win_w * p->win_h * rs;
+    if (*largest < pixels * rs)
+        *largest = pixels * rs;
+}
 
-    struct accurate_pipeline *a = calloc(1, sizeof *a);
-    if (!a)
-        return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
-    plan->accurate = a;
-
-    /* The window function is applied wherever windows are prepared. */
-    struct kernel_params base = plan->params;
-    base.window_fn = o->window;
-    base.window_alpha = o->window_alpha;
-    struct kernel_params offset = base, refine = base;
-    offset.search_rx = imin(o->fine_shift, base.win_w - 1);
-    offset.search_ry = imin(o->fine_shift, base.win_h - 1);
-    refine.search_rx = imin(REFINE_RADIUS, base.win_w - 1);
-    refine.search_ry = imin(REFINE_RADIUS, base.win_h - 1);
+/* The three stages: the first pass, the window-offset passes' and the refinement's. */
+static int create_stages(struct accurate_pipeline *a, const struct kernel_params *base)
+{
+    struct clx_context *ctx = a->job.ctx;
+    const clx_plan_options *o = a->job.opt;
+    int ntiles = ntiles_of(a), status;
+    struct kernel_params offset = *base, refine = *base;
+    offset.search_rx = imin(o->fine_shift, base->win_w - 1);
+    offset.search_ry = imin(o->fine_shift, base->win_h - 1);
+    refine.search_rx = imin(REFINE_RADIUS, base->win_w - 1);
+    refine.search_ry = imin(REFINE_RADIUS, base->win_h - 1);
     /* Where the estimator finds no maximum (a 3 x 3 fit on the ridge a
      * band crossing makes, say), the per-axis parabola usually still can. */
     clx_estimator fallback = o->estimator == CLX_ESTIMATOR_PARABOLA3 ? CLX_ESTIMATOR_DEFAULT : CLX_ESTIMATOR_PARABOLA3;
-    struct stage_config coarse_config = { o->method, o->estimator, fallback, &plan->overrides, 1 };
-    struct stage_config moved_config = { CLX_METHOD_DIRECT, o->estimator, fallback, &plan->overrides, 0 };
-
-    if ((status = create_prefilter(plan)) != CLX_OK ||
-        (status = stage_create(ctx, &a->coarse, &base, &coarse_config, plan->nwin, ntiles)) != CLX_OK ||
+    struct stage_config coarse_config = { o->method, o->estimator, fallback, a->job.overrides, 1 };
+    struct stage_config moved_config = { CLX_METHOD_DIRECT, o->estimator, fallback, a->job.overrides, 0 };
+    if ((status = stage_create(ctx, &a->coarse, base, &coarse_config, a->job.nwin, ntiles)) != CLX_OK ||
         (o->passes > 1 &&
-         (status = stage_create(ctx, &a->offset, &offset, &moved_config, plan->nwin, ntiles)) != CLX_OK) ||
+         (status = stage_create(ctx, &a->offset, &offset, &moved_config, a->job.nwin, ntiles)) != CLX_OK) ||
         (o->refine > 0 &&
-         (status = stage_create(ctx, &a->refine, &refine, &moved_config, plan->nwin, ntiles)) != CLX_OK) ||
-        (status = build(ctx, "sample_windows.cl", &base, "sample_windows", &a->sample_program, &a->sample)) ||
+         (status = stage_create(ctx, &a->refine, &refine, &moved_config, a->job.nwin, ntiles)) != CLX_OK))
+        return status;
+    return CLX_OK;
+}
+
+/* Sampling, preparing and ZNCC kernels, and the device buffers. */
+static int create_kernels_and_buffers(struct accurate_pipeline *a, const struct kernel_params *base)
+{
+    struct clx_context *ctx = a->job.ctx;
+    const clx_plan_options *o = a->job.opt;
+    int ntiles = ntiles_of(a), status;
+    size_t rs = real_size(a), window = (size_t)base->win_w * base->win_h;
+    if ((status = build(ctx, "sample_windows.cl", base, "sample_windows", &a->sample_program, &a->sample)) ||
         (status = kernel_create(ctx, a->sample_program, "copy_windows", &a->copy)) ||
         (status = build(ctx, "tile_prepare.cl", &a->coarse.params, "tile_prepare", &a->coarse_program,
                         &a->coarse_prepare)) ||
@@ -157,17 +171,41 @@ int accurate_create(struct clx_plan *plan)
         ((o->passes > 1 || o->refine > 0) &&
          (status = build(ctx, "tile_prepare.cl", o->refine > 0 ? &a->refine.params : &a->offset.params,
                          "tile_prepare", &a->moved_program, &a->moved_prepare))) ||
-        (status = build(ctx, "zncc.cl", &base, "zncc", &a->zncc_program, &a->zncc_kernel)) ||
-        (status = ctx_create_buffer(ctx, rs * plan->batch * plan->image_w * plan->image_h, &a->filtered,
+        (status = build(ctx, "zncc.cl", base, "zncc", &a->zncc_program, &a->zncc_kernel)) ||
+        (status = ctx_create_buffer(ctx, rs * a->job.batch * a->job.image_w * a->job.image_h, &a->filtered,
                                     "filtered images")) ||
         (status = ctx_create_buffer(ctx, 2 * rs * ntiles, &a->offsets, "offsets")) ||
         (status = ctx_create_buffer(ctx, rs * ntiles * window, &a->tiles, "sampled windows")) ||
-        (status = ctx_create_buffer(ctx, rs * plan->nwin * window, &a->ref_tiles, "reference windows")) ||
+        (status = ctx_create_buffer(ctx, rs * a->job.nwin * window, &a->ref_tiles, "reference windows")) ||
         (status = ctx_create_buffer(ctx, rs * ntiles, &a->zncc_values, "zncc")) ||
-        (status = ctx_create_buffer(ctx, sizeof(cl_int) * ntiles, &a->tile_ids, "tile ids")) ||
-        (status = create_host_arrays(plan)) != CLX_OK)
+        (status = ctx_create_buffer(ctx, sizeof(cl_int) * ntiles, &a->tile_ids, "tile ids")))
         return status;
-    if (window_grid_detect(plan->regions, plan->nwin, &a->grid) != 0)
+    return CLX_OK;
+}
+
+static void accurate_release(void *state);
+
+static int accurate_create(const struct pipeline_job *job, void **state)
+{
+    struct clx_context *ctx = job->ctx;
+    const clx_plan_options *o = job->opt;
+    int status;
+
+    *state = NULL;
+    struct accurate_pipeline *a = calloc(1, sizeof *a);
+    if (!a)
+        return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+    a->job = *job;
+    /* The window function is applied wherever windows are prepared. */
+    struct kernel_params base = *job->params;
+    base.window_fn = o->window;
+    base.window_alpha = o->window_alpha;
+    if ((status = create_prefilter(a)) != CLX_OK || (status = create_stages(a, &base)) != CLX_OK ||
+        (status = create_kernels_and_buffers(a, &base)) != CLX_OK || (status = create_host_arrays(a)) != CLX_OK) {
+        accurate_release(a);
+        return status;
+    }
+    if (window_grid_detect(job->regions, job->nwin, &a->grid) != 0)
         ctx_log(ctx, CLX_LOG_INFO, "the windows are no grid: no outlier test");
     ctx_log(ctx, CLX_LOG_INFO, "method: %s", a->coarse.explanation);
     ctx_log(ctx, CLX_LOG_INFO,
@@ -176,7 +214,8 @@ int accurate_create(struct clx_plan *plan)
             a->prefilter ? o->prefilter : "none",
             o->window == CLX_WINDOW_HANN ? "Hann" : o->window == CLX_WINDOW_TUKEY ? "Tukey" : "no",
             a->coarse.correlator->name, base.search_rx, base.search_ry, o->passes - 1, o->fine_shift, o->refine,
-            REFINE_RADIUS, clx_estimator_name(o->estimator), plan->batch);
+            REFINE_RADIUS, clx_estimator_name(o->estimator), job->batch);
+    *state = a;
     return CLX_OK;
 }
 
@@ -184,31 +223,32 @@ int accurate_create(struct clx_plan *plan)
 
 /* The uploaded images as reals in `filtered`: through the pre-filter, or
  * converted. */
-static int filter_images(struct clx_plan *plan, clx_pixel_type type, size_t n)
+static int filter_images(struct accurate_pipeline *a, const struct batch_view *b)
 {
-    struct clx_context *ctx = plan->ctx;
-    struct accurate_pipeline *a = plan->accurate;
+    clx_pixel_type type = b->type;
+    size_t n = b->count;
+    struct clx_context *ctx = a->job.ctx;
     int status = CLX_OK;
     /* Profiled bytes: the images read, the filtered reals written (a
      * pre-filter's own passes move more). */
-    double pixels = (double)n * plan->image_w * plan->image_h;
-    double bytes = pixels * (clx_pixel_size(type) + real_size(plan));
+    double pixels = (double)n * a->job.image_w * a->job.image_h;
+    double bytes = pixels * (clx_pixel_size(type) + real_size(a));
     if (a->prefilter) {
-        status = filter_enqueue(a->prefilter, plan->images, type, plan->image_w, plan->image_h, (int)n, a->filtered);
+        status = filter_enqueue(a->prefilter, b->images, type, a->job.image_w, a->job.image_h, (int)n, a->filtered);
         if (status == CLX_OK)
             ctx_profile_mark(ctx, "filter", bytes);
         return status;
     }
     int t = type - 1;
     if (!a->to_real[t]) {
-        struct kernel_params p = plan->params;
+        struct kernel_params p = (*a->job.params);
         p.pixel = type;
         if ((status = build(ctx, "sample_windows.cl", &p, "image_to_real", &a->to_real_program[t], &a->to_real[t])))
             return status;
     }
-    int count = (int)(n * plan->image_w * plan->image_h);
+    int count = (int)(n * a->job.image_w * a->job.image_h);
     size_t global = ((size_t)count + 255) / 256 * 256;
-    CL_CALL(ctx, clSetKernelArg(a->to_real[t], 0, sizeof plan->images, &plan->images));
+    CL_CALL(ctx, clSetKernelArg(a->to_real[t], 0, sizeof b->images, &b->images));
     CL_CALL(ctx, clSetKernelArg(a->to_real[t], 1, sizeof a->filtered, &a->filtered));
     CL_CALL(ctx, clSetKernelArg(a->to_real[t], 2, sizeof count, &count));
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, a->to_real[t], 1, NULL, &global, NULL, 0, NULL, NULL));
@@ -218,13 +258,12 @@ error:
 }
 
 /* Uploads the host's offsets (ox, oy) of the first ntiles tiles. */
-static int upload_offsets(struct clx_plan *plan, int ntiles)
+static int upload_offsets(struct accurate_pipeline *a, int ntiles)
 {
-    struct clx_context *ctx = plan->ctx;
-    struct accurate_pipeline *a = plan->accurate;
+    struct clx_context *ctx = a->job.ctx;
     int status = CLX_OK;
     for (int t = 0; t < ntiles; t++) {
-        if (plan->params.use_double) {
+        if (a->job.params->use_double) {
             ((double *)a->offsets_host)[2 * t] = a->ox[t];
             ((double *)a->offsets_host)[2 * t + 1] = a->oy[t];
         } else {
@@ -234,7 +273,7 @@ static int upload_offsets(struct clx_plan *plan, int ntiles)
     }
     /* Blocking: the host array may be rewritten for the next pass as soon
      * as this returns. */
-    CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, a->offsets, CL_TRUE, 0, 2 * real_size(plan) * ntiles,
+    CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, a->offsets, CL_TRUE, 0, 2 * real_size(a) * ntiles,
                                       a->offsets_host, 0, NULL, NULL));
 error:
     return status;
@@ -244,21 +283,20 @@ error:
  * nslots - 1]) at their offsets from the filtered images (tile t from image
  * t / nwin) into slots 0 .. nslots - 1 of `tiles`; `integer`: every offset
  * is a whole number of pixels (copied, not interpolated). */
-static int sample(struct clx_plan *plan, int nslots, cl_mem tile_ids, int integer)
+static int sample(struct accurate_pipeline *a, int nslots, cl_mem tile_ids, int integer)
 {
-    struct clx_context *ctx = plan->ctx;
-    struct accurate_pipeline *a = plan->accurate;
-    const struct kernel_params *p = &plan->params;
+    struct clx_context *ctx = a->job.ctx;
+    const struct kernel_params *p = a->job.params;
     cl_kernel k = integer ? a->copy : a->sample;
     int status = CLX_OK;
     /* The host may have worked since the last enqueue (fits between
      * passes): that time is nobody's stage. */
     ctx_profile_begin(ctx);
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof a->filtered, &a->filtered));
-    CL_CALL(ctx, clSetKernelArg(k, 1, sizeof plan->image_w, &plan->image_w));
-    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof plan->image_h, &plan->image_h));
-    CL_CALL(ctx, clSetKernelArg(k, 3, sizeof plan->corners, &plan->corners));
-    CL_CALL(ctx, clSetKernelArg(k, 4, sizeof plan->nwin, &plan->nwin));
+    CL_CALL(ctx, clSetKernelArg(k, 1, sizeof a->job.image_w, &a->job.image_w));
+    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof a->job.image_h, &a->job.image_h));
+    CL_CALL(ctx, clSetKernelArg(k, 3, sizeof a->job.corners, &a->job.corners));
+    CL_CALL(ctx, clSetKernelArg(k, 4, sizeof a->job.nwin, &a->job.nwin));
     CL_CALL(ctx, clSetKernelArg(k, 5, sizeof a->offsets, &a->offsets));
     CL_CALL(ctx, clSetKernelArg(k, 6, sizeof tile_ids, &tile_ids));
     CL_CALL(ctx, clSetKernelArg(k, 7, sizeof a->tiles, &a->tiles));
@@ -267,24 +305,24 @@ static int sample(struct clx_plan *plan, int nslots, cl_mem tile_ids, int intege
                          ((size_t)p->win_h + local[1] - 1) / local[1] * local[1], (size_t)nslots };
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 3, NULL, global, local, 0, NULL, NULL));
     /* Profiled bytes: each window read (interpolation reads a few more rows) and written. */
-    ctx_profile_mark(ctx, "sample", 2.0 * nslots * p->win_w * p->win_h * real_size(plan));
+    ctx_profile_mark(ctx, "sample", 2.0 * nslots * p->win_w * p->win_h * real_size(a));
 error:
     return status;
 }
 
 /* Prepares ntiles sampled windows of `tiles` into stage s's layout. */
-static int prepare(struct clx_plan *plan, cl_kernel k, struct stage *s, cl_mem tiles, int ntiles)
+static int prepare(struct accurate_pipeline *a, cl_kernel k, struct stage *s, cl_mem tiles, int ntiles)
 {
-    struct clx_context *ctx = plan->ctx;
-    size_t local = (size_t)plan->params.tile_wg, global = local * ntiles;
+    struct clx_context *ctx = a->job.ctx;
+    size_t local = (size_t)a->job.params->tile_wg, global = local * ntiles;
     int status = CLX_OK;
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof tiles, &tiles));
     CL_CALL(ctx, clSetKernelArg(k, 1, sizeof s->prepared, &s->prepared));
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, 0, NULL, NULL));
     /* Profiled bytes: the windows read, the stage's padded tiles written. */
     ctx_profile_mark(ctx, "prepare",
-                 (double)ntiles * real_size(plan) *
-                     ((double)plan->params.win_w * plan->params.win_h + (double)s->params.pad_w * s->params.pad_h));
+                 (double)ntiles * real_size(a) *
+                     ((double)a->job.params->win_w * a->job.params->win_h + (double)s->params.pad_w * s->params.pad_h));
 error:
     return status;
 }
@@ -305,52 +343,51 @@ error:
 
 /* ---- the reference and the first pass ------------------------------------ */
 
-static void zero_offsets(struct clx_plan *plan, int ntiles)
+static void zero_offsets(struct accurate_pipeline *a, int ntiles)
 {
-    memset(plan->accurate->ox, 0, sizeof(double) * ntiles);
-    memset(plan->accurate->oy, 0, sizeof(double) * ntiles);
+    memset(a->ox, 0, sizeof(double) * ntiles);
+    memset(a->oy, 0, sizeof(double) * ntiles);
 }
 
-int accurate_set_reference(struct clx_plan *plan, clx_pixel_type type)
+static int accurate_set_reference(void *state, const struct batch_view *reference)
 {
-    struct clx_context *ctx = plan->ctx;
-    struct accurate_pipeline *a = plan->accurate;
-    size_t bytes = real_size(plan) * plan->nwin * plan->params.win_w * plan->params.win_h;
+    struct accurate_pipeline *a = state;
+    struct clx_context *ctx = a->job.ctx;
+    size_t bytes = real_size(a) * a->job.nwin * a->job.params->win_w * a->job.params->win_h;
     int status;
 
-    zero_offsets(plan, plan->nwin);
-    if ((status = filter_images(plan, type, 1)) != CLX_OK || (status = upload_offsets(plan, plan->nwin)) ||
-        (status = sample(plan, plan->nwin, NULL, 1)) != CLX_OK)
+    zero_offsets(a, a->job.nwin);
+    if ((status = filter_images(a, reference)) != CLX_OK || (status = upload_offsets(a, a->job.nwin)) ||
+        (status = sample(a, a->job.nwin, NULL, 1)) != CLX_OK)
         return status;
     CL_CALL(ctx, clEnqueueCopyBuffer(ctx->queue, a->tiles, a->ref_tiles, 0, 0, bytes, 0, NULL, NULL));
-    if ((status = prepare(plan, a->coarse_prepare, &a->coarse, a->tiles, plan->nwin)) != CLX_OK ||
+    if ((status = prepare(a, a->coarse_prepare, &a->coarse, a->tiles, a->job.nwin)) != CLX_OK ||
         (status = stage_set_reference(ctx, &a->coarse)) != CLX_OK)
         return status;
     struct stage *moved[] = { &a->offset, &a->refine };
     for (int i = 0; i < 2; i++)
-        if (moved[i]->correlator && ((status = prepare(plan, a->moved_prepare, moved[i], a->tiles, plan->nwin)) ||
+        if (moved[i]->correlator && ((status = prepare(a, a->moved_prepare, moved[i], a->tiles, a->job.nwin)) ||
                                      (status = stage_set_reference(ctx, moved[i])) != CLX_OK))
             return status;
 error:
     return status;
 }
 
-int accurate_push(struct clx_plan *plan, clx_pixel_type type, size_t count)
+static int accurate_push(void *state, const struct batch_view *batch)
 {
-    struct accurate_pipeline *a = plan->accurate;
-    int ntiles = (int)count * plan->nwin, status;
-    zero_offsets(plan, ntiles);
-    if ((status = filter_images(plan, type, count)) != CLX_OK || (status = upload_offsets(plan, ntiles)) ||
-        (status = sample(plan, ntiles, NULL, 1)) != CLX_OK ||
-        (status = prepare(plan, a->coarse_prepare, &a->coarse, a->tiles, ntiles)) != CLX_OK)
+    struct accurate_pipeline *a = state;
+    int ntiles = (int)batch->count * a->job.nwin, status;
+    zero_offsets(a, ntiles);
+    if ((status = filter_images(a, batch)) != CLX_OK || (status = upload_offsets(a, ntiles)) ||
+        (status = sample(a, ntiles, NULL, 1)) != CLX_OK ||
+        (status = prepare(a, a->coarse_prepare, &a->coarse, a->tiles, ntiles)) != CLX_OK)
         return status;
-    return stage_enqueue(plan->ctx, &a->coarse, ntiles, NULL, &a->coarse_done);
+    return stage_enqueue(a->job.ctx, &a->coarse, ntiles, NULL, &a->coarse_done);
 }
 
 /* The first pass's peaks, estimates, peak ratios and flags. */
-static void first_pass_results(struct clx_plan *plan, int ntiles)
+static void first_pass_results(struct accurate_pipeline *a, int ntiles)
 {
-    struct accurate_pipeline *a = plan->accurate;
     for (int t = 0; t < ntiles; t++) {
         struct stage_peak pk;
         stage_peak_of(&a->coarse, (size_t)t, &pk);
@@ -389,11 +426,10 @@ static double keep_inside(double o, int corner, int size, int extent, unsigned *
  * a refinement whose stage takes subsets, only the open ones (not
  * converged, with an estimate), uploaded as the pass's *tile_ids.
  */
-static int open_tiles(struct clx_plan *plan, struct stage *s, int ntiles, int refining, int *nslots,
+static int open_tiles(struct accurate_pipeline *a, struct stage *s, int ntiles, int refining, int *nslots,
                       cl_mem *tile_ids)
 {
-    struct clx_context *ctx = plan->ctx;
-    struct accurate_pipeline *a = plan->accurate;
+    struct clx_context *ctx = a->job.ctx;
     int n = 0, status = CLX_OK;
     *tile_ids = NULL;
     *nslots = ntiles;
@@ -424,31 +460,30 @@ error:
  * iterations correlate only the tiles still open (where the stage can): a
  * batch then costs what its tiles need, not what its slowest tile needs.
  */
-static int moved_pass(struct clx_plan *plan, struct stage *s, int ntiles, int refining)
+static int moved_pass(struct accurate_pipeline *a, struct stage *s, int ntiles, int refining)
 {
-    struct accurate_pipeline *a = plan->accurate;
-    const struct kernel_params *p = &plan->params;
+    const struct kernel_params *p = a->job.params;
     cl_event done = NULL;
     cl_mem tile_ids;
     int nslots, status;
 
-    if ((status = open_tiles(plan, s, ntiles, refining, &nslots, &tile_ids)) != CLX_OK || nslots == 0)
+    if ((status = open_tiles(a, s, ntiles, refining, &nslots, &tile_ids)) != CLX_OK || nslots == 0)
         return status;
     for (int i = 0; i < nslots; i++) {
         int t = a->open[i];
         if (a->converged[t])
             continue;
-        const clx_region *r = &plan->regions[t % plan->nwin];
+        const clx_region *r = &a->job.regions[t % a->job.nwin];
         double mx = isnan(a->dx[t]) ? 0 : refining ? a->dx[t] : round(a->dx[t]);
         double my = isnan(a->dy[t]) ? 0 : refining ? a->dy[t] : round(a->dy[t]);
-        a->ox[t] = keep_inside(mx, r->x, p->win_w, plan->image_w, &a->flags[t]);
-        a->oy[t] = keep_inside(my, r->y, p->win_h, plan->image_h, &a->flags[t]);
+        a->ox[t] = keep_inside(mx, r->x, p->win_w, a->job.image_w, &a->flags[t]);
+        a->oy[t] = keep_inside(my, r->y, p->win_h, a->job.image_h, &a->flags[t]);
     }
-    if ((status = upload_offsets(plan, ntiles)) != CLX_OK ||
-        (status = sample(plan, nslots, tile_ids, !refining)) != CLX_OK ||
-        (status = prepare(plan, a->moved_prepare, s, a->tiles, nslots)) != CLX_OK ||
-        (status = stage_enqueue(plan->ctx, s, nslots, tile_ids, &done)) != CLX_OK ||
-        (status = wait_event(plan->ctx, &done)) != CLX_OK)
+    if ((status = upload_offsets(a, ntiles)) != CLX_OK ||
+        (status = sample(a, nslots, tile_ids, !refining)) != CLX_OK ||
+        (status = prepare(a, a->moved_prepare, s, a->tiles, nslots)) != CLX_OK ||
+        (status = stage_enqueue(a->job.ctx, s, nslots, tile_ids, &done)) != CLX_OK ||
+        (status = wait_event(a->job.ctx, &done)) != CLX_OK)
         return status;
     for (int i = 0; i < nslots; i++) {
         struct stage_peak pk;
@@ -469,7 +504,7 @@ static int moved_pass(struct clx_plan *plan, struct stage *s, int ntiles, int re
         if (!refining)
             continue;
         a->iterations[t]++;
-        a->converged[t] = usable && fabs(step[0]) < plan->opt.tolerance && fabs(step[1]) < plan->opt.tolerance;
+        a->converged[t] = usable && fabs(step[0]) < a->job.opt->tolerance && fabs(step[1]) < a->job.opt->tolerance;
     }
     return CLX_OK;
 }
@@ -483,30 +518,29 @@ static int all_converged(const struct accurate_pipeline *a, int ntiles)
 }
 
 /* ZNCC of every tile's window sampled at its final d. */
-static int measure_zncc(struct clx_plan *plan, int ntiles)
+static int measure_zncc(struct accurate_pipeline *a, int ntiles)
 {
-    struct clx_context *ctx = plan->ctx;
-    struct accurate_pipeline *a = plan->accurate;
-    const struct kernel_params *p = &plan->params;
+    struct clx_context *ctx = a->job.ctx;
+    const struct kernel_params *p = a->job.params;
     cl_kernel k = a->zncc_kernel;
     size_t local = (size_t)p->tile_wg, global = local * ntiles;
     unsigned ignored;
     int status;
 
     for (int t = 0; t < ntiles; t++) {
-        const clx_region *r = &plan->regions[t % plan->nwin];
-        a->ox[t] = isnan(a->dx[t]) ? 0 : keep_inside(a->dx[t], r->x, p->win_w, plan->image_w, &ignored);
-        a->oy[t] = isnan(a->dy[t]) ? 0 : keep_inside(a->dy[t], r->y, p->win_h, plan->image_h, &ignored);
+        const clx_region *r = &a->job.regions[t % a->job.nwin];
+        a->ox[t] = isnan(a->dx[t]) ? 0 : keep_inside(a->dx[t], r->x, p->win_w, a->job.image_w, &ignored);
+        a->oy[t] = isnan(a->dy[t]) ? 0 : keep_inside(a->dy[t], r->y, p->win_h, a->job.image_h, &ignored);
     }
-    if ((status = upload_offsets(plan, ntiles)) != CLX_OK || (status = sample(plan, ntiles, NULL, 0)))
+    if ((status = upload_offsets(a, ntiles)) != CLX_OK || (status = sample(a, ntiles, NULL, 0)))
         return status;
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof a->ref_tiles, &a->ref_tiles));
     CL_CALL(ctx, clSetKernelArg(k, 1, sizeof a->tiles, &a->tiles));
-    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof plan->nwin, &plan->nwin));
+    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof a->job.nwin, &a->job.nwin));
     CL_CALL(ctx, clSetKernelArg(k, 3, sizeof a->zncc_values, &a->zncc_values));
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, 0, NULL, NULL));
-    ctx_profile_mark(ctx, "zncc", 2.0 * ntiles * p->win_w * p->win_h * real_size(plan));
-    CL_CALL(ctx, clEnqueueReadBuffer(ctx->queue, a->zncc_values, CL_TRUE, 0, real_size(plan) * ntiles, a->zncc_host,
+    ctx_profile_mark(ctx, "zncc", 2.0 * ntiles * p->win_w * p->win_h * real_size(a));
+    CL_CALL(ctx, clEnqueueReadBuffer(ctx->queue, a->zncc_values, CL_TRUE, 0, real_size(a) * ntiles, a->zncc_host,
                                      0, NULL, NULL));
     for (int t = 0; t < ntiles; t++)
         a->zncc[t] = isnan(a->dx[t]) ? NAN
@@ -515,23 +549,23 @@ error:
     return status;
 }
 
-int accurate_read(struct clx_plan *plan, clx_result *results)
+static int accurate_read(void *state, size_t count, clx_result *results)
 {
-    struct accurate_pipeline *a = plan->accurate;
-    const clx_plan_options *o = &plan->opt;
-    int ntiles = (int)plan->pushed * plan->nwin;
-    int status = wait_event(plan->ctx, &a->coarse_done);
+    struct accurate_pipeline *a = state;
+    const clx_plan_options *o = a->job.opt;
+    int ntiles = (int)count * a->job.nwin;
+    int status = wait_event(a->job.ctx, &a->coarse_done);
     if (status != CLX_OK)
         return status;
 
-    first_pass_results(plan, ntiles);
+    first_pass_results(a, ntiles);
     for (int pass = 1; pass < o->passes; pass++)
-        if ((status = moved_pass(plan, &a->offset, ntiles, 0)) != CLX_OK)
+        if ((status = moved_pass(a, &a->offset, ntiles, 0)) != CLX_OK)
             return status;
     for (int i = 0; i < o->refine && !all_converged(a, ntiles); i++)
-        if ((status = moved_pass(plan, &a->refine, ntiles, 1)) != CLX_OK)
+        if ((status = moved_pass(a, &a->refine, ntiles, 1)) != CLX_OK)
             return status;
-    if ((status = measure_zncc(plan, ntiles)) != CLX_OK)
+    if ((status = measure_zncc(a, ntiles)) != CLX_OK)
         return status;
 
     for (int t = 0; t < ntiles; t++) {
@@ -550,19 +584,24 @@ int accurate_read(struct clx_plan *plan, clx_result *results)
             r->flags |= CLX_FLAG_UNCONVERGED;
     }
     if (a->grid.nx > 0)
-        for (size_t i = 0; i < plan->pushed; i++)
-            outliers_flag(&a->grid, plan->regions, results + i * plan->nwin);
+        for (size_t i = 0; i < count; i++)
+            outliers_flag(&a->grid, a->job.regions, results + i * a->job.nwin);
     return CLX_OK;
 }
 
-void accurate_release(struct clx_plan *plan)
+static const struct stage *accurate_main_stage(const void *state)
 {
-    struct accurate_pipeline *a = plan->accurate;
+    return &((const struct accurate_pipeline *)state)->coarse;
+}
+
+static void accurate_release(void *state)
+{
+    struct accurate_pipeline *a = state;
     if (!a)
         return;
     if (a->coarse_done)
         clReleaseEvent(a->coarse_done);
-    clx_filter_release(a->prefilter);
+    filter_destroy(a->prefilter);
     stage_release(&a->coarse);
     stage_release(&a->offset);
     stage_release(&a->refine);
@@ -587,5 +626,16 @@ void accurate_release(struct clx_plan *plan)
     for (size_t i = 0; i < sizeof host / sizeof host[0]; i++)
         free(host[i]);
     free(a);
-    plan->accurate = NULL;
 }
+
+const struct pipeline_ops pipeline_accurate = {
+    .name = "accurate",
+    .image_bytes = accurate_image_bytes,
+    .create = accurate_create,
+    .set_reference = accurate_set_reference,
+    .push = accurate_push,
+    .read = accurate_read,
+    .read_surfaces = NULL,
+    .main_stage = accurate_main_stage,
+    .release = accurate_release,
+};

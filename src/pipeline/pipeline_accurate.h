@@ -1,6 +1,7 @@
 /*
- * pipeline_accurate.h - the accurate mode's steps for a batch (internal).
- * What each step is for: ALGORITHM.md, "Why the seed pipeline is not enough".
+ * pipeline_accurate.h - the accurate mode's state (internal). The plan runs
+ * it through pipeline_accurate (pipeline.h); what each step is for:
+ * ALGORITHM.md, "Why the seed pipeline is not enough".
  */
 #ifndef CLX_PIPELINE_ACCURATE_H
 #define CLX_PIPELINE_ACCURATE_H
@@ -10,11 +11,12 @@
 #include "ops/correlation_stage.h"
 #include "ops/outliers.h"
 #include "ops/refine_step.h"
+#include "pipeline/pipeline.h"
 
-struct clx_plan;
 struct clx_filter;
 
 struct accurate_pipeline {
+    struct pipeline_job job;
     struct clx_filter *prefilter;     /* NULL: no pre-filter */
     cl_program sample_program, coarse_program, moved_program, zncc_program;
     cl_program to_real_program[3];    /* image_to_real for pixel type t - 1, built when needed */
@@ -47,14 +49,5 @@ struct accurate_pipeline {
     struct window_grid grid;          /* for the outlier test; nx = 0 when the windows are no grid */
     cl_event coarse_done;
 };
-
-int accurate_create(struct clx_plan *plan);
-int accurate_set_reference(struct clx_plan *plan, clx_pixel_type type);
-/* Enqueues the pre-filter and the first pass of the uploaded images. */
-int accurate_push(struct clx_plan *plan, clx_pixel_type type, size_t count);
-/* Finishes the first pass, runs the window-offset and refinement passes and
- * the quality measures, and fills count * nwin results. */
-int accurate_read(struct clx_plan *plan, clx_result *results);
-void accurate_release(struct clx_plan *plan);
 
 #endif

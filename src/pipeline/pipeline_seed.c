@@ -1,6 +1,6 @@
 /*
  * pipeline_seed.c - the seed mode (ALGORITHM.md), for one batch of images
- * already uploaded by the plan:
+ * already uploaded by the plan (the pipeline_ops of pipeline.h):
  *
  *   window means (exact) -> prepare: zero-mean windows, zero-padded into the
  *   correlator's layout -> stage: correlate with the reference's windows,
@@ -14,87 +14,96 @@
 #include <string.h>
 
 #include "pipeline/pipeline_seed.h"
-#include "pipeline/plan.h"
-#include "runtime/cl_error.h"
 #include "runtime/context.h"
 
-static size_t real_size(const struct clx_plan *plan)
+static size_t real_size(const struct seed_pipeline *sp)
 {
-    return plan->params.use_double ? sizeof(double) : sizeof(float);
+    return sp->job.params->use_double ? sizeof(double) : sizeof(float);
 }
 
-int seed_create(struct clx_plan *plan)
+/* The seed mode costs what its one stage costs. */
+static void seed_image_bytes(const struct pipeline_job *job, size_t *per_image, size_t *largest)
 {
-    struct clx_context *ctx = plan->ctx;
+    stage_image_bytes(&job->ctx->dev, job->params, job->opt->method, job->nwin, per_image, largest);
+}
+
+static void seed_release(void *state);
+
+static int seed_create(const struct pipeline_job *job, void **state)
+{
+    struct clx_context *ctx = job->ctx;
     struct seed_pipeline *sp = calloc(1, sizeof *sp);
+    *state = NULL;
     if (!sp)
         return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
-    plan->seed = sp;
+    sp->job = *job;
     /* No fallback estimator: the seed method flags a failed fit. */
-    struct stage_config config = { plan->opt.method, plan->opt.estimator, CLX_ESTIMATOR_DEFAULT, &plan->overrides, 0 };
-    int ntiles = plan->batch * plan->nwin;
-    int status = stage_create(ctx, &sp->stage, &plan->params, &config, plan->nwin, ntiles);
-    if (status != CLX_OK)
+    struct stage_config config = { job->opt->method, job->opt->estimator, CLX_ESTIMATOR_DEFAULT, job->overrides, 0 };
+    int ntiles = job->batch * job->nwin;
+    int status = stage_create(ctx, &sp->stage, job->params, &config, job->nwin, ntiles);
+    if (status == CLX_OK)
+        status = ctx_create_buffer(ctx, real_size(sp) * ntiles, &sp->means, "means");
+    if (status != CLX_OK) {
+        seed_release(sp);
         return status;
-    cl_int err;
-    sp->means = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, real_size(plan) * ntiles, NULL, &err);
-    CL_CHECK_RESULT(ctx, "clCreateBuffer(means)", err);
+    }
     const struct kernel_params *p = &sp->stage.params;
     ctx_log(ctx, CLX_LOG_INFO, "method: %s", sp->stage.explanation);
     ctx_log(ctx, CLX_LOG_INFO,
             "seed mode: %d windows of %dx%d, shifts up to %d x %d, %s path (correlation layout %dx%d), batch of "
-            "%d images, %s precision", plan->nwin, p->win_w, p->win_h, p->search_rx, p->search_ry,
-            sp->stage.correlator->name, p->corr_w, p->corr_h, plan->batch, p->use_double ? "double" : "single");
-error:
-    return status;
+            "%d images, %s precision", job->nwin, p->win_w, p->win_h, p->search_rx, p->search_ry,
+            sp->stage.correlator->name, p->corr_w, p->corr_h, job->batch, p->use_double ? "double" : "single");
+    *state = sp;
+    return CLX_OK;
 }
 
-/* Window means and prepared windows of `n` uploaded images into the stage. */
-static int prepare(struct clx_plan *plan, clx_pixel_type type, size_t n)
+/* Window means and prepared windows of the batch's images into the stage. */
+static int prepare(struct seed_pipeline *sp, const struct batch_view *b)
 {
-    struct seed_pipeline *sp = plan->seed;
-    struct prepare_windows *pw = &sp->prepare[type - 1];
+    const struct pipeline_job *job = &sp->job;
+    struct prepare_windows *pw = &sp->prepare[b->type - 1];
     int status;
     if (!pw->sums) {
         struct kernel_params p = sp->stage.params;
-        p.pixel = type;
-        if ((status = prepare_windows_build(plan->ctx, &p, pw)) != CLX_OK)
+        p.pixel = b->type;
+        if ((status = prepare_windows_build(job->ctx, &p, pw)) != CLX_OK)
             return status;
     }
-    return prepare_windows_enqueue(plan->ctx, pw, plan->images, plan->image_w, plan->image_h, plan->corners,
-                                   plan->nwin, (int)n, sp->means, sp->stage.prepared);
+    return prepare_windows_enqueue(job->ctx, pw, b->images, job->image_w, job->image_h, job->corners, job->nwin,
+                                   (int)b->count, sp->means, sp->stage.prepared);
 }
 
-int seed_set_reference(struct clx_plan *plan, clx_pixel_type type)
+static int seed_set_reference(void *state, const struct batch_view *reference)
 {
-    int status = prepare(plan, type, 1);
-    return status == CLX_OK ? stage_set_reference(plan->ctx, &plan->seed->stage) : status;
+    struct seed_pipeline *sp = state;
+    int status = prepare(sp, reference);
+    return status == CLX_OK ? stage_set_reference(sp->job.ctx, &sp->stage) : status;
 }
 
-int seed_push(struct clx_plan *plan, clx_pixel_type type, size_t count)
+static int seed_push(void *state, const struct batch_view *batch)
 {
-    struct seed_pipeline *sp = plan->seed;
-    int status = prepare(plan, type, count);
+    struct seed_pipeline *sp = state;
+    int status = prepare(sp, batch);
     /* Profiled bytes: each window read twice (mean, then values), every
      * padded tile written. */
     const struct kernel_params *p = &sp->stage.params;
-    double tiles = (double)count * plan->nwin;
-    ctx_profile_mark(plan->ctx, "prepare",
-                 tiles * (2.0 * p->win_w * p->win_h * clx_pixel_size(type) +
-                          (double)p->pad_w * p->pad_h * real_size(plan)));
+    double tiles = (double)batch->count * sp->job.nwin;
+    ctx_profile_mark(sp->job.ctx, "prepare",
+                     tiles * (2.0 * p->win_w * p->win_h * clx_pixel_size(batch->type) +
+                              (double)p->pad_w * p->pad_h * real_size(sp)));
     if (status == CLX_OK)
-        status = stage_enqueue(plan->ctx, &sp->stage, (int)(count * plan->nwin), NULL, &sp->done);
+        status = stage_enqueue(sp->job.ctx, &sp->stage, (int)(batch->count * sp->job.nwin), NULL, &sp->done);
     return status;
 }
 
 /* Waits for the last push's downloads; the event is kept for another read. */
-static int wait_done(struct clx_plan *plan)
+static int wait_done(struct seed_pipeline *sp)
 {
-    struct clx_context *ctx = plan->ctx;
+    struct clx_context *ctx = sp->job.ctx;
     cl_int run_status = CL_COMPLETE;
     int status = CLX_OK;
-    CL_CALL(ctx, clWaitForEvents(1, &plan->seed->done));
-    CL_CALL(ctx, clGetEventInfo(plan->seed->done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof run_status,
+    CL_CALL(ctx, clWaitForEvents(1, &sp->done));
+    CL_CALL(ctx, clGetEventInfo(sp->done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof run_status,
                                 &run_status, NULL));
     if (run_status < 0)
         status = ctx_cl_fail(ctx, run_status, "device execution", __FILE__, __LINE__);
@@ -102,11 +111,11 @@ error:
     return status;
 }
 
-int seed_read(struct clx_plan *plan, clx_result *results)
+static int seed_read(void *state, size_t count, clx_result *results)
 {
-    struct seed_pipeline *sp = plan->seed;
-    size_t tiles = plan->pushed * plan->nwin;
-    int status = wait_done(plan);
+    struct seed_pipeline *sp = state;
+    size_t tiles = count * sp->job.nwin;
+    int status = wait_done(sp);
     for (size_t t = 0; status == CLX_OK && t < tiles; t++) {
         struct stage_peak pk;
         clx_result *r = &results[t];
@@ -125,21 +134,22 @@ int seed_read(struct clx_plan *plan, clx_result *results)
     return status;
 }
 
-int seed_read_surfaces(struct clx_plan *plan, float *surfaces)
+static int seed_read_surfaces(void *state, size_t count, float *surfaces)
 {
-    struct clx_context *ctx = plan->ctx;
-    const struct kernel_params *p = &plan->seed->stage.params;
+    struct seed_pipeline *sp = state;
+    struct clx_context *ctx = sp->job.ctx;
+    const struct kernel_params *p = &sp->stage.params;
     int sw = 2 * p->search_rx + 1, sh = 2 * p->search_ry + 1;
-    size_t tiles = plan->pushed * plan->nwin, rs = real_size(plan);
+    size_t tiles = count * sp->job.nwin, rs = real_size(sp);
     size_t corr_pixels = (size_t)p->corr_w * p->corr_h;
     void *host = malloc(rs * corr_pixels * tiles);
     int status = CLX_OK;
 
     if (!host)
         return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
-    if ((status = wait_done(plan)) != CLX_OK)
+    if ((status = wait_done(sp)) != CLX_OK)
         goto error;
-    CL_CALL(ctx, clEnqueueReadBuffer(ctx->queue, plan->seed->stage.corr, CL_TRUE, 0, rs * corr_pixels * tiles, host,
+    CL_CALL(ctx, clEnqueueReadBuffer(ctx->queue, sp->stage.corr, CL_TRUE, 0, rs * corr_pixels * tiles, host,
                                      0, NULL, NULL));
     for (size_t t = 0; t < tiles; t++)
         for (int uy = -p->search_ry; uy <= p->search_ry; uy++)
@@ -155,9 +165,14 @@ error:
     return status;
 }
 
-void seed_release(struct clx_plan *plan)
+static const struct stage *seed_main_stage(const void *state)
 {
-    struct seed_pipeline *sp = plan->seed;
+    return &((const struct seed_pipeline *)state)->stage;
+}
+
+static void seed_release(void *state)
+{
+    struct seed_pipeline *sp = state;
     if (!sp)
         return;
     if (sp->done)
@@ -168,5 +183,16 @@ void seed_release(struct clx_plan *plan)
     if (sp->means)
         clReleaseMemObject(sp->means);
     free(sp);
-    plan->seed = NULL;
 }
+
+const struct pipeline_ops pipeline_seed = {
+    .name = "seed",
+    .image_bytes = seed_image_bytes,
+    .create = seed_create,
+    .set_reference = seed_set_reference,
+    .push = seed_push,
+    .read = seed_read,
+    .read_surfaces = seed_read_surfaces,
+    .main_stage = seed_main_stage,
+    .release = seed_release,
+};

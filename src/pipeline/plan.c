@@ -1,7 +1,8 @@
 /*
  * plan.c - one reference, one window list, one set of options: the public
- * plan API, the checks, the batch size, and the upload every image goes
- * through before its mode's pipeline takes it:
+ * plan API, the checks, the kernel parameters, the batch size, and the
+ * upload every image goes through before its mode's pipeline takes it
+ * (pipeline.h):
  *
  *   seed mode      pipeline_seed.c      ALGORITHM.md's steps
  *   accurate mode  pipeline_accurate.c  pre-filter, window offset, refinement
@@ -52,11 +53,6 @@ void clx_plan_options_init(clx_plan_options *o)
      * Kikuchi set with the default pre-filter) and keeps the window-offset
      * pass on the direct path's few-shifts form; 4 px gave the same offsets. */
     o->fine_shift = 2;
-}
-
-static size_t real_size(const struct clx_plan *plan)
-{
-    return plan->params.use_double ? sizeof(double) : sizeof(float);
 }
 
 /* ---- checks and sizes ---------------------------------------------------- */
@@ -116,28 +112,23 @@ static int check_options(struct clx_context *ctx, const clx_plan_options *o, int
     return CLX_OK;
 }
 
+/* What the pipeline sees of the plan. */
+static struct pipeline_job job_of(const struct clx_plan *plan)
+{
+    struct pipeline_job job = { plan->ctx,      &plan->opt,  plan->regions,    plan->nwin,     plan->image_w,
+                                plan->image_h,  plan->batch, &plan->params,    &plan->overrides, plan->corners };
+    return job;
+}
+
 /* Device bytes one pushed image costs, and the largest single buffer per image. */
 static void job_costs(const struct clx_plan *plan, size_t *per_image, size_t *largest)
 {
-    const struct device_entry *dev = &plan->ctx->dev;
-    size_t pixels = (size_t)plan->image_w * plan->image_h, rs = real_size(plan);
-    size_t each, big;
-
-    stage_image_bytes(dev, &plan->params, plan->opt.method, plan->nwin, per_image, largest);
+    size_t pixels = (size_t)plan->image_w * plan->image_h;
+    struct pipeline_job job = job_of(plan);
+    plan->pipeline->image_bytes(&job, per_image, largest);
     *per_image += pixels * sizeof(float);   /* the upload, widest pixel type */
     if (*largest < pixels * sizeof(float))
         *largest = pixels * sizeof(float);
-    if (plan->opt.mode == CLX_MODE_ACCURATE) {
-        /* The window-offset and refinement stages (costed both at the
-         * larger radius), the filtered image and the filter's scratch, the
-         * sampled windows. */
-        struct kernel_params moved = plan->params;
-        moved.search_rx = moved.search_ry = plan->opt.fine_shift;
-        stage_image_bytes(dev, &moved, CLX_METHOD_DIRECT, plan->nwin, &each, &big);
-        *per_image += 2 * each + 2 * pixels * rs + (size_t)plan->nwin * plan->params.win_w * plan->params.win_h * rs;
-        if (*largest < pixels * rs)
-            *largest = pixels * rs;
-    }
 }
 
 static int choose_batch(struct clx_plan *plan, int requested)
@@ -337,10 +328,11 @@ static int apply_tuning(struct clx_plan *plan, const char *caller)
 
 static int set_reference(struct clx_plan *plan, const clx_image *reference)
 {
-    clx_pixel_type type;
-    int status = upload(plan, reference, 1, &type);
+    struct batch_view b = { NULL, CLX_PIXEL_U8, 1 };
+    int status = upload(plan, reference, 1, &b.type);
+    b.images = plan->images;
     if (status == CLX_OK)
-        status = plan->seed ? seed_set_reference(plan, type) : accurate_set_reference(plan, type);
+        status = plan->pipeline->set_reference(plan->state, &b);
     if (status == CLX_OK) {
         /* Surface any failure now, while it is clearly the reference's. */
         cl_int err = clFinish(plan->ctx->queue);
@@ -362,6 +354,41 @@ int clx_plan_set_reference(clx_plan *plan, const clx_image *reference)
         return ctx_fail(plan->ctx, CLX_ERR_STATE, "a new reference before the results of the last push were read");
     status = check_image(plan, reference, "reference", 0);
     return status == CLX_OK ? set_reference(plan, reference) : status;
+}
+
+/* The windows, the image size and the job's kernel parameters. */
+static int set_job(struct clx_plan *plan, const clx_image *reference, const clx_region *regions, size_t n)
+{
+    const clx_plan_options *o = &plan->opt;
+    plan->nwin = (int)n;
+    plan->image_w = reference->width;
+    plan->image_h = reference->height;
+    plan->regions = malloc(sizeof *regions * n);
+    if (!plan->regions)
+        return ctx_fail(plan->ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+    memcpy(plan->regions, regions, sizeof *regions * n);
+
+    struct kernel_params *p = &plan->params;
+    kernel_params_defaults(p, &plan->ctx->dev);
+    p->use_double = o->use_double;
+    p->win_w = regions[0].w;
+    p->win_h = regions[0].h;
+    p->search_rx = o->max_shift > 0 && o->max_shift < p->win_w - 1 ? o->max_shift : p->win_w - 1;
+    p->search_ry = o->max_shift > 0 && o->max_shift < p->win_h - 1 ? o->max_shift : p->win_h - 1;
+    p->fit_size = o->fit_size;
+    p->pixel = reference->type;
+    return CLX_OK;
+}
+
+/* The mode's pipeline for the job, and the listing --explain prints. */
+static int create_pipeline(struct clx_plan *plan)
+{
+    struct pipeline_job job = job_of(plan);
+    int status = plan->pipeline->create(&job, &plan->state);
+    if (status == CLX_OK)
+        kernel_params_describe(&plan->pipeline->main_stage(plan->state)->params, &plan->overrides,
+                               &plan->ctx->dev, plan->parameters, sizeof plan->parameters);
+    return status;
 }
 
 int clx_plan_create(clx_context *ctx, const clx_image *reference, const clx_region *regions,
@@ -399,31 +426,11 @@ int clx_plan_create(clx_context *ctx, const clx_image *reference, const clx_regi
         return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
     plan->ctx = ctx;
     plan->opt = resolved;
-    plan->nwin = (int)region_count;
-    plan->image_w = reference->width;
-    plan->image_h = reference->height;
-    plan->regions = malloc(sizeof *regions * region_count);
-    if (!plan->regions) {
-        status = ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
-        goto error;
-    }
-    memcpy(plan->regions, regions, sizeof *regions * region_count);
-
-    struct kernel_params *p = &plan->params;
-    kernel_params_defaults(p, &ctx->dev);
-    p->use_double = options->use_double;
-    p->win_w = regions[0].w;
-    p->win_h = regions[0].h;
-    p->search_rx = options->max_shift > 0 && options->max_shift < p->win_w - 1 ? options->max_shift : p->win_w - 1;
-    p->search_ry = options->max_shift > 0 && options->max_shift < p->win_h - 1 ? options->max_shift : p->win_h - 1;
-    p->fit_size = resolved.fit_size;
-    p->pixel = reference->type;
-
-    if ((status = apply_tuning(plan, options->params)) != CLX_OK ||
-        (status = choose_batch(plan, options->batch)) != CLX_OK || (status = upload_corners(plan)) != CLX_OK)
-        goto error;
-    status = options->mode == CLX_MODE_SEED ? seed_create(plan) : accurate_create(plan);
-    if (status != CLX_OK || (status = set_reference(plan, reference)) != CLX_OK)
+    plan->pipeline = resolved.mode == CLX_MODE_SEED ? &pipeline_seed : &pipeline_accurate;
+    if ((status = set_job(plan, reference, regions, region_count)) != CLX_OK ||
+        (status = apply_tuning(plan, options->params)) != CLX_OK ||
+        (status = choose_batch(plan, options->batch)) != CLX_OK || (status = upload_corners(plan)) != CLX_OK ||
+        (status = create_pipeline(plan)) != CLX_OK || (status = set_reference(plan, reference)) != CLX_OK)
         goto error;
     if (handle_add(plan, HANDLE_PLAN, ctx, plan_free_handle) != CLX_OK) {
         status = ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
@@ -451,8 +458,8 @@ static void plan_free(struct clx_plan *plan)
     struct clx_context *ctx = plan->ctx;
     /* Nothing may still be writing into memory we free. */
     clFinish(ctx->queue);
-    seed_release(plan);
-    accurate_release(plan);
+    if (plan->state)
+        plan->pipeline->release(plan->state);
     ctx_pinned_free(ctx, &plan->staging);
     if (plan->corners)
         clReleaseMemObject(plan->corners);
@@ -478,11 +485,11 @@ size_t clx_plan_region_count(const clx_plan *plan)
     return live(plan) ? (size_t)plan->nwin : 0;
 }
 
-/* The stage whose path and surfaces the plan reports: the seed's, or the
- * accurate mode's first pass. */
+/* The stage whose path the plan reports: the seed's, or the accurate
+ * mode's first pass. */
 static const struct stage *main_stage(const struct clx_plan *plan)
 {
-    return plan->seed ? &plan->seed->stage : plan->accurate ? &plan->accurate->coarse : NULL;
+    return plan->state ? plan->pipeline->main_stage(plan->state) : NULL;
 }
 
 clx_method clx_plan_method(const clx_plan *plan)
@@ -500,6 +507,11 @@ const char *clx_plan_fft(const clx_plan *plan)
 const char *clx_plan_tuning(const clx_plan *plan)
 {
     return live(plan) ? plan->tuning : "";
+}
+
+const char *clx_plan_parameters(const clx_plan *plan)
+{
+    return live(plan) ? plan->parameters : "";
 }
 
 const char *clx_plan_explanation(const clx_plan *plan)
@@ -533,7 +545,8 @@ static int push_check(clx_plan *plan, size_t count)
 static int push_uploaded(clx_plan *plan, clx_pixel_type type, size_t count)
 {
     struct clx_context *ctx = plan->ctx;
-    int status = plan->seed ? seed_push(plan, type, count) : accurate_push(plan, type, count);
+    struct batch_view b = { plan->images, type, count };
+    int status = plan->pipeline->push(plan->state, &b);
     if (status == CLX_OK)
         status = clFlush(ctx->queue) == CL_SUCCESS ? CLX_OK : ctx_fail(ctx, CLX_ERR_OPENCL, "clFlush failed");
     if (status != CLX_OK) {
@@ -598,7 +611,7 @@ int clx_plan_read(clx_plan *plan, clx_result *results, size_t capacity)
         return ctx_fail(ctx, CLX_ERR_STATE, "read without a push");
     if (!results || capacity < tiles)
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "results need room for %zu entries, got %zu", tiles, capacity);
-    status = plan->seed ? seed_read(plan, results) : accurate_read(plan, results);
+    status = plan->pipeline->read(plan->state, plan->pushed, results);
     /* The push is consumed whatever happened: the next one starts afresh. */
     plan->pushed = 0;
     return status;
@@ -617,10 +630,10 @@ int clx_plan_read_surfaces(clx_plan *plan, float *surfaces, size_t capacity)
     clx_plan_surface_size(plan, &sw, &sh);
     if (!plan->pushed)
         return ctx_fail(ctx, CLX_ERR_STATE, "surfaces read without a push");
-    if (!plan->seed)
+    if (!plan->pipeline->read_surfaces)
         return ctx_fail(ctx, CLX_ERR_STATE, "correlation surfaces are read in seed mode");
     if (!surfaces || capacity < tiles * sw * sh)
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "surfaces need room for %zu floats, got %zu", tiles * sw * sh,
                         capacity);
-    return seed_read_surfaces(plan, surfaces);
+    return plan->pipeline->read_surfaces(plan->state, plan->pushed, surfaces);
 }

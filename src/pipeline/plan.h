@@ -1,6 +1,7 @@
 /*
  * plan.h - the clx_plan behind the public API (internal; the tests read its
- * pipelines' device buffers to check each stage against the host reference).
+ * pipeline's device buffers, through `state`, to check each stage against
+ * the host reference).
  */
 #ifndef CLX_PLAN_H
 #define CLX_PLAN_H
@@ -8,8 +9,7 @@
 #include <CL/cl.h>
 #include "clxcorr.h"
 #include "params/kernel_params.h"
-#include "pipeline/pipeline_accurate.h"
-#include "pipeline/pipeline_seed.h"
+#include "pipeline/pipeline.h"
 #include "runtime/context.h"
 
 struct clx_plan {
@@ -23,15 +23,17 @@ struct clx_plan {
     struct kernel_overrides overrides;/* the tuning's values, then the caller's (opt.params), parsed once */
     int tuned_batch;                  /* the tuning's largest automatic batch (0: none) */
     char tuning[512];                 /* where the tuning came from, in words */
+    char parameters[4096];            /* the main stage's kernel parameters, one per line (--explain) */
 
     cl_mem corners;                   /* int2 top-left corner per window */
     cl_mem images;                    /* the pushed images, as uploaded */
     size_t images_bytes;
     struct pinned staging;            /* pinned host memory clx_plan_push copies the images into */
 
-    /* One of these runs the images through, by mode. */
-    struct seed_pipeline *seed;
-    struct accurate_pipeline *accurate;
+    /* The mode's pipeline (pipeline.h) and its state: struct seed_pipeline
+     * (pipeline_seed.h) or struct accurate_pipeline (pipeline_accurate.h). */
+    const struct pipeline_ops *pipeline;
+    void *state;
 
     size_t pushed;                    /* images of the push in flight (0: none) */
 };

@@ -36,7 +36,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pipeline/plan.h"
 #include "runtime/context.h"
 #include "runtime/handle.h"
 #include "runtime/profile.h"
