@@ -1,5 +1,5 @@
 /*
- * fft_clfft.c - the clFFT backend of src/ops/fft_plan.h.
+ * fft_clfft.c - the clFFT backend of src/ops/fft_backend.h.
  *
  * clFFT quirks handled here: clfftSetup/clfftTeardown are process-wide, so
  * they are reference-counted under a mutex; clfftInitSetupData is an inline
@@ -15,7 +15,7 @@
 
 #include <clFFT.h>
 
-#include "ops/fft_plan.h"
+#include "ops/fft_backend.h"
 #include "runtime/cl_error.h"
 #include "runtime/context.h"
 

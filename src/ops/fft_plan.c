@@ -13,27 +13,6 @@ struct fft_plan {
     void *state;
 };
 
-const char *fft_kind_name(enum fft_kind kind)
-{
-    switch (kind) {
-    case FFT_R2C: return "R2C";
-    case FFT_C2R: return "C2R";
-    case FFT_C2C_FORWARD: return "C2C forward";
-    case FFT_C2C_INVERSE: return "C2C inverse";
-    }
-    return "?";
-}
-
-int fft_kind_forward(enum fft_kind kind)
-{
-    return kind == FFT_R2C || kind == FFT_C2C_FORWARD;
-}
-
-int fft_kind_real(enum fft_kind kind)
-{
-    return kind == FFT_R2C || kind == FFT_C2R;
-}
-
 const struct fft_backend *fft_default_backend(void)
 {
     return &fft_backend_clfft;

@@ -1,55 +1,18 @@
 /*
  * fft_plan.h - batched 2-D FFTs behind one small interface (internal).
  *
- * The correlation code (src/ops/correlate_fft.c) sees only these calls; each
- * backend lives in its own file (src/ops/fft_clfft.c, src/ops/fft_vkfft.c when
- * configure found VkFFT). Transforms are out of place and batched:
- *   FFT_R2C: `batch` real nx x ny arrays (row length nx, contiguous) to
- *            `batch` complex (nx / 2 + 1) x ny half-spectra;
- *   FFT_C2R: the reverse, scaled by 1 / (nx ny) so that C2R(R2C(x)) = x;
- *   FFT_C2C_FORWARD: `batch` complex nx x ny arrays (interleaved (re, im),
- *            rows of nx, contiguous) to their nx x ny spectra, same layout;
- *   FFT_C2C_INVERSE: the reverse, scaled by 1 / (nx ny).
- * Forward transforms leave their input alone; the input of an inverse
- * transform may be overwritten (backends differ).
+ * The correlation code (src/ops/correlate_fft.c) sees only these calls and
+ * the backend it names; the backends and the transforms are described in
+ * fft_backend.h.
  */
 #ifndef CLX_FFT_PLAN_H
 #define CLX_FFT_PLAN_H
 
 #include <CL/cl.h>
+#include "ops/fft_backend.h"
 
 struct clx_context;
-
-enum fft_kind {
-    FFT_R2C,
-    FFT_C2R,
-    FFT_C2C_FORWARD,
-    FFT_C2C_INVERSE
-};
-
-/* "R2C", "C2R", "C2C forward", "C2C inverse": for logs and messages. */
-const char *fft_kind_name(enum fft_kind kind);
-/* 1 for R2C and C2C_FORWARD (exponent -2 pi i, unscaled), 0 for the inverses. */
-int fft_kind_forward(enum fft_kind kind);
-/* 1 for R2C and C2R, whose spectra are (nx / 2 + 1) x ny half-spectra. */
-int fft_kind_real(enum fft_kind kind);
-
 struct fft_plan;
-
-struct fft_backend {
-    const char *name;
-    /* Smallest even length >= n that the backend transforms. */
-    int (*good_size)(int n);
-    int (*create)(struct clx_context *ctx, enum fft_kind kind, int nx, int ny, int batch,
-                  int use_double, void **state);
-    int (*execute)(struct clx_context *ctx, void *state, cl_mem in, cl_mem out);
-    void (*destroy)(void *state);
-};
-
-extern const struct fft_backend fft_backend_clfft;
-#ifdef HAVE_VKFFT
-extern const struct fft_backend fft_backend_vkfft;
-#endif
 
 /* The backend used for new plans unless one is asked for (clFFT). */
 const struct fft_backend *fft_default_backend(void);

@@ -1,5 +1,5 @@
 /*
- * fft_vkfft.c - the VkFFT backend of src/ops/fft_plan.h (VkFFT's OpenCL backend,
+ * fft_vkfft.c - the VkFFT backend of src/ops/fft_backend.h (VkFFT's OpenCL backend,
  * VKFFT_BACKEND=3). Built only when configure found vkFFT.h; the only file
  * that includes it (the header is the whole library and slow to compile).
  *
@@ -29,7 +29,7 @@
 
 #include <vkFFT.h>
 
-#include "ops/fft_plan.h"
+#include "ops/fft_backend.h"
 #include "runtime/context.h"
 
 struct vkfft_state {

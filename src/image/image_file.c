@@ -1,0 +1,178 @@
+/*
+ * image_file.c - image files: the format-neutral part.
+ *
+ * A file's format is recognised from its first bytes, never its name, and
+ * handed to the backend that claims it (load_tiff.c, load_pnm.c,
+ * load_stb.c). This file owns the checks every format shares, so that a
+ * backend only decodes: the file exists and is not empty, the page index is
+ * in range, and a failed read leaves the caller's image empty rather than
+ * half-filled.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "image/loaders.h"
+#include "runtime/message.h"
+
+/* Enough for every magic number the backends test (BMP needs 16). */
+#define IMAGE_HEAD_BYTES 16
+
+/* Tried in order; the first whose probe accepts the file's head wins. */
+static const struct image_format *const image_formats[] = {
+    &image_format_tiff,
+    &image_format_pnm,
+    &image_format_stb,
+};
+
+static int head_read(const char *path, unsigned char *head, size_t *length, clx_message *msg)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return msg_fail(msg, CLX_ERR_IO, "%s: %s", path, strerror(errno));
+    *length = fread(head, 1, IMAGE_HEAD_BYTES, f);
+    /* A directory opens fine on Linux and fails here with EISDIR. */
+    int failed = ferror(f);
+    int error = errno;
+    fclose(f);
+    if (failed)
+        return msg_fail(msg, CLX_ERR_IO, "%s: %s", path, strerror(error));
+    if (*length == 0)
+        return msg_fail(msg, CLX_ERR_FORMAT, "%s: empty file", path);
+    return CLX_OK;
+}
+
+static const struct image_format *format_find(const unsigned char *head, size_t length)
+{
+    for (size_t i = 0; i < sizeof image_formats / sizeof image_formats[0]; i++)
+        if (image_formats[i]->probe(head, length))
+            return image_formats[i];
+    return NULL;
+}
+
+int clx_image_file_open(const char *path, clx_image_file **file, clx_message *msg)
+{
+    msg_clear(msg);
+    if (!file)
+        return msg_fail(msg, CLX_ERR_ARGUMENT, "clx_image_file_open: file is NULL");
+    *file = NULL;
+    if (!path || !*path)
+        return msg_fail(msg, CLX_ERR_ARGUMENT, "clx_image_file_open: no path given");
+
+    unsigned char head[IMAGE_HEAD_BYTES];
+    size_t length = 0;
+    int rc = head_read(path, head, &length, msg);
+    if (rc != CLX_OK)
+        return rc;
+    const struct image_format *format = format_find(head, length);
+    if (!format)
+        return msg_fail(msg, CLX_ERR_FORMAT,
+                        "%s: unsupported image format (not TIFF, PNG, JPEG, BMP or PGM)", path);
+
+    clx_image_file *f = calloc(1, sizeof *f);
+    if (!f || !(f->path = strdup(path))) {
+        free(f);
+        return msg_fail(msg, CLX_ERR_HOST_MEMORY, "%s: out of memory", path);
+    }
+    f->format = format;
+    rc = format->open(f, msg);
+    if (rc != CLX_OK) {
+        free(f->path);
+        free(f);
+        return rc;
+    }
+    *file = f;
+    return CLX_OK;
+}
+
+int clx_image_file_pages(const clx_image_file *file)
+{
+    return file ? file->pages : 0;
+}
+
+static int page_check(const clx_image_file *file, int page, clx_message *msg)
+{
+    if (page < 0 || page >= file->pages)
+        return msg_fail(msg, CLX_ERR_ARGUMENT, "%s: page %d is out of range (the file has %d page%s)",
+                        file->path, page, file->pages, file->pages == 1 ? "" : "s");
+    return CLX_OK;
+}
+
+int clx_image_file_read(clx_image_file *file, int page, clx_image *image, clx_message *msg)
+{
+    msg_clear(msg);
+    if (!file || !image)
+        return msg_fail(msg, CLX_ERR_ARGUMENT, "clx_image_file_read: %s is NULL",
+                        file ? "image" : "file");
+    memset(image, 0, sizeof *image);
+    int rc = page_check(file, page, msg);
+    if (rc != CLX_OK)
+        return rc;
+    /* Backends may fail after allocating; the caller must never see those pixels. */
+    rc = file->format->read(file, page, image, msg);
+    if (rc != CLX_OK)
+        clx_image_free(image);
+    return rc;
+}
+
+void clx_image_file_close(clx_image_file *file)
+{
+    if (!file)
+        return;
+    file->format->close(file);
+    free(file->path);
+    free(file);
+}
+
+int clx_image_load(const char *path, int page, clx_image *image, clx_message *msg)
+{
+    if (!image)
+        return msg_fail(msg, CLX_ERR_ARGUMENT, "clx_image_load: image is NULL");
+    memset(image, 0, sizeof *image);
+    clx_image_file *file;
+    int rc = clx_image_file_open(path, &file, msg);
+    if (rc != CLX_OK)
+        return rc;
+    rc = clx_image_file_read(file, page, image, msg);
+    clx_image_file_close(file);
+    return rc;
+}
+
+/* The general path: decode into an image of the file's own type, then copy into dst, widening. */
+static int read_then_copy(clx_image_file *file, int page, clx_image *dst, clx_message *msg)
+{
+    clx_image decoded;
+    int rc = clx_image_file_read(file, page, &decoded, msg);
+    if (rc == CLX_OK)
+        rc = image_fit_check(file, page, decoded.width, decoded.height, decoded.type, dst, msg);
+    /* Cannot fail once the sizes and types fit. */
+    if (rc == CLX_OK)
+        rc = clx_image_copy_to(&decoded, dst, msg);
+    clx_image_free(&decoded);
+    return rc;
+}
+
+int clx_image_load_into(const char *path, int page, clx_image *dst, clx_message *msg)
+{
+    msg_clear(msg);
+    if (!dst || !dst->pixels || clx_pixel_size(dst->type) == 0 || dst->width < 1 || dst->height < 1)
+        return msg_fail(msg, CLX_ERR_ARGUMENT, "clx_image_load_into: dst is not an image with pixels");
+    clx_image_file *file;
+    int rc = clx_image_file_open(path, &file, msg);
+    if (rc != CLX_OK)
+        return rc;
+    rc = page_check(file, page, msg);
+    if (rc == CLX_OK)
+        rc = file->format->read_into ? file->format->read_into(file, page, dst, msg) : IMAGE_READ_DECODE;
+    if (rc == IMAGE_READ_DECODE)
+        rc = read_then_copy(file, page, dst, msg);
+    clx_image_file_close(file);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Helpers the backends share (loaders.h)                               */
+

@@ -1,0 +1,68 @@
+/*
+ * fft_backend.h - what an FFT library is to clxcorr (internal): the
+ * transforms (enum fft_kind) and the table of calls each backend fills in,
+ * src/ops/fft_clfft.c and src/ops/fft_vkfft.c (when configure found VkFFT).
+ * Transforms are out of place and batched:
+ *   FFT_R2C: `batch` real nx x ny arrays (row length nx, contiguous) to
+ *            `batch` complex (nx / 2 + 1) x ny half-spectra;
+ *   FFT_C2R: the reverse, scaled by 1 / (nx ny) so that C2R(R2C(x)) = x;
+ *   FFT_C2C_FORWARD: `batch` complex nx x ny arrays (interleaved (re, im),
+ *            rows of nx, contiguous) to their nx x ny spectra, same layout;
+ *   FFT_C2C_INVERSE: the reverse, scaled by 1 / (nx ny).
+ * Forward transforms leave their input alone; the input of an inverse
+ * transform may be overwritten (backends differ).
+ */
+#ifndef CLX_FFT_BACKEND_H
+#define CLX_FFT_BACKEND_H
+
+#include <CL/cl.h>
+
+struct clx_context;
+
+enum fft_kind {
+    FFT_R2C,
+    FFT_C2R,
+    FFT_C2C_FORWARD,
+    FFT_C2C_INVERSE
+};
+
+/* "R2C", "C2R", "C2C forward", "C2C inverse": for logs and messages. */
+static inline const char *fft_kind_name(enum fft_kind kind)
+{
+    switch (kind) {
+    case FFT_R2C: return "R2C";
+    case FFT_C2R: return "C2R";
+    case FFT_C2C_FORWARD: return "C2C forward";
+    case FFT_C2C_INVERSE: return "C2C inverse";
+    }
+    return "?";
+}
+
+/* 1 for R2C and C2C_FORWARD (exponent -2 pi i, unscaled), 0 for the inverses. */
+static inline int fft_kind_forward(enum fft_kind kind)
+{
+    return kind == FFT_R2C || kind == FFT_C2C_FORWARD;
+}
+
+/* 1 for R2C and C2R, whose spectra are (nx / 2 + 1) x ny half-spectra. */
+static inline int fft_kind_real(enum fft_kind kind)
+{
+    return kind == FFT_R2C || kind == FFT_C2R;
+}
+
+struct fft_backend {
+    const char *name;
+    /* Smallest even length >= n that the backend transforms. */
+    int (*good_size)(int n);
+    int (*create)(struct clx_context *ctx, enum fft_kind kind, int nx, int ny, int batch,
+                  int use_double, void **state);
+    int (*execute)(struct clx_context *ctx, void *state, cl_mem in, cl_mem out);
+    void (*destroy)(void *state);
+};
+
+extern const struct fft_backend fft_backend_clfft;
+#ifdef HAVE_VKFFT
+extern const struct fft_backend fft_backend_vkfft;
+#endif
+
+#endif
