@@ -487,7 +487,8 @@ int clx_tune(clx_context *ctx, const clx_image *reference, const clx_region *reg
         result->rate = kept == &best ? best_rate : default_rate;
         result->default_rate = default_rate;
         time_t now = time(NULL);
-        strftime(result->date, sizeof result->date, "%Y-%m-%d %H:%M", localtime(&now));
+        struct tm local;
+        strftime(result->date, sizeof result->date, "%Y-%m-%d %H:%M", localtime_r(&now, &local));
         say(&t, "%d candidates tried, %d rejected; kept %s: %.1f images/s against %.1f for the defaults (%+.1f%%)",
             t.tried, t.rejected, kept == &best ? "the best" : "the defaults", result->rate, default_rate,
             100.0 * (result->rate / default_rate - 1.0));
