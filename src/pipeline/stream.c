@@ -106,6 +106,9 @@ struct stream {
     int status;
     char message[sizeof(clx_message)];
     int stopping;               /* the run ends: threads leave */
+
+    struct lane *lanes;         /* device d's lanes are lanes[d * MAX_LANES ...] */
+    const clx_plan **first_plans; /* each device's first lane's plan */
 };
 
 /* Wakes every thread: the limit moved, or the run ends. Locked. */
@@ -533,16 +536,12 @@ static void stream_work(struct stream *s, struct lane *lanes, int nlanes, int nl
             pthread_join(lanes[l].thread, NULL);
 }
 
-int clx_stream_run_devices(clx_context *const *contexts, size_t ndevices, const clx_image *reference,
-                           const clx_region *regions, size_t nregions, const clx_plan_options *popt,
-                           const clx_stream_options *sopt, size_t count, clx_stream_load_fn load,
-                           clx_stream_deliver_fn deliver, void *user, size_t *delivered_out)
+/* The arguments clx_stream_run_devices refuses before it starts anything. */
+static int check_arguments(clx_context *const *contexts, size_t ndevices, const clx_image *reference,
+                           const clx_region *regions, const clx_stream_options *sopt, int nloaders,
+                           clx_stream_load_fn load, clx_stream_deliver_fn deliver)
 {
-    clx_stream_options defaults_s;
-    clx_plan_options defaults_p;
-    int status = CLX_OK;
-    size_t delivered = 0;
-
+    int status;
     if (!contexts || ndevices == 0)
         return CLX_ERR_ARGUMENT;
     for (size_t d = 0; d < ndevices; d++)
@@ -550,12 +549,131 @@ int clx_stream_run_devices(clx_context *const *contexts, size_t ndevices, const 
             return status;
     clx_context *ctx = contexts[0];
     msg_clear(&ctx->message);
-    if (delivered_out)
-        *delivered_out = 0;
     if (!reference || !regions || !load || !deliver)
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "clx_stream_run: NULL argument");
     if (ndevices > MAX_DEVICES)
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "%zu devices: at most %d", ndevices, MAX_DEVICES);
+    if (sopt->lanes > MAX_LANES || nloaders > MAX_LOADERS)
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "%d lanes and %d loader threads: at most %d and %d", sopt->lanes,
+                        nloaders, MAX_LANES, MAX_LOADERS);
+    return CLX_OK;
+}
+
+/* The stream's shared state, before any device is opened. */
+static int stream_init(struct stream *s, size_t ndevices, const clx_image *reference, size_t nregions, size_t count,
+                       clx_stream_load_fn load, const clx_stream_options *sopt, void *user)
+{
+    memset(s, 0, sizeof *s);
+    s->ndevices = ndevices;
+    s->count = count;
+    s->limit = SIZE_MAX;
+    s->nregions = nregions;
+    s->width = reference->width;
+    s->height = reference->height;
+    s->type = reference->type == CLX_PIXEL_F32 ? CLX_PIXEL_F32 : CLX_PIXEL_U16;
+    s->image_bytes = (size_t)s->width * s->height * clx_pixel_size(s->type);
+    s->load = load;
+    s->cancelled = sopt->cancelled;
+    s->finish = sopt->finish;
+    s->user = user;
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->wake_loaders, NULL);
+    pthread_cond_init(&s->wake_delivery, NULL);
+    s->devices = calloc(ndevices, sizeof *s->devices);
+    s->lanes = calloc(ndevices * MAX_LANES, sizeof *s->lanes);
+    s->first_plans = calloc(ndevices, sizeof *s->first_plans);
+    if (!s->devices || !s->lanes || !s->first_plans)
+        return CLX_ERR_HOST_MEMORY;
+    for (size_t d = 0; d < ndevices; d++)
+        pthread_cond_init(&s->devices[d].wake_lanes, NULL);
+    return CLX_OK;
+}
+
+static void stream_free(struct stream *s)
+{
+    slots_free(s);
+    for (size_t l = 0; s->lanes && l < s->ndevices * MAX_LANES; l++) {
+        clx_plan_release(s->lanes[l].plan);
+        clx_context_release(s->lanes[l].ctx);
+    }
+    free(s->lanes);
+    free(s->first_plans);
+    for (size_t d = 0; s->devices && d < s->ndevices; d++)
+        pthread_cond_destroy(&s->devices[d].wake_lanes);
+    free(s->devices);
+    pthread_cond_destroy(&s->wake_loaders);
+    pthread_cond_destroy(&s->wake_delivery);
+    pthread_mutex_destroy(&s->lock);
+}
+
+/* Every device's lanes (kept device by device: device d's are lanes[d *
+ * MAX_LANES ...]), then the slots; *nlanes counts the lanes opened. */
+static int open_devices(struct stream *s, clx_context *const *contexts, const clx_image *reference,
+                        const clx_region *regions, const clx_plan_options *popt, const clx_stream_options *sopt,
+                        int *nlanes)
+{
+    int status = CLX_OK;
+    *nlanes = 0;
+    for (size_t d = 0; d < s->ndevices && status == CLX_OK; d++) {
+        struct device *dev = &s->devices[d];
+        dev->ctx = contexts[d];
+        dev->lanes = sopt->lanes > 0 ? sopt->lanes : dev->ctx->dev.info.type == CLX_DEVICE_GPU ? DEFAULT_GPU_LANES : 1;
+        status = device_open_lanes(s, d, &s->lanes[d * MAX_LANES], reference, regions, popt);
+        s->first_plans[d] = s->lanes[d * MAX_LANES].plan;
+        *nlanes += dev->lanes;
+    }
+    return status == CLX_OK ? slots_create(s) : status;
+}
+
+/* The caller's started callback: the plans are ready, the images not yet read. */
+static int report_started(struct stream *s, const clx_stream_options *sopt, int nlanes)
+{
+    clx_stream_info info;
+    clx_message msg;
+    if (!sopt->started)
+        return CLX_OK;
+    info.plan = s->first_plans[0];
+    info.device_plans = s->first_plans;
+    info.devices = s->ndevices;
+    info.lanes = nlanes;
+    info.images_in_flight = 0;
+    for (size_t k = 0; k < s->nslots; k++)
+        info.images_in_flight += s->devices[s->slots[k].device].batch;
+    msg_clear(&msg);
+    int status = sopt->started(s->user, &info, &msg);
+    return status == CLX_OK ? CLX_OK : ctx_fail(s->devices[0].ctx, status, "%s", msg.text);
+}
+
+/* The lanes that were opened, packed for their threads, at work until the end. */
+static int run_lanes(struct stream *s, int nlanes, int nloaders, const clx_stream_options *sopt,
+                     clx_stream_deliver_fn deliver, size_t *delivered)
+{
+    struct lane *packed = calloc((size_t)nlanes, sizeof *packed);
+    if (!packed)
+        return ctx_fail(s->devices[0].ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+    int n = 0;
+    for (size_t d = 0; d < s->ndevices; d++)
+        for (int l = 0; l < s->devices[d].lanes; l++)
+            packed[n++] = s->lanes[d * MAX_LANES + l];
+    stream_work(s, packed, nlanes, nloaders, sopt, deliver, delivered);
+    free(packed);
+    if (sopt->device_images)
+        for (size_t d = 0; d < s->ndevices; d++)
+            sopt->device_images[d] = s->devices[d].images;
+    return s->limit != SIZE_MAX ? ctx_fail(s->devices[0].ctx, s->status, "%s", s->message) : CLX_OK;
+}
+
+int clx_stream_run_devices(clx_context *const *contexts, size_t ndevices, const clx_image *reference,
+                           const clx_region *regions, size_t nregions, const clx_plan_options *popt,
+                           const clx_stream_options *sopt, size_t count, clx_stream_load_fn load,
+                           clx_stream_deliver_fn deliver, void *user, size_t *delivered_out)
+{
+    clx_stream_options defaults_s;
+    clx_plan_options defaults_p;
+    size_t delivered = 0;
+    struct stream s;
+    int nlanes, status;
+
     if (!sopt) {
         clx_stream_options_init(&defaults_s);
         sopt = &defaults_s;
@@ -565,102 +683,21 @@ int clx_stream_run_devices(clx_context *const *contexts, size_t ndevices, const 
         popt = &defaults_p;
     }
     int nloaders = sopt->loaders > 0 ? sopt->loaders : default_loaders();
-    if (sopt->lanes > MAX_LANES || nloaders > MAX_LOADERS)
-        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "%d lanes and %d loader threads: at most %d and %d", sopt->lanes,
-                        nloaders, MAX_LANES, MAX_LOADERS);
+    if (delivered_out)
+        *delivered_out = 0;
+    if ((status = check_arguments(contexts, ndevices, reference, regions, sopt, nloaders, load, deliver)) != CLX_OK)
+        return status;
     if (sopt->device_images)
         memset(sopt->device_images, 0, sizeof *sopt->device_images * ndevices);
     if (count == 0)
         return CLX_OK;
 
-    struct stream s;
-    memset(&s, 0, sizeof s);
-    s.devices = calloc(ndevices, sizeof *s.devices);
-    struct lane *lanes = calloc(ndevices * MAX_LANES, sizeof *lanes);
-    const clx_plan **first_plans = calloc(ndevices, sizeof *first_plans);
-    s.ndevices = ndevices;
-    s.count = count;
-    s.limit = SIZE_MAX;
-    s.nregions = nregions;
-    s.width = reference->width;
-    s.height = reference->height;
-    s.type = reference->type == CLX_PIXEL_F32 ? CLX_PIXEL_F32 : CLX_PIXEL_U16;
-    s.image_bytes = (size_t)s.width * s.height * clx_pixel_size(s.type);
-    s.load = load;
-    s.cancelled = sopt->cancelled;
-    s.finish = sopt->finish;
-    s.user = user;
-    pthread_mutex_init(&s.lock, NULL);
-    pthread_cond_init(&s.wake_loaders, NULL);
-    pthread_cond_init(&s.wake_delivery, NULL);
-    if (!s.devices || !lanes || !first_plans) {
-        status = ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
-        goto done;
-    }
-    for (size_t d = 0; d < ndevices; d++)
-        pthread_cond_init(&s.devices[d].wake_lanes, NULL);
-
-    /* Lanes are kept device by device: device d's are lanes[d * MAX_LANES ...]. */
-    int nlanes = 0;
-    for (size_t d = 0; d < ndevices && status == CLX_OK; d++) {
-        struct device *dev = &s.devices[d];
-        dev->ctx = contexts[d];
-        dev->lanes = sopt->lanes > 0 ? sopt->lanes : dev->ctx->dev.info.type == CLX_DEVICE_GPU ? DEFAULT_GPU_LANES : 1;
-        status = device_open_lanes(&s, d, &lanes[d * MAX_LANES], reference, regions, popt);
-        first_plans[d] = lanes[d * MAX_LANES].plan;
-        nlanes += dev->lanes;
-    }
-    if (status != CLX_OK || (status = slots_create(&s)) != CLX_OK)
-        goto done;
-    if (sopt->started) {
-        clx_stream_info info;
-        info.plan = first_plans[0];
-        info.device_plans = first_plans;
-        info.devices = ndevices;
-        info.lanes = nlanes;
-        info.images_in_flight = 0;
-        for (size_t k = 0; k < s.nslots; k++)
-            info.images_in_flight += s.devices[s.slots[k].device].batch;
-        clx_message msg;
-        msg_clear(&msg);
-        if ((status = sopt->started(user, &info, &msg)) != CLX_OK) {
-            ctx_fail(ctx, status, "%s", msg.text);
-            goto done;
-        }
-    }
-
-    /* The lanes that were opened, packed for the threads. */
-    struct lane *packed = calloc((size_t)nlanes, sizeof *packed);
-    if (!packed) {
-        status = ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
-        goto done;
-    }
-    int n = 0;
-    for (size_t d = 0; d < ndevices; d++)
-        for (int l = 0; l < s.devices[d].lanes; l++)
-            packed[n++] = lanes[d * MAX_LANES + l];
-    stream_work(&s, packed, nlanes, nloaders, sopt, deliver, &delivered);
-    free(packed);
-    if (s.limit != SIZE_MAX)
-        status = ctx_fail(ctx, s.status, "%s", s.message);
-    if (sopt->device_images)
-        for (size_t d = 0; d < ndevices; d++)
-            sopt->device_images[d] = s.devices[d].images;
-
-done:
-    slots_free(&s);
-    for (size_t l = 0; lanes && l < ndevices * MAX_LANES; l++) {
-        clx_plan_release(lanes[l].plan);
-        clx_context_release(lanes[l].ctx);
-    }
-    free(lanes);
-    free(first_plans);
-    for (size_t d = 0; s.devices && d < ndevices; d++)
-        pthread_cond_destroy(&s.devices[d].wake_lanes);
-    free(s.devices);
-    pthread_cond_destroy(&s.wake_loaders);
-    pthread_cond_destroy(&s.wake_delivery);
-    pthread_mutex_destroy(&s.lock);
+    if (stream_init(&s, ndevices, reference, nregions, count, load, sopt, user) != CLX_OK)
+        status = ctx_fail(contexts[0], CLX_ERR_HOST_MEMORY, "out of host memory");
+    else if ((status = open_devices(&s, contexts, reference, regions, popt, sopt, &nlanes)) == CLX_OK &&
+             (status = report_started(&s, sopt, nlanes)) == CLX_OK)
+        status = run_lanes(&s, nlanes, nloaders, sopt, deliver, &delivered);
+    stream_free(&s);
     if (delivered_out)
         *delivered_out = delivered;
     return status;

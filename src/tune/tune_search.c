@@ -412,6 +412,100 @@ static int calibrate(struct tuner *t, const struct param_set *defaults, double *
     return CLX_OK;
 }
 
+/* The tuner for one clx_tune call, its options defaulted. */
+static void tuner_init(struct tuner *t, clx_context *ctx, const clx_image *reference, const clx_region *regions,
+                       size_t region_count, const clx_plan_options *plan_options, const clx_image *images,
+                       size_t image_count, const clx_tune_options *options)
+{
+    memset(t, 0, sizeof *t);
+    t->ctx = ctx;
+    t->reference = reference;
+    t->regions = regions;
+    t->nregions = region_count;
+    t->images = images;
+    t->nimages = image_count;
+    if (plan_options)
+        t->base = *plan_options;
+    else
+        clx_plan_options_init(&t->base);
+    clx_tune_options_init(&t->opt);
+    if (options)
+        t->opt = *options;
+    if (!(t->opt.seconds > 0))
+        t->opt.seconds = 1.0;
+    if (!(t->opt.tolerance > 0))
+        t->opt.tolerance = 0.01;
+    t->base.params = NULL;
+}
+
+/* The search from the shipped defaults: the best set and its rate, and the defaults'. */
+static int search_from_defaults(struct tuner *t, struct param_set *defaults, struct param_set *best, double *best_rate,
+                       double *default_rate)
+{
+    clx_context *ctx = t->ctx;
+    const char *why;
+    clx_tuning shipped;
+    tuning_shipped(&ctx->dev, t->base.mode, &shipped, &why);
+    *defaults = (struct param_set){ .n = 0, .batch = shipped.batch };
+    set_pairs(defaults, shipped.params);
+    *best = *defaults;
+    *best_rate = *default_rate = 0;
+
+    /* The candidates say every value they change; the tuning file must not
+     * change the rest (nor the defaults they are compared with). */
+    int ignored = ctx->ignore_tuning;
+    ctx->ignore_tuning = 1;
+    int status = reference_run(t);
+    if (status == CLX_OK)
+        status = calibrate(t, defaults, best_rate);
+    if (status == CLX_OK) {
+        search(t, best, best_rate);
+        if (final_round(t, best, defaults, best_rate, default_rate) != 0)
+            status = ctx_fail(ctx, CLX_ERR_ARGUMENT, "the final timing failed (see the lines above)");
+    }
+    ctx->ignore_tuning = ignored;
+    return status;
+}
+
+/* The entry the search kept, never slower than the defaults (they win a
+ * tie within the noise), stored in the tuning file unless a dry run. */
+static int keep_result(struct tuner *t, const struct param_set *best, double best_rate,
+                       const struct param_set *defaults, double default_rate, clx_tuning *result)
+{
+    clx_context *ctx = t->ctx;
+    const struct param_set *kept = best_rate > default_rate ? best : defaults;
+    struct kernel_params p;
+    kernel_params_defaults(&p, &ctx->dev);
+    p.win_w = t->regions[0].w;
+    p.win_h = t->regions[0].h;
+    p.use_double = t->base.use_double;
+    p.pixel = t->reference->type;
+    memset(result, 0, sizeof *result);
+    snprintf(result->device, sizeof result->device, "%s", ctx->dev.info.name);
+    snprintf(result->driver, sizeof result->driver, "%s", ctx->dev.info.driver_version);
+    tuning_class(t->base.mode, &p, result->workload, sizeof result->workload);
+    format_pairs(kept, result->params, sizeof result->params);
+    result->batch = kept->batch;
+    result->rate = kept == best ? best_rate : default_rate;
+    result->default_rate = default_rate;
+    time_t now = time(NULL);
+    struct tm local;
+    strftime(result->date, sizeof result->date, "%Y-%m-%d %H:%M", localtime_r(&now, &local));
+    say(t, "%d candidates tried, %d rejected; kept %s: %.1f images/s against %.1f for the defaults (%+.1f%%)",
+        t->tried, t->rejected, kept == best ? "the best" : "the defaults", result->rate, default_rate,
+        100.0 * (result->rate / default_rate - 1.0));
+    if (t->opt.dry_run)
+        return CLX_OK;
+    clx_message msg;
+    char path[PATH_MAX];
+    int status;
+    if (tuning_path_of(ctx, path, sizeof path) != 0)
+        return ctx_fail(ctx, CLX_ERR_IO, "no cache directory for the tuning file (set XDG_CACHE_HOME)");
+    if ((status = tuning_store(path, result, &msg)) != CLX_OK)
+        return ctx_fail(ctx, status, "%s", msg.text);
+    return CLX_OK;
+}
+
 int clx_tune(clx_context *ctx, const clx_image *reference, const clx_region *regions, size_t region_count,
              const clx_plan_options *plan_options, const clx_image *images, size_t image_count,
              const clx_tune_options *options, clx_tuning *result)
@@ -423,84 +517,15 @@ int clx_tune(clx_context *ctx, const clx_image *reference, const clx_region *reg
     if (!reference || !regions || !region_count || !images || !image_count || !result)
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "clx_tune: a NULL or empty argument");
     struct tuner t;
-    memset(&t, 0, sizeof t);
-    t.ctx = ctx;
-    t.reference = reference;
-    t.regions = regions;
-    t.nregions = region_count;
-    t.images = images;
-    t.nimages = image_count;
-    if (plan_options)
-        t.base = *plan_options;
-    else
-        clx_plan_options_init(&t.base);
-    clx_tune_options_init(&t.opt);
-    if (options)
-        t.opt = *options;
-    if (!(t.opt.seconds > 0))
-        t.opt.seconds = 1.0;
-    if (!(t.opt.tolerance > 0))
-        t.opt.tolerance = 0.01;
-    t.base.params = NULL;
+    tuner_init(&t, ctx, reference, regions, region_count, plan_options, images, image_count, options);
     t.expected = malloc(sizeof *t.expected * image_count * region_count);
     if (!t.expected)
         return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
-
-    /* The candidates say every value they change; the tuning file must not
-     * change the rest (nor the defaults they are compared with). */
-    int ignored = ctx->ignore_tuning;
-    ctx->ignore_tuning = 1;
-
-    struct kernel_params p;
-    kernel_params_defaults(&p, &ctx->dev);
-    p.win_w = regions[0].w;
-    p.win_h = regions[0].h;
-    p.use_double = t.base.use_double;
-    p.pixel = reference->type;
-    const char *why;
-    clx_tuning shipped;
-    tuning_shipped(&ctx->dev, t.base.mode, &shipped, &why);
-    struct param_set defaults = { .n = 0, .batch = shipped.batch };
-    set_pairs(&defaults, shipped.params);
-
-    struct param_set best = defaults;
-    double best_rate = 0, default_rate = 0;
-    int status = reference_run(&t);
+    struct param_set defaults, best;
+    double best_rate, default_rate;
+    int status = search_from_defaults(&t, &defaults, &best, &best_rate, &default_rate);
     if (status == CLX_OK)
-        status = calibrate(&t, &defaults, &best_rate);
-    if (status == CLX_OK) {
-        search(&t, &best, &best_rate);
-        if (final_round(&t, &best, &defaults, &best_rate, &default_rate) != 0)
-            status = ctx_fail(ctx, CLX_ERR_ARGUMENT, "the final timing failed (see the lines above)");
-    }
-    ctx->ignore_tuning = ignored;
-
-    if (status == CLX_OK) {
-        /* Never slower than the defaults: they win a tie within the noise. */
-        const struct param_set *kept = best_rate > default_rate ? &best : &defaults;
-        memset(result, 0, sizeof *result);
-        snprintf(result->device, sizeof result->device, "%s", ctx->dev.info.name);
-        snprintf(result->driver, sizeof result->driver, "%s", ctx->dev.info.driver_version);
-        tuning_class(t.base.mode, &p, result->workload, sizeof result->workload);
-        format_pairs(kept, result->params, sizeof result->params);
-        result->batch = kept->batch;
-        result->rate = kept == &best ? best_rate : default_rate;
-        result->default_rate = default_rate;
-        time_t now = time(NULL);
-        struct tm local;
-        strftime(result->date, sizeof result->date, "%Y-%m-%d %H:%M", localtime_r(&now, &local));
-        say(&t, "%d candidates tried, %d rejected; kept %s: %.1f images/s against %.1f for the defaults (%+.1f%%)",
-            t.tried, t.rejected, kept == &best ? "the best" : "the defaults", result->rate, default_rate,
-            100.0 * (result->rate / default_rate - 1.0));
-        if (!t.opt.dry_run) {
-            clx_message msg;
-            char path[PATH_MAX];
-            if (tuning_path_of(ctx, path, sizeof path) != 0)
-                status = ctx_fail(ctx, CLX_ERR_IO, "no cache directory for the tuning file (set XDG_CACHE_HOME)");
-            else if ((status = tuning_store(path, result, &msg)) != CLX_OK)
-                ctx_fail(ctx, status, "%s", msg.text);
-        }
-    }
+        status = keep_result(&t, &best, best_rate, &defaults, default_rate, result);
     free(t.expected);
     return status;
 }
