@@ -22,6 +22,16 @@ run --mode accurate --lanes 3 --batch 2 "$S/reference.tif" "$S"/image_*.tif >"$T
     && cmp -s "$TMP/acc1.csv" "$TMP/acc3.csv" && pass "accurate mode: 3 lanes, batches of 2: identical rows" \
     || fail "accurate mode: 3 lanes differ from one"
 
+# The lanes share their context's programs: each (kernel file, build options)
+# is built or loaded once per run, whatever the lanes (-vv logs each one made).
+for mode in seed accurate; do
+    run --mode $mode --lanes 3 --batch 2 -vv "$S/reference.tif" "$S"/image_*.tif 2>"$TMP/build.$mode" >/dev/null
+    made=$(grep -c 'clxcorr: build [a-z_]*\.cl: ' "$TMP/build.$mode")
+    again=$(grep 'clxcorr: build [a-z_]*\.cl: ' "$TMP/build.$mode" | sort | uniq -d | sed 's/: -cl-std.*//')
+    [ "$made" -gt 0 ] && [ -z "$again" ] && pass "$mode mode, 3 lanes: $made programs, each made once" \
+        || fail "$mode mode, 3 lanes: programs made more than once: $again ($made made)"
+done
+
 # Image 6 of 9 is truncated: images 1-5 keep their rows (2 batches and a half).
 head -c 3000 "$S/image_0006.tif" >"$TMP/bad.tif"
 set -- "$S/image_0001.tif" "$S/image_0002.tif" "$S/image_0003.tif" "$S/image_0004.tif" "$S/image_0005.tif" \
