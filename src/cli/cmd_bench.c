@@ -28,8 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench_report.h"
 #include "cli.h"
+#include "output/bench_report.h"
 #include "workloads.h"
 
 #define DEFAULT_IMAGES 16

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "filter_output.h"
 #include "image_list.h"
+#include "output/filter_output.h"
 
 struct filter_args {
     clx_filter_options filter;

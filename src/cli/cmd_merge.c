@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "csv_output.h"
+#include "output/csv_output.h"
 #include "shard.h"
 
 static void usage(FILE *f)

@@ -18,13 +18,13 @@
 #include <string.h>
 
 #include "cli.h"
-#include "csv_output.h"
 #include "image_list.h"
 #include "mpi_ranks.h"
-#include "quiver.h"
-#include "resume.h"
-#include "row_format.h"
-#include "run_meta.h"
+#include "output/csv_output.h"
+#include "output/resume.h"
+#include "output/row_format.h"
+#include "output/run_meta.h"
+#include "plot/quiver.h"
 #include "shard.h"
 
 struct offsets_args {

@@ -18,9 +18,9 @@
 
 #include "cli.h"
 #include "image_list.h"
-#include "quiver.h"
-#include "results_csv.h"
-#include "series_plot.h"
+#include "plot/quiver.h"
+#include "plot/results_csv.h"
+#include "plot/series_plot.h"
 
 struct plot_args {
     const char *output;

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_report.h"
-#include "json_out.h"
+#include "output/bench_report.h"
+#include "output/json_out.h"
 
 /* ---- strings ---- */
 
