@@ -1,15 +1,9 @@
-/* cli.h - what the clxcorr command's files share. */
+/* cli.h - the clxcorr command: its exit statuses and its subcommands. */
 #ifndef CLX_CLI_H
 #define CLX_CLI_H
 
 #include <stddef.h>
 #include "clxcorr.h"
-
-#if defined(__GNUC__)
-#define CLI_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#else
-#define CLI_PRINTF(f, a)
-#endif
 
 /* Exit statuses of the command. */
 #define EXIT_OK 0
@@ -25,60 +19,6 @@ int cmd_tune(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
-
-/* ---- device_open.c ---- */
-
-/* Opens the device for a subcommand (spec as --device takes it), with the
- * library's log going to standard error. Reports errors itself. */
-int open_device(const char *spec, int need_fp64, int no_cache, clx_context **ctx);
-
-/* The devices --device names: "all" (every usable GPU, or every usable
- * device when there is no GPU), a comma-separated list (a device may be
- * named twice: two contexts on it), or one device; NULL: the library's
- * default (one entry, NULL). */
-struct device_specs {
-    char **specs;
-    size_t count;
-};
-int device_specs_parse(const char *spec, struct device_specs *d);
-void device_specs_free(struct device_specs *d);
-/* Opens every device of d; *ctxs holds d->count contexts. Reports errors itself. */
-int open_devices(const struct device_specs *d, int need_fp64, int no_cache, clx_context ***ctxs);
-void close_devices(clx_context **ctxs, size_t n);
-
-/* ---- report.c: messages on standard error, progress ---- */
-
-/* 0: errors only (--quiet), 1: warnings (default), 2: info (-v), 3: debug (-vv). */
-void report_set_verbosity(int level);
-int report_verbosity(void);
-void report_error(const char *fmt, ...) CLI_PRINTF(1, 2);
-/* The last error reported, whether printed or not. */
-const char *report_last_error(void);
-/* Nothing at all on standard error, errors included: an MPI rank other
- * than 0, whose errors reach the user through rank 0. */
-void report_set_silent(int on);
-void report_warning(const char *fmt, ...) CLI_PRINTF(1, 2);
-void report_info(const char *fmt, ...) CLI_PRINTF(1, 2);
-/* A line that is neither an error nor verbose detail (shown unless --quiet). */
-void report_note(const char *fmt, ...) CLI_PRINTF(1, 2);
-/* Reports an option getopt_long refused: `what` is ':' (value missing) or
- * '?' (unknown), `word` the command-line word it was in. */
-void report_bad_option(const char *command, int what, const char *word);
-/* The library's log callback (clx_log_fn). */
-void report_library_log(void *user, clx_log_level level, const char *line);
-clx_log_level report_library_level(void);
-
-/* A progress line, shown only when standard error is a terminal and not --quiet. */
-struct progress {
-    int enabled;
-    size_t total;          /* 0 when unknown */
-    double start;
-    double last_draw;
-};
-void progress_start(struct progress *p, size_t total);
-void progress_update(struct progress *p, size_t done);
-void progress_finish(struct progress *p);
-double now_seconds(void);
 
 /* ---- parse.c: option values ---- */
 

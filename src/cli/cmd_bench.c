@@ -30,6 +30,7 @@
 
 #include "cli.h"
 #include "output/bench_report.h"
+#include "report.h"
 #include "workloads.h"
 
 #define DEFAULT_IMAGES 16

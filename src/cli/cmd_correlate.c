@@ -12,7 +12,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "device_open.h"
 #include "image_list.h"
+#include "report.h"
 
 enum form {
     FORM_ONE_TO_ONE,

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "cli.h"
+#include "report.h"
 
 static void usage(FILE *f)
 {

@@ -11,8 +11,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "device_open.h"
 #include "image_list.h"
 #include "output/filter_output.h"
+#include "report.h"
 
 struct filter_args {
     clx_filter_options filter;

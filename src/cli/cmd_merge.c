@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "output/csv_output.h"
+#include "report.h"
 #include "shard.h"
 
 static void usage(FILE *f)

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "device_open.h"
 #include "image_list.h"
 #include "mpi_ranks.h"
 #include "output/csv_output.h"
@@ -25,6 +26,7 @@
 #include "output/row_format.h"
 #include "output/run_meta.h"
 #include "plot/quiver.h"
+#include "report.h"
 #include "shard.h"
 
 struct offsets_args {

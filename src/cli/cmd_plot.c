@@ -21,6 +21,7 @@
 #include "plot/quiver.h"
 #include "plot/results_csv.h"
 #include "plot/series_plot.h"
+#include "report.h"
 
 struct plot_args {
     const char *output;

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "device_open.h"
+#include "report.h"
 #include "workloads.h"
 
 #define DEFAULT_IMAGES 16

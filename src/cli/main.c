@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "mpi_ranks.h"
+#include "report.h"
 
 static void usage(FILE *f)
 {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "report.h"
 
 int parse_int(const char *text, const char *option, int min, int max, int *out)
 {

@@ -6,7 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "output/csv_output.h"
 
 static int write_failed(struct csv_output *out, clx_message *msg)
