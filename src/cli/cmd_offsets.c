@@ -10,7 +10,6 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,6 +20,7 @@
 #include "device_open.h"
 #include "image_list.h"
 #include "mpi_ranks.h"
+#include "options.h"
 #include "output/csv_output.h"
 #include "output/resume.h"
 #include "output/row_format.h"
@@ -31,418 +31,243 @@
 
 struct offsets_args {
     struct window_options win;
-    const char *list_path;
-    const char *output;
+    struct image_options img;
+    struct mode_options mode;
+    struct device_options device;
+    struct output_options out;   /* -o, --format, --columns */
+    struct row_format format;    /* --format and --columns, resolved once the mode is known */
     const char *meta;            /* --meta FILE.json */
     int resume;                  /* --resume */
     int skip_bad;                /* --skip-bad */
-    const char *format_name;     /* --format */
-    const char *columns;         /* --columns */
-    struct row_format format;    /* both, resolved once the mode is known */
     const char *quiver;          /* --quiver FILE.png */
     const char *shard_text;      /* --shard as given */
-    const char *device;
     int shard_index, shard_count;    /* --shard K/N; 0: the whole list */
-    int no_cache;
-    int explain;
-    char *params;                /* --param values, comma-joined */
-    clx_plan_options plan;
     clx_stream_options stream;
     const char *reference;
-    struct image_list images;
 };
 
-static void usage(FILE *f)
-{
-    fputs("Usage: clxcorr offsets [OPTIONS] REFERENCE IMAGE...\n"
-          "       clxcorr offsets [OPTIONS] --list FILE REFERENCE [IMAGE...]\n"
-          "\n"
-          "Measure how windows of each IMAGE moved relative to the same windows of\n"
-          "REFERENCE: one CSV row per image and window, in input order.\n"
-          "\n"
-          "Windows (either --regions or --grid with --window):\n"
-          "  -r, --regions FILE   windows file: \"x y w h\" per line (top-left corner and\n"
-          "                       size in pixels), '#' starts a comment; all one size\n"
-          "  -g, --grid NXxNY     a grid of NX x NY windows spread evenly over the image\n"
-          "  -w, --window WxH     the grid's window size\n"
-          "  -m, --margin M       pixels the grid keeps free at every border (default 0)\n"
-          "\n"
-          "Images:\n"
-          "  -l, --list FILE      also read image paths from FILE, one per line ('-' for\n"
-          "                       standard input; blank lines and '#' lines are skipped)\n"
-          "      --shard K/N      process only the K-th of N equal runs of consecutive\n"
-          "                       images (K from 1), e.g. one per task of a Slurm job\n"
-          "                       array; the output starts with a '# clxcorr shard' line\n"
-          "                       that `clxcorr merge` checks when it joins the shards\n"
-          "      --skip-bad       an image that cannot be read (missing, corrupt, another\n"
-          "                       size) is a warning and rows flagged 64 with nan\n"
-          "                       offsets, not the end of the run\n"
-          "  Formats: TIFF (8/16-bit unsigned, 32-bit float, any compression), PNG,\n"
-          "  JPEG, BMP, PGM; colour is converted to luminance. Every image must have\n"
-          "  the reference's size. Each page of a multi-page TIFF is one image, named\n"
-          "  PATH#N (0-based); PATH#N on the command line picks one page.\n"
-          "\n"
-          "Mode:\n"
-          "      --mode M         accurate (default): pre-filter, window offset and\n"
-          "                       iterative sub-pixel refinement, an order of magnitude\n"
-          "                       more accurate than seed; seed: ALGORITHM.md's seed method\n"
-          "                       step for step (zero-mean windows, linear correlation,\n"
-          "                       integer peak, F x F least-squares fit)\n"
-          "      --method M       how correlations are computed: fft, direct (the sum\n"
-          "                       evaluated shift by shift; wins for small windows or a\n"
-          "                       small --max-shift) or auto (default: whichever was\n"
-          "                       measured faster on this device for this job; measured\n"
-          "                       once, then cached in $XDG_CACHE_HOME/clxcorr)\n"
-          "      --max-shift R    search only offsets with |dx|, |dy| <= R pixels (default:\n"
-          "                       every shift the window allows); a peak at R is flagged\n"
-          "      --explain        say which method was used and why (measured times),\n"
-          "                       and where the kernel parameters came from (tuned by\n"
-          "                       `clxcorr tune`, or shipped defaults)\n"
-          "      --estimator E    sub-pixel estimator: lsq (the seed's F x F quadratic fit,\n"
-          "                       default), gauss3, parabola3 (three-point fits per axis)\n"
-          "                       or centroid; where it finds no maximum, accurate mode\n"
-          "                       falls back to parabola3\n"
-          "  -F, --fit-size F     the F x F values the estimator sees, odd, >= 3\n"
-          "                       (default 5 in seed mode, 3 in accurate mode)\n"
-          "      --fft LIB        the FFT library of the FFT path: vkfft, clfft, or auto\n"
-          "                       (both timed for this device and job, once, then cached\n"
-          "                       like --method auto). Default: the one `clxcorr tune`\n"
-          "                       stored for this device and window size, else VkFFT\n"
-          "                       when this build has it, else clFFT\n"
-          "      --double         every device stage in double precision (needs a\n"
-          "                       device with fp64)\n"
-          "\n"
-          "Accurate mode (defaults chosen by bench/accuracy.sh):\n"
-          "      --prefilter SPEC filters applied to every image first (default\n"
-          "                       background:8, i.e. minus its Gaussian blur of sigma 8 px;\n"
-          "                       'none', or see clxcorr filter --help for SPEC)\n"
-          "      --window-fn W    window function: hann (default), none, tukey[:ALPHA]\n"
-          "                       (ALPHA: the tapered fraction, default 0.25)\n"
-          "      --passes N       correlation passes: the first over the whole search range,\n"
-          "                       then N-1 with the image window moved by the rounded offset\n"
-          "                       (default 2)\n"
-          "      --refine N       at most N refinement iterations: the image window sampled\n"
-          "                       at the sub-pixel offset (Lanczos-3 interpolation),\n"
-          "                       correlated, and the residual added, divided by the\n"
-          "                       estimator's gain as measured so far (default 8)\n"
-          "      --tol T          refinement stops when its step is below T px\n"
-          "                       (default 0.001)\n"
-          "      --fine-shift R   search radius of the window-offset passes (default 2;\n"
-          "                       refinement iterations search 1 px)\n"
-          "\n"
-          "Batches:\n"
-          "  -b, --batch B        images per device batch (default: sized from device\n"
-          "                       memory, at most 128 on GPUs and 16 on other devices)\n"
-          "  -j, --threads N      threads that read and decode images (default: one per\n"
-          "                       core of the host, at most 32)\n"
-          "      --lanes N        batches at work on the device at once, each with its\n"
-          "                       own queue, so that transfers overlap kernels (default:\n"
-          "                       3 on GPUs, 1 on other devices)\n"
-          "      --param KEY=VAL  override a kernel tuning parameter (repeatable), e.g.\n"
-          "                       direct_split=2; an unknown KEY lists the known ones.\n"
-          "                       Without it the values `clxcorr tune` stored for this\n"
-          "                       device and workload are used, else shipped defaults\n"
-          "\n"
-          "Output:\n"
-          "  -o, --output FILE    write the rows to FILE (default: standard output); it is\n"
-          "                       written as FILE.part and renamed when the run completes\n"
-          "      --format F       csv (default), tsv, or jsonl (JSON lines: one object per\n"
-          "                       row, no header; nan as null)\n"
-          "      --columns LIST   the columns to write, in this order, e.g. image,dx,dy\n"
-          "                       (default: all of the mode's, as listed below)\n"
-          "      --quiver FILE    also draw FILE (PNG): the reference with one arrow per\n"
-          "                       window, its mean offset over the images, coloured by\n"
-          "                       magnitude, with a scale (as clxcorr plot draws it)\n"
-          "      --resume         continue the run that left FILE.part (Ctrl-C, a crash, a\n"
-          "                       full disk): its rows are checked, image by image, and kept\n"
-          "                       as far as they are whole and in order; the rest of the\n"
-          "                       images are appended. Same command otherwise; needs -o\n"
-          "      --meta FILE      also write FILE (JSON): the clxcorr version, command,\n"
-          "                       host, inputs, every option, each device (driver,\n"
-          "                       method and why, tuning values, batch, images) and the\n"
-          "                       timings, so that the result can be reproduced; written\n"
-          "                       at the end, with \"status\": \"failed\" and the error if\n"
-          "                       the run failed\n"
-          "  Columns: image,region,x,y,dx,dy,peak,flags (seed mode), and in accurate\n"
-          "  mode also zncc,peak_ratio,iterations\n"
-          "    region  0-based index in the window list\n"
-          "    x, y    window centre in reference coordinates: x0 + (w-1)/2\n"
-          "    dx, dy  offset in pixels: position of a feature in the image minus its\n"
-          "            position in the reference (an image moved 3 px right and 1 px\n"
-          "            down gives dx = 3, dy = 1)\n"
-          "    peak    the (first pass's) correlation maximum, not normalised\n"
-          "    flags   0 when the estimate is trusted, else the sum of:\n"
-          "            1  the estimator found no maximum near the peak (sub-pixel part 0)\n"
-          "            2  the integer peak lies on the border of the searched shifts\n"
-          "               (--max-shift or the window's largest shift in the first pass,\n"
-          "               --fine-shift in window-offset passes, 1 px in refinement;\n"
-          "               the last pass decides)\n"
-          "            4  the correlation maximum is not positive (flat or unrelated\n"
-          "               windows)\n"
-          "            8  outlier: the normalised median test over the 8 grid neighbours\n"
-          "               (Westerweel & Scarano 2005) exceeds 2 with epsilon 0.1 px in dx\n"
-          "               or dy (windows on a grid only)\n"
-          "           16  the moved window had to be kept inside the image\n"
-          "           32  refinement stopped before the residual fell below --tol\n"
-          "           64  the image could not be read (--skip-bad): dx, dy, peak nan\n"
-          "    zncc        zero-normalised correlation of the windows at the final offset\n"
-          "    peak_ratio  first pass's peak over its highest other local maximum\n"
-          "    iterations  refinement iterations done\n"
-          "\n"
-          "Devices:\n"
-          "  -d, --device SPEC    P:D (see `clxcorr devices`), a case-insensitive part of\n"
-          "                       the device, vendor or platform name, or gpu, cpu,\n"
-          "                       accelerator (default: $CLXCORR_DEVICE, else the first\n"
-          "                       GPU, else the first device); a comma-separated list of\n"
-          "                       those, or 'all' (every GPU; every device when there is\n"
-          "                       no GPU), to share the batches among several devices:\n"
-          "                       each takes the next batch as soon as it has room, so a\n"
-          "                       faster device correlates more images. Each device uses\n"
-          "                       its own method, batch and tuning; for output that does\n"
-          "                       not depend on which device took an image, give --method\n"
-          "                       and --fft, and use devices of one kind\n"
-          "  Under mpirun (in a build with MPI, see --version), the images are dealt to\n"
-          "  the ranks in chunks, each rank uses the device of this list (default: all)\n"
-          "  matching its rank on its node, and rank 0 writes every row, in input order.\n"
-          "      --no-cache       do not use compiled kernels cached in\n"
-          "                       $XDG_CACHE_HOME/clxcorr (~/.cache/clxcorr)\n"
-          "\n"
-          "  -v, --verbose        say what is happening (twice: debug detail)\n"
-          "  -q, --quiet          errors only: no progress line, no warnings\n"
-          "  -h, --help           this help\n"
-          "\n"
-          "Exit status: 0 success, 1 the run failed (rows written so far are complete;\n"
-          "an output FILE then stays FILE.part), 2 wrong command line, 130 or 143\n"
-          "interrupted by SIGINT (Ctrl-C) or SIGTERM: the images in flight are finished\n"
-          "and their rows written first; a second Ctrl-C ends it at once.\n",
-          f);
-}
+static const char offsets_help[] =
+    "Usage: clxcorr offsets [OPTIONS] REFERENCE IMAGE...\n"
+    "       clxcorr offsets [OPTIONS] --list FILE REFERENCE [IMAGE...]\n"
+    "\n"
+    "Measure how windows of each IMAGE moved relative to the same windows of\n"
+    "REFERENCE: one CSV row per image and window, in input order.\n"
+    "\n"
+    "Windows (either --regions or --grid with --window):\n"
+    "  -r, --regions FILE   windows file: \"x y w h\" per line (top-left corner and\n"
+    "                       size in pixels), '#' starts a comment; all one size\n"
+    "  -g, --grid NXxNY     a grid of NX x NY windows spread evenly over the image\n"
+    "  -w, --window WxH     the grid's window size\n"
+    "  -m, --margin M       pixels the grid keeps free at every border (default 0)\n"
+    "\n"
+    "Images:\n"
+    "  -l, --list FILE      also read image paths from FILE, one per line ('-' for\n"
+    "                       standard input; blank lines and '#' lines are skipped)\n"
+    "      --shard K/N      process only the K-th of N equal runs of consecutive\n"
+    "                       images (K from 1), e.g. one per task of a Slurm job\n"
+    "                       array; the output starts with a '# clxcorr shard' line\n"
+    "                       that `clxcorr merge` checks when it joins the shards\n"
+    "      --skip-bad       an image that cannot be read (missing, corrupt, another\n"
+    "                       size) is a warning and rows flagged 64 with nan\n"
+    "                       offsets, not the end of the run\n"
+    "  Formats: TIFF (8/16-bit unsigned, 32-bit float, any compression), PNG,\n"
+    "  JPEG, BMP, PGM; colour is converted to luminance. Every image must have\n"
+    "  the reference's size. Each page of a multi-page TIFF is one image, named\n"
+    "  PATH#N (0-based); PATH#N on the command line picks one page.\n"
+    "\n"
+    "Mode:\n"
+    "      --mode M         accurate (default): pre-filter, window offset and\n"
+    "                       iterative sub-pixel refinement, an order of magnitude\n"
+    "                       more accurate than seed; seed: ALGORITHM.md's seed method\n"
+    "                       step for step (zero-mean windows, linear correlation,\n"
+    "                       integer peak, F x F least-squares fit)\n"
+    "      --method M       how correlations are computed: fft, direct (the sum\n"
+    "                       evaluated shift by shift; wins for small windows or a\n"
+    "                       small --max-shift) or auto (default: whichever was\n"
+    "                       measured faster on this device for this job; measured\n"
+    "                       once, then cached in $XDG_CACHE_HOME/clxcorr)\n"
+    "      --max-shift R    search only offsets with |dx|, |dy| <= R pixels (default:\n"
+    "                       every shift the window allows); a peak at R is flagged\n"
+    "      --explain        say which method was used and why (measured times),\n"
+    "                       and where the kernel parameters came from (tuned by\n"
+    "                       `clxcorr tune`, or shipped defaults)\n"
+    "      --estimator E    sub-pixel estimator: lsq (the seed's F x F quadratic fit,\n"
+    "                       default), gauss3, parabola3 (three-point fits per axis)\n"
+    "                       or centroid; where it finds no maximum, accurate mode\n"
+    "                       falls back to parabola3\n"
+    "  -F, --fit-size F     the F x F values the estimator sees, odd, >= 3\n"
+    "                       (default 5 in seed mode, 3 in accurate mode)\n"
+    "      --fft LIB        the FFT library of the FFT path: vkfft, clfft, or auto\n"
+    "                       (both timed for this device and job, once, then cached\n"
+    "                       like --method auto). Default: the one `clxcorr tune`\n"
+    "                       stored for this device and window size, else VkFFT\n"
+    "                       when this build has it, else clFFT\n"
+    "      --double         every device stage in double precision (needs a\n"
+    "                       device with fp64)\n"
+    "\n"
+    "Accurate mode (defaults chosen by bench/accuracy.sh):\n"
+    "      --prefilter SPEC filters applied to every image first (default\n"
+    "                       background:8, i.e. minus its Gaussian blur of sigma 8 px;\n"
+    "                       'none', or see clxcorr filter --help for SPEC)\n"
+    "      --window-fn W    window function: hann (default), none, tukey[:ALPHA]\n"
+    "                       (ALPHA: the tapered fraction, default 0.25)\n"
+    "      --passes N       correlation passes: the first over the whole search range,\n"
+    "                       then N-1 with the image window moved by the rounded offset\n"
+    "                       (default 2)\n"
+    "      --refine N       at most N refinement iterations: the image window sampled\n"
+    "                       at the sub-pixel offset (Lanczos-3 interpolation),\n"
+    "                       correlated, and the residual added, divided by the\n"
+    "                       estimator's gain as measured so far (default 8)\n"
+    "      --tol T          refinement stops when its step is below T px\n"
+    "                       (default 0.001)\n"
+    "      --fine-shift R   search radius of the window-offset passes (default 2;\n"
+    "                       refinement iterations search 1 px)\n"
+    "\n"
+    "Batches:\n"
+    "  -b, --batch B        images per device batch (default: sized from device\n"
+    "                       memory, at most 128 on GPUs and 16 on other devices)\n"
+    "  -j, --threads N      threads that read and decode images (default: one per\n"
+    "                       core of the host, at most 32)\n"
+    "      --lanes N        batches at work on the device at once, each with its\n"
+    "                       own queue, so that transfers overlap kernels (default:\n"
+    "                       3 on GPUs, 1 on other devices)\n"
+    "      --param KEY=VAL  override a kernel tuning parameter (repeatable), e.g.\n"
+    "                       direct_split=2; an unknown KEY lists the known ones.\n"
+    "                       Without it the values `clxcorr tune` stored for this\n"
+    "                       device and workload are used, else shipped defaults\n"
+    "\n"
+    "Output:\n"
+    "  -o, --output FILE    write the rows to FILE (default: standard output); it is\n"
+    "                       written as FILE.part and renamed when the run completes\n"
+    "      --format F       csv (default), tsv, or jsonl (JSON lines: one object per\n"
+    "                       row, no header; nan as null)\n"
+    "      --columns LIST   the columns to write, in this order, e.g. image,dx,dy\n"
+    "                       (default: all of the mode's, as listed below)\n"
+    "      --quiver FILE    also draw FILE (PNG): the reference with one arrow per\n"
+    "                       window, its mean offset over the images, coloured by\n"
+    "                       magnitude, with a scale (as clxcorr plot draws it)\n"
+    "      --resume         continue the run that left FILE.part (Ctrl-C, a crash, a\n"
+    "                       full disk): its rows are checked, image by image, and kept\n"
+    "                       as far as they are whole and in order; the rest of the\n"
+    "                       images are appended. Same command otherwise; needs -o\n"
+    "      --meta FILE      also write FILE (JSON): the clxcorr version, command,\n"
+    "                       host, inputs, every option, each device (driver,\n"
+    "                       method and why, tuning values, batch, images) and the\n"
+    "                       timings, so that the result can be reproduced; written\n"
+    "                       at the end, with \"status\": \"failed\" and the error if\n"
+    "                       the run failed\n"
+    "  Columns: image,region,x,y,dx,dy,peak,flags (seed mode), and in accurate\n"
+    "  mode also zncc,peak_ratio,iterations\n"
+    "    region  0-based index in the window list\n"
+    "    x, y    window centre in reference coordinates: x0 + (w-1)/2\n"
+    "    dx, dy  offset in pixels: position of a feature in the image minus its\n"
+    "            position in the reference (an image moved 3 px right and 1 px\n"
+    "            down gives dx = 3, dy = 1)\n"
+    "    peak    the (first pass's) correlation maximum, not normalised\n"
+    "    flags   0 when the estimate is trusted, else the sum of:\n"
+    "            1  the estimator found no maximum near the peak (sub-pixel part 0)\n"
+    "            2  the integer peak lies on the border of the searched shifts\n"
+    "               (--max-shift or the window's largest shift in the first pass,\n"
+    "               --fine-shift in window-offset passes, 1 px in refinement;\n"
+    "               the last pass decides)\n"
+    "            4  the correlation maximum is not positive (flat or unrelated\n"
+    "               windows)\n"
+    "            8  outlier: the normalised median test over the 8 grid neighbours\n"
+    "               (Westerweel & Scarano 2005) exceeds 2 with epsilon 0.1 px in dx\n"
+    "               or dy (windows on a grid only)\n"
+    "           16  the moved window had to be kept inside the image\n"
+    "           32  refinement stopped before the residual fell below --tol\n"
+    "           64  the image could not be read (--skip-bad): dx, dy, peak nan\n"
+    "    zncc        zero-normalised correlation of the windows at the final offset\n"
+    "    peak_ratio  first pass's peak over its highest other local maximum\n"
+    "    iterations  refinement iterations done\n"
+    "\n"
+    "Devices:\n"
+    "  -d, --device SPEC    P:D (see `clxcorr devices`), a case-insensitive part of\n"
+    "                       the device, vendor or platform name, or gpu, cpu,\n"
+    "                       accelerator (default: $CLXCORR_DEVICE, else the first\n"
+    "                       GPU, else the first device); a comma-separated list of\n"
+    "                       those, or 'all' (every GPU; every device when there is\n"
+    "                       no GPU), to share the batches among several devices:\n"
+    "                       each takes the next batch as soon as it has room, so a\n"
+    "                       faster device correlates more images. Each device uses\n"
+    "                       its own method, batch and tuning; for output that does\n"
+    "                       not depend on which device took an image, give --method\n"
+    "                       and --fft, and use devices of one kind\n"
+    "  Under mpirun (in a build with MPI, see --version), the images are dealt to\n"
+    "  the ranks in chunks, each rank uses the device of this list (default: all)\n"
+    "  matching its rank on its node, and rank 0 writes every row, in input order.\n"
+    "      --no-cache       do not use compiled kernels cached in\n"
+    "                       $XDG_CACHE_HOME/clxcorr (~/.cache/clxcorr)\n"
+    "\n"
+    "  -v, --verbose        say what is happening (twice: debug detail)\n"
+    "  -q, --quiet          errors only: no progress line, no warnings\n"
+    "  -h, --help           this help\n"
+    "\n"
+    "Exit status: 0 success, 1 the run failed (rows written so far are complete;\n"
+    "an output FILE then stays FILE.part), 2 wrong command line, 130 or 143\n"
+    "interrupted by SIGINT (Ctrl-C) or SIGTERM: the images in flight are finished\n"
+    "and their rows written first; a second Ctrl-C ends it at once.\n";
 
-enum {
-    OPT_MODE = 256,
-    OPT_DOUBLE,
-    OPT_NO_CACHE,
-    OPT_METHOD,
-    OPT_MAX_SHIFT,
-    OPT_EXPLAIN,
-    OPT_PARAM,
-    OPT_ESTIMATOR,
-    OPT_PREFILTER,
-    OPT_WINDOW_FN,
-    OPT_PASSES,
-    OPT_REFINE,
-    OPT_TOL,
-    OPT_FINE_SHIFT,
-    OPT_LANES,
-    OPT_FFT,
-    OPT_SHARD,
-    OPT_META,
-    OPT_RESUME,
-    OPT_SKIP_BAD,
-    OPT_FORMAT,
-    OPT_COLUMNS,
-    OPT_QUIVER
+enum { OPT_LANES = OPT_OWN, OPT_SHARD, OPT_META, OPT_RESUME, OPT_SKIP_BAD, OPT_QUIVER };
+
+static const struct option offsets_table[] = {
+    OPTIONS_WINDOWS,
+    OPTION_LIST,
+    { "shard", required_argument, NULL, OPT_SHARD },
+    { "skip-bad", no_argument, NULL, OPT_SKIP_BAD },
+    OPTION_MODE,
+    OPTION_METHOD,
+    OPTION_MAX_SHIFT,
+    OPTION_EXPLAIN,
+    OPTION_ESTIMATOR,
+    OPTION_FIT_SIZE,
+    OPTION_FFT,
+    OPTION_DOUBLE,
+    OPTIONS_ACCURATE,
+    OPTION_BATCH,
+    { "threads", required_argument, NULL, 'j' },
+    { "lanes", required_argument, NULL, OPT_LANES },
+    OPTION_PARAM,
+    OPTION_OUTPUT,
+    OPTION_FORMAT,
+    OPTION_COLUMNS,
+    { "quiver", required_argument, NULL, OPT_QUIVER },
+    { "resume", no_argument, NULL, OPT_RESUME },
+    { "meta", required_argument, NULL, OPT_META },
+    OPTION_DEVICE,
+    OPTION_NO_CACHE,
+    OPTIONS_VERBOSITY,
+    OPTIONS_END
 };
 
-/* Appends one --param value to the comma-joined list. */
-static int add_param(struct offsets_args *a, const char *value)
+static int offsets_take(void *own, int c, const char *value)
 {
-    size_t old = a->params ? strlen(a->params) : 0, n = strlen(value);
-    char *grown = realloc(a->params, old + n + 2);
-    if (!grown)
-        return -1;
-    if (old)
-        grown[old++] = ',';
-    memcpy(grown + old, value, n + 1);
-    a->params = grown;
-    a->plan.params = grown;
+    struct offsets_args *a = own;
+    switch (c) {
+    case 'j': return option_taken(parse_int(value, "--threads", 1, 32, &a->stream.loaders));
+    case OPT_LANES: return option_taken(parse_int(value, "--lanes", 1, 16, &a->stream.lanes));
+    case OPT_SHARD:
+        a->shard_text = value;
+        return option_taken(shard_parse(value, &a->shard_index, &a->shard_count));
+    case OPT_META: a->meta = value; return 1;
+    case OPT_RESUME: a->resume = 1; return 1;
+    case OPT_SKIP_BAD: a->skip_bad = 1; return 1;
+    case OPT_QUIVER: a->quiver = value; return 1;
+    }
     return 0;
 }
 
-/* Returns -1 after reporting a usage error, 1 after --help, 0 to run. */
-static int parse_args(int argc, char **argv, struct offsets_args *a)
+static const struct command_options offsets_options = { "offsets", offsets_help, offsets_table, offsets_take };
+
+/* The rows' form, now that the mode (and so its columns) is known. */
+static int resolve_format(struct offsets_args *a)
 {
-    static const struct option longopts[] = {
-        { "regions", required_argument, NULL, 'r' },
-        { "grid", required_argument, NULL, 'g' },
-        { "window", required_argument, NULL, 'w' },
-        { "margin", required_argument, NULL, 'm' },
-        { "list", required_argument, NULL, 'l' },
-        { "mode", required_argument, NULL, OPT_MODE },
-        { "fit-size", required_argument, NULL, 'F' },
-        { "double", no_argument, NULL, OPT_DOUBLE },
-        { "batch", required_argument, NULL, 'b' },
-        { "output", required_argument, NULL, 'o' },
-        { "device", required_argument, NULL, 'd' },
-        { "shard", required_argument, NULL, OPT_SHARD },
-        { "meta", required_argument, NULL, OPT_META },
-        { "resume", no_argument, NULL, OPT_RESUME },
-        { "skip-bad", no_argument, NULL, OPT_SKIP_BAD },
-        { "format", required_argument, NULL, OPT_FORMAT },
-        { "columns", required_argument, NULL, OPT_COLUMNS },
-        { "quiver", required_argument, NULL, OPT_QUIVER },
-        { "no-cache", no_argument, NULL, OPT_NO_CACHE },
-        { "method", required_argument, NULL, OPT_METHOD },
-        { "max-shift", required_argument, NULL, OPT_MAX_SHIFT },
-        { "explain", no_argument, NULL, OPT_EXPLAIN },
-        { "param", required_argument, NULL, OPT_PARAM },
-        { "estimator", required_argument, NULL, OPT_ESTIMATOR },
-        { "prefilter", required_argument, NULL, OPT_PREFILTER },
-        { "window-fn", required_argument, NULL, OPT_WINDOW_FN },
-        { "passes", required_argument, NULL, OPT_PASSES },
-        { "refine", required_argument, NULL, OPT_REFINE },
-        { "tol", required_argument, NULL, OPT_TOL },
-        { "fine-shift", required_argument, NULL, OPT_FINE_SHIFT },
-        { "threads", required_argument, NULL, 'j' },
-        { "lanes", required_argument, NULL, OPT_LANES },
-        { "fft", required_argument, NULL, OPT_FFT },
-        { "verbose", no_argument, NULL, 'v' },
-        { "quiet", no_argument, NULL, 'q' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 }
-    };
-    int c, verbosity = 1;
-
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":r:g:w:m:l:F:b:j:o:d:vqh", longopts, NULL)) != -1) {
-        int window = parse_window_option(c, optarg, &a->win);
-        if (window < 0)
-            return -1;
-        if (window)
-            continue;
-        switch (c) {
-        case 'l': a->list_path = optarg; break;
-        case OPT_MODE:
-            if (parse_mode(optarg, &a->plan.mode))
-                return -1;
-            break;
-        case 'F':
-            if (parse_int(optarg, "--fit-size", 3, 31, &a->plan.fit_size))
-                return -1;
-            if (a->plan.fit_size % 2 == 0) {
-                report_error("--fit-size: %d is even; the fit needs an odd size (3, 5, 7, ...)", a->plan.fit_size);
-                return -1;
-            }
-            break;
-        case OPT_DOUBLE: a->plan.use_double = 1; break;
-        case OPT_METHOD:
-            if (parse_method(optarg, &a->plan.method))
-                return -1;
-            break;
-        case OPT_MAX_SHIFT:
-            if (parse_int(optarg, "--max-shift", 1, 1 << 20, &a->plan.max_shift))
-                return -1;
-            break;
-        case OPT_EXPLAIN: a->explain = 1; break;
-        case OPT_ESTIMATOR:
-            if (parse_estimator(optarg, &a->plan.estimator))
-                return -1;
-            break;
-        case OPT_PREFILTER: {
-            clx_message msg;
-            if (strcmp(optarg, "none") != 0 && clx_filter_spec_check(optarg, &msg) != CLX_OK) {
-                report_error("--prefilter: %s", msg.text);
-                return -1;
-            }
-            a->plan.prefilter = optarg;
-            break;
-        }
-        case OPT_WINDOW_FN:
-            if (parse_window_fn(optarg, &a->plan.window, &a->plan.window_alpha))
-                return -1;
-            break;
-        case OPT_PASSES:
-            if (parse_int(optarg, "--passes", 1, 16, &a->plan.passes))
-                return -1;
-            break;
-        case OPT_REFINE:
-            if (parse_int(optarg, "--refine", 0, 64, &a->plan.refine))
-                return -1;
-            break;
-        case OPT_TOL:
-            if (parse_double(optarg, "--tol", 1e-9, 10, &a->plan.tolerance))
-                return -1;
-            break;
-        case OPT_FINE_SHIFT:
-            if (parse_int(optarg, "--fine-shift", 1, 64, &a->plan.fine_shift))
-                return -1;
-            break;
-        case OPT_PARAM:
-            if (!strchr(optarg, '=')) {
-                report_error("--param: expected KEY=VALUE, got '%s'", optarg);
-                return -1;
-            }
-            if (add_param(a, optarg)) {
-                report_error("out of memory");
-                return -1;
-            }
-            break;
-        case 'b':
-            if (parse_int(optarg, "--batch", 1, 1 << 20, &a->plan.batch))
-                return -1;
-            break;
-        case 'j':
-            if (parse_int(optarg, "--threads", 1, 32, &a->stream.loaders))
-                return -1;
-            break;
-        case OPT_FFT:
-            if (strcmp(optarg, "clfft") != 0 && strcmp(optarg, "vkfft") != 0 && strcmp(optarg, "auto") != 0) {
-                report_error("--fft: unknown FFT library '%s' (vkfft, clfft or auto)", optarg);
-                return -1;
-            } else {
-                char param[16];
-                snprintf(param, sizeof param, "fft=%s", optarg);
-                if (add_param(a, param)) {
-                    report_error("out of memory");
-                    return -1;
-                }
-            }
-            break;
-        case OPT_LANES:
-            if (parse_int(optarg, "--lanes", 1, 16, &a->stream.lanes))
-                return -1;
-            break;
-        case 'o': a->output = optarg; break;
-        case 'd': a->device = optarg; break;
-        case OPT_SHARD:
-            if (shard_parse(optarg, &a->shard_index, &a->shard_count))
-                return -1;
-            a->shard_text = optarg;
-            break;
-        case OPT_META: a->meta = optarg; break;
-        case OPT_RESUME: a->resume = 1; break;
-        case OPT_SKIP_BAD: a->skip_bad = 1; break;
-        case OPT_FORMAT: a->format_name = optarg; break;
-        case OPT_COLUMNS: a->columns = optarg; break;
-        case OPT_QUIVER: a->quiver = optarg; break;
-        case OPT_NO_CACHE: a->no_cache = 1; break;
-        case 'v': verbosity = verbosity < 1 ? 2 : verbosity + 1; break;
-        case 'q': verbosity = 0; break;
-        case 'h': usage(stdout); return 1;
-        default:
-            report_bad_option("offsets", c, argv[optind - 1]);
-            return -1;
-        }
-    }
-    report_set_verbosity(verbosity);
-
-    if (optind >= argc) {
-        report_error("no reference image given (usage: clxcorr offsets [OPTIONS] REFERENCE IMAGE...)");
-        return -1;
-    }
-    a->reference = argv[optind++];
-    if (a->resume && (!a->output || strcmp(a->output, "-") == 0)) {
-        report_error("--resume continues the output FILE of an earlier run: give it with -o FILE");
-        return -1;
-    }
-    if (check_window_options(a->win.regions_path != NULL, a->win.have_grid, a->win.have_window, a->win.have_margin, 1))
-        return -1;
-    /* The rows' form, now that the mode (and so its columns) is known. */
     clx_message msg;
-    int quality = a->plan.mode == CLX_MODE_ACCURATE;
+    int quality = a->mode.plan.mode == CLX_MODE_ACCURATE;
     row_format_init(&a->format, quality);
-    if ((a->format_name && row_format_set_kind(&a->format, a->format_name, &msg) != CLX_OK) ||
-        (a->columns && row_format_set_columns(&a->format, a->columns, quality, &msg) != CLX_OK)) {
+    if ((a->out.format && row_format_set_kind(&a->format, a->out.format, &msg) != CLX_OK) ||
+        (a->out.columns && row_format_set_columns(&a->format, a->out.columns, quality, &msg) != CLX_OK)) {
         report_error("%s", msg.text);
         return -1;
     }
@@ -451,8 +276,30 @@ static int parse_args(int argc, char **argv, struct offsets_args *a)
                      "convert the merged file if JSON lines are wanted");
         return -1;
     }
-    return image_list_add_args(&a->images, argc, argv, optind, a->list_path != NULL,
-                               ": name them after the reference or use --list FILE");
+    return 0;
+}
+
+/* Returns -1 after reporting a usage error, 1 after --help, 0 to run. */
+static int parse_args(int argc, char **argv, struct offsets_args *a)
+{
+    const struct option_values values = {
+        .windows = &a->win, .images = &a->img, .mode = &a->mode, .device = &a->device, .output = &a->out, .own = a
+    };
+    int parsed = options_parse(&offsets_options, &values, argc, argv);
+    if (parsed != 0)
+        return parsed;
+    if (optind >= argc) {
+        report_error("no reference image given (usage: clxcorr offsets [OPTIONS] REFERENCE IMAGE...)");
+        return -1;
+    }
+    a->reference = argv[optind++];
+    if (a->resume && (!a->out.path || strcmp(a->out.path, "-") == 0)) {
+        report_error("--resume continues the output FILE of an earlier run: give it with -o FILE");
+        return -1;
+    }
+    if (window_options_check(&a->win, 1) || resolve_format(a))
+        return -1;
+    return image_options_add_args(&a->img, argc, argv, optind, ": name them after the reference or use --list FILE");
 }
 
 static int load_windows(const struct offsets_args *a, const clx_image *ref, clx_region **regions, size_t *n)
@@ -717,7 +564,7 @@ static void show_progress(void *user, size_t done, size_t count)
 static int select_images(const struct offsets_args *a, struct run *r, size_t *local_count)
 {
     r->items.keep_unreadable = a->skip_bad;
-    if (image_items_expand(&a->images, &r->items) != CLX_OK) {
+    if (image_items_expand(&a->img.images, &r->items) != CLX_OK) {
         report_error("out of memory");
         return -1;
     }
@@ -762,7 +609,7 @@ static int select_images(const struct offsets_args *a, struct run *r, size_t *lo
 static int open_run_devices(const struct offsets_args *a, struct run *r)
 {
     struct device_specs specs;
-    const char *spec = a->device;
+    const char *spec = a->device.spec;
     if (r->mpi && !spec)
         spec = getenv("CLXCORR_DEVICE") ? getenv("CLXCORR_DEVICE") : "all";
     if (device_specs_parse(spec, &specs) != 0)
@@ -770,10 +617,10 @@ static int open_run_devices(const struct offsets_args *a, struct run *r)
     int status;
     if (r->mpi) {
         struct device_specs mine = { &specs.specs[(size_t)mpi_local_rank() % specs.count], 1 };
-        status = open_devices(&mine, a->plan.use_double, a->no_cache, &r->ctxs);
+        status = open_devices(&mine, a->mode.plan.use_double, a->device.no_cache, &r->ctxs);
         r->ndevices = 1;
     } else {
-        status = open_devices(&specs, a->plan.use_double, a->no_cache, &r->ctxs);
+        status = open_devices(&specs, a->mode.plan.use_double, a->device.no_cache, &r->ctxs);
         r->ndevices = specs.count;
     }
     device_specs_free(&specs);
@@ -945,29 +792,27 @@ int cmd_offsets(int argc, char **argv)
     memset(&a, 0, sizeof a);
     memset(&r, 0, sizeof r);
     run_meta_begin(&r.meta, argc, argv);
-    clx_plan_options_init(&a.plan);
+    mode_options_init(&a.mode);
     clx_stream_options_init(&a.stream);
     int parsed = parse_args(argc, argv, &a);
     if (parsed != 0) {
-        image_list_free(&a.images);
-        free(a.params);
+        image_options_free(&a.img);
+        mode_options_free(&a.mode);
         return parsed > 0 ? EXIT_OK : EXIT_USAGE;
     }
     r.mpi = mpi_active();
     catch_interrupts();
-    if (a.list_path && image_list_read(&a.images, a.list_path, &msg) != CLX_OK) {
-        report_error("%s", msg.text);
+    if (image_options_read_list(&a.img) != 0)
         goto done;
-    }
-    if (a.images.count == 0) {
-        report_error("no images to process: %s lists none", a.list_path);
+    if (a.img.images.count == 0) {
+        report_error("no images to process: %s lists none", a.img.list_path);
         goto done;
     }
     if (image_entry_load_single(a.reference, &ref, &msg) != CLX_OK) {
         report_error("reference: %s", msg.text);
         goto done;
     }
-    r.output = a.output;
+    r.output = a.out.path;
     r.format = &a.format;
     if (load_windows(&a, &ref, &r.regions, &r.nregions) != CLX_OK || select_images(&a, &r, &local_count) != 0)
         goto done;
@@ -1000,7 +845,7 @@ int cmd_offsets(int argc, char **argv)
 
     r.reference = a.reference;
     r.ref = &ref;
-    r.explain = a.explain;
+    r.explain = a.mode.explain;
     a.stream.started = started;
     a.stream.finish = format_rows;
     a.stream.progress = show_progress;
@@ -1023,8 +868,8 @@ int cmd_offsets(int argc, char **argv)
     r.meta.reference = a.reference;
     r.meta.images = r.count;
     r.meta.windows = r.nregions;
-    r.meta.output = a.output;
-    r.meta.plan = &a.plan;
+    r.meta.output = a.out.path;
+    r.meta.plan = &a.mode.plan;
     r.meta.loaders = a.stream.loaders;
     r.meta.shard = a.shard_text;
     r.meta.mpi_ranks = r.mpi ? mpi_size() : 0;
@@ -1034,7 +879,7 @@ int cmd_offsets(int argc, char **argv)
     int failed;
     const char *why = msg.text;
     if (local_count > 0) {
-        failed = clx_stream_run_devices(r.ctxs, r.ndevices, &ref, r.regions, r.nregions, &a.plan, &a.stream,
+        failed = clx_stream_run_devices(r.ctxs, r.ndevices, &ref, r.regions, r.nregions, &a.mode.plan, &a.stream,
                                         local_count, load_image, write_rows, &r, &done_images) != CLX_OK;
         why = clx_context_message(r.ctxs[0]);
     } else if (r.sharded || r.mpi || r.resumed) {
@@ -1064,7 +909,7 @@ int cmd_offsets(int argc, char **argv)
 
     if (failed && interrupted && !r.mpi) {
         report_error("interrupted by %s after %zu images%s", interrupted == SIGINT ? "SIGINT" : "SIGTERM",
-                     r.kept + done_images, a.output && strcmp(a.output, "-") != 0 ? " (continue with --resume)" : "");
+                     r.kept + done_images, a.out.path && strcmp(a.out.path, "-") != 0 ? " (continue with --resume)" : "");
     } else if (failed && r.mpi) {
         report_rank_failure(&r, done_images, local_count, why);
     } else if (failed) {
@@ -1081,9 +926,9 @@ int cmd_offsets(int argc, char **argv)
         report_error("%s", msg.text);
         failed = 1;
     } else if (failed) {
-        if (opened && a.output && strcmp(a.output, "-") != 0)
+        if (opened && a.out.path && strcmp(a.out.path, "-") != 0)
             report_note("stopped after %zu images; their rows are in %s.part (the same command with --resume "
-                        "continues)", written, a.output);
+                        "continues)", written, a.out.path);
     } else {
         status = EXIT_OK;
         report_info("%zu images x %zu windows in %.2f s once the plans were ready (%.1f images/s)", written,
@@ -1133,8 +978,8 @@ done:
     close_devices(r.ctxs, r.ndevices);
     free(r.regions);
     clx_image_free(&ref);
-    image_list_free(&a.images);
-    free(a.params);
+    image_options_free(&a.img);
+    mode_options_free(&a.mode);
     /* Interrupted: the shell's convention, 128 + the signal. */
     if (interrupted && status != EXIT_OK)
         status = 128 + interrupted;
