@@ -543,6 +543,59 @@ static int write_outputs(const char *prefix, const struct bench_meta *meta, cons
     return 0;
 }
 
+/* The data first: the same images for every device. */
+static int data_make_all(const struct bench_args *a, const char *dir, struct data *data, size_t *ndata)
+{
+    for (const struct workload *w = standard_workloads; w->name; w++) {
+        if (!workload_selected(a, w->name))
+            continue;
+        report_note("workload %s: %s; %d images%s", w->name, w->description, a->nimages,
+                    a->nfiles ? ", written as TIFF files too" : "");
+        if (data_make(&data[(*ndata)++], w, a, dir) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* --device all: every device that can run clxcorr, one after the other;
+ * otherwise the one device. Returns -1 when the devices cannot be listed. */
+static int bench_devices(const struct bench_args *a, struct data *data, size_t ndata, struct bench_row *rows,
+                         size_t *nrows)
+{
+    clx_device_info *devices = NULL;
+    size_t ndevices = 0;
+    clx_message msg;
+    if (!a->device.spec || strcmp(a->device.spec, "all") != 0) {
+        bench_device(a->device.spec, data, ndata, a, rows, nrows);
+        return 0;
+    }
+    if (clx_devices_list(&devices, &ndevices, &msg) != CLX_OK) {
+        report_error("%s", msg.text);
+        return -1;
+    }
+    for (size_t i = 0; i < ndevices; i++) {
+        char spec[32];
+        if (!devices[i].available || !devices[i].compiler_available) {
+            report_warning("skipping %s: not available or no compiler", devices[i].name);
+            continue;
+        }
+        snprintf(spec, sizeof spec, "%d:%d", devices[i].platform_index, devices[i].device_index);
+        bench_device(spec, data, ndata, a, rows, nrows);
+    }
+    free(devices);
+    return 0;
+}
+
+/* "clxcorr bench ...", for repeating the run. */
+static void command_text(int argc, char **argv, char *buf, size_t len)
+{
+    snprintf(buf, len, "clxcorr");
+    for (int i = 0; i < argc; i++) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, len - used, " %s", argv[i]);
+    }
+}
+
 int cmd_bench(int argc, char **argv)
 {
     struct bench_args a = {
@@ -551,9 +604,6 @@ int cmd_bench(int argc, char **argv)
     struct data data[8];
     size_t ndata = 0, nrows = 0;
     struct bench_row *rows = NULL;
-    clx_device_info *devices = NULL;
-    size_t ndevices = 0;
-    clx_message msg;
     int status = EXIT_FAILURE_RUN;
 
     int parsed = parse_args(argc, argv, &a);
@@ -570,50 +620,22 @@ int cmd_bench(int argc, char **argv)
         report_error("out of memory");
         return EXIT_FAILURE_RUN;
     }
-
-    /* The data first: the same images for every device. */
-    for (const struct workload *w = standard_workloads; w->name; w++) {
-        if (!workload_selected(&a, w->name))
-            continue;
-        report_note("workload %s: %s; %d images%s", w->name, w->description, a.nimages,
-                    a.nfiles ? ", written as TIFF files too" : "");
-        if (data_make(&data[ndata++], w, &a, dir) != 0)
-            goto done;
-    }
-
+    if (data_make_all(&a, dir, data, &ndata) != 0)
+        goto done;
     char when[32];
     time_t now = time(NULL);
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S%z", localtime(&now));
-    if (a.device.spec && strcmp(a.device.spec, "all") == 0) {
-        if (clx_devices_list(&devices, &ndevices, &msg) != CLX_OK) {
-            report_error("%s", msg.text);
-            goto done;
-        }
-        for (size_t i = 0; i < ndevices; i++) {
-            char spec[32];
-            if (!devices[i].available || !devices[i].compiler_available) {
-                report_warning("skipping %s: not available or no compiler", devices[i].name);
-                continue;
-            }
-            snprintf(spec, sizeof spec, "%d:%d", devices[i].platform_index, devices[i].device_index);
-            bench_device(spec, data, ndata, &a, rows, &nrows);
-        }
-    } else {
-        bench_device(a.device.spec, data, ndata, &a, rows, &nrows);
-    }
+    if (bench_devices(&a, data, ndata, rows, &nrows) != 0)
+        goto done;
     if (nrows == 0) {
         report_error("no device could be benchmarked");
         goto done;
     }
     print_table(rows, nrows);
 
-    char host[256] = "";
+    char host[256] = "", command[1024];
     gethostname(host, sizeof host - 1);
-    char command[1024] = "clxcorr";
-    for (int i = 0; i < argc; i++) {
-        size_t used = strlen(command);
-        snprintf(command + used, sizeof command - used, " %s", argv[i]);
-    }
+    command_text(argc, argv, command, sizeof command);
     struct bench_meta meta = { clx_version(), when, host, command };
     if (a.out.path && write_outputs(a.out.path, &meta, rows, nrows) != 0)
         goto done;
@@ -625,7 +647,6 @@ int cmd_bench(int argc, char **argv)
 done:
     for (size_t k = 0; k < ndata; k++)
         data_free(&data[k]);
-    free(devices);
     free(rows);
     return status;
 }

@@ -294,6 +294,92 @@ static int windows_for(const struct correlate_args *a, const clx_image *img, clx
     return 0;
 }
 
+/* What the surfaces need: the windows, the device, the plan for the first
+ * left image, room for a batch of surfaces, and the TIFF they go to. */
+static int job_open(struct job *j, struct correlate_args *a, const struct pairing *pr, const clx_image *left)
+{
+    clx_message msg;
+    if (windows_for(a, left, &j->regions, &j->nregions) != 0 ||
+        open_device(a->device.spec, a->mode.plan.use_double, a->device.no_cache, &j->ctx) != 0)
+        return -1;
+    a->mode.plan.expected_images = pr->rights_per_left;
+    if (clx_plan_create(j->ctx, left, j->regions, j->nregions, &a->mode.plan, &j->plan) != CLX_OK) {
+        report_error("%s", clx_context_message(j->ctx));
+        return -1;
+    }
+    if (a->mode.explain)
+        fprintf(stderr, "clxcorr: method: %s\n", clx_plan_explanation(j->plan));
+    clx_plan_surface_size(j->plan, &j->sw, &j->sh);
+    size_t batch = (size_t)clx_plan_batch_size(j->plan), surf = (size_t)j->sw * j->sh;
+    size_t total_bytes = (size_t)pr->lefts * pr->rights_per_left * j->nregions * surf * sizeof(float);
+    j->surfaces = malloc(sizeof(float) * batch * j->nregions * surf);
+    j->batch = calloc(batch, sizeof *j->batch);
+    if (!j->surfaces || !j->batch) {
+        report_error("out of memory for %zu surfaces of %dx%d", batch * j->nregions, j->sw, j->sh);
+        return -1;
+    }
+    /* Classic TIFF stops at 4 GiB; BigTIFF only when needed, since some
+     * readers lack it. */
+    if (clx_tiff_writer_open(a->out.path, total_bytes > (3ull << 30), &j->out, &msg) != CLX_OK) {
+        report_error("%s", msg.text);
+        return -1;
+    }
+    return 0;
+}
+
+/* Every left image in turn, with its rights; *left holds the first one
+ * already. Returns 0, or -1 after reporting why not. */
+static int correlate_lefts(struct job *j, const struct correlate_args *a, const struct pairing *pr, clx_image *left)
+{
+    clx_message msg;
+    for (int l = 0; l < pr->lefts; l++) {
+        if (l > 0) {
+            clx_image_free(left);
+            if (image_entry_load_single(a->img.images.entries[l], left, &msg) != CLX_OK) {
+                report_error("%s", msg.text);
+                return -1;
+            }
+            if (clx_plan_set_reference(j->plan, left) != CLX_OK) {
+                report_error("%s: %s", a->img.images.entries[l], clx_context_message(j->ctx));
+                return -1;
+            }
+        }
+        if (correlate_rights(j, a, pr, l, left) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Closes the TIFF: complete, or after a failure left as OUT.tif.part with
+ * the surfaces so far. Returns the exit status. */
+static int job_close(struct job *j, const char *path, int failed)
+{
+    clx_message msg;
+    int status = EXIT_FAILURE_RUN;
+    if (clx_tiff_writer_close(j->out, !failed, &msg) != CLX_OK)
+        report_error("%s", msg.text);
+    else if (!failed)
+        status = EXIT_OK;
+    j->out = NULL;
+    if (status == EXIT_OK)
+        report_info("%zu surfaces of %dx%d written to %s", j->pages, j->sw, j->sh, path);
+    else if (j->pages > 0)
+        report_note("stopped after %zu surfaces; they are in %s.part", j->pages, path);
+    return status;
+}
+
+static void job_free(struct job *j)
+{
+    clx_message msg;
+    if (j->out)
+        clx_tiff_writer_close(j->out, 0, &msg);
+    free(j->surfaces);
+    free(j->batch);
+    clx_plan_release(j->plan);
+    clx_context_release(j->ctx);
+    free(j->regions);
+}
+
 int cmd_correlate(int argc, char **argv)
 {
     struct correlate_args a;
@@ -301,7 +387,7 @@ int cmd_correlate(int argc, char **argv)
     struct job j;
     clx_image left = { 0 };
     clx_message msg;
-    int status = EXIT_FAILURE_RUN, failed = 1;
+    int status = EXIT_FAILURE_RUN;
 
     memset(&a, 0, sizeof a);
     memset(&j, 0, sizeof j);
@@ -323,67 +409,13 @@ int cmd_correlate(int argc, char **argv)
         report_error("%s", msg.text);
         goto done;
     }
-    if (windows_for(&a, &left, &j.regions, &j.nregions) != 0 ||
-        open_device(a.device.spec, a.mode.plan.use_double, a.device.no_cache, &j.ctx) != 0)
+    if (job_open(&j, &a, &pr, &left) != 0)
         goto done;
-    a.mode.plan.expected_images = pr.rights_per_left;
-    if (clx_plan_create(j.ctx, &left, j.regions, j.nregions, &a.mode.plan, &j.plan) != CLX_OK) {
-        report_error("%s", clx_context_message(j.ctx));
-        goto done;
-    }
-    if (a.mode.explain)
-        fprintf(stderr, "clxcorr: method: %s\n", clx_plan_explanation(j.plan));
-    clx_plan_surface_size(j.plan, &j.sw, &j.sh);
-    size_t batch = (size_t)clx_plan_batch_size(j.plan), surf = (size_t)j.sw * j.sh;
-    size_t total_bytes = (size_t)pr.lefts * pr.rights_per_left * j.nregions * surf * sizeof(float);
-    j.surfaces = malloc(sizeof(float) * batch * j.nregions * surf);
-    j.batch = calloc(batch, sizeof *j.batch);
-    if (!j.surfaces || !j.batch) {
-        report_error("out of memory for %zu surfaces of %dx%d", batch * j.nregions, j.sw, j.sh);
-        goto done;
-    }
-    /* Classic TIFF stops at 4 GiB; BigTIFF only when needed, since some
-     * readers lack it. */
-    if (clx_tiff_writer_open(a.out.path, total_bytes > (3ull << 30), &j.out, &msg) != CLX_OK) {
-        report_error("%s", msg.text);
-        goto done;
-    }
     printf("page,left,right,region,x,y,w,h,rx,ry\n");
-    failed = 0;
-    for (int l = 0; l < pr.lefts && !failed; l++) {
-        if (l > 0) {
-            clx_image_free(&left);
-            if (image_entry_load_single(a.img.images.entries[l], &left, &msg) != CLX_OK) {
-                report_error("%s", msg.text);
-                failed = 1;
-                break;
-            }
-            if (clx_plan_set_reference(j.plan, &left) != CLX_OK) {
-                report_error("%s: %s", a.img.images.entries[l], clx_context_message(j.ctx));
-                failed = 1;
-                break;
-            }
-        }
-        failed = correlate_rights(&j, &a, &pr, l, &left) != 0;
-    }
-    if (clx_tiff_writer_close(j.out, !failed, &msg) != CLX_OK)
-        report_error("%s", msg.text);
-    else if (!failed)
-        status = EXIT_OK;
-    j.out = NULL;
-    if (status == EXIT_OK)
-        report_info("%zu surfaces of %dx%d written to %s", j.pages, j.sw, j.sh, a.out.path);
-    else if (j.pages > 0)
-        report_note("stopped after %zu surfaces; they are in %s.part", j.pages, a.out.path);
+    status = job_close(&j, a.out.path, correlate_lefts(&j, &a, &pr, &left) != 0);
 
 done:
-    if (j.out)
-        clx_tiff_writer_close(j.out, 0, &msg);
-    free(j.surfaces);
-    free(j.batch);
-    clx_plan_release(j.plan);
-    clx_context_release(j.ctx);
-    free(j.regions);
+    job_free(&j);
     clx_image_free(&left);
     image_options_free(&a.img);
     return status;
