@@ -1,8 +1,8 @@
 /*
  * test_bench_report.c - the JSON, CSV and SVG of `clxcorr bench`
- * (src/cli/bench_report.c), written for two devices and three workloads and
- * read back: each output is parsed for syntax (a JSON checker, an RFC 4180
- * reader, an XML tag matcher) and checked for what it must say.
+ * (src/cli/output/bench_report.c), written for two devices and three
+ * workloads and read back: each output is parsed for syntax (a JSON checker,
+ * an RFC 4180 reader, an XML tag matcher) and checked for what it must say.
  */
 #include "config.h"
 
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_report.h"
 #include "check.h"
+#include "output/bench_report.h"
 
 /* A comma, a quote and an ampersand: each output must escape it its own way. */
 #define DEVICE_A "Acme \"Turbo\" GPU, R&D"

@@ -34,11 +34,11 @@
 #pragma GCC diagnostic pop
 
 #include "check.h"
-#include "plot_colours.h"
-#include "plot_numbers.h"
-#include "quiver.h"
-#include "results_csv.h"
-#include "series_plot.h"
+#include "plot/plot_colours.h"
+#include "plot/plot_numbers.h"
+#include "plot/quiver.h"
+#include "plot/results_csv.h"
+#include "plot/series_plot.h"
 
 static char dir[] = "/tmp/clxcorr-test-plot.XXXXXX";
 

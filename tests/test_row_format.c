@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "csv_output.h"
-#include "row_format.h"
+#include "output/csv_output.h"
+#include "output/row_format.h"
 
 static const clx_region regions[3] = { { 20, 20, 100, 100 }, { 104, 20, 100, 100 }, { 0, 7, 32, 31 } };
 

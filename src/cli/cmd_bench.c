@@ -19,7 +19,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,8 +27,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench_report.h"
 #include "cli.h"
+#include "options.h"
+#include "output/bench_report.h"
+#include "report.h"
 #include "workloads.h"
 
 #define DEFAULT_IMAGES 16
@@ -40,122 +41,106 @@
 _Static_assert(sizeof ((struct bench_stage *)0)->name == sizeof ((clx_stage_time *)0)->name,
                "stage names are copied whole");
 
-static void usage(FILE *f)
-{
-    fputs("Usage: clxcorr bench [OPTIONS]\n"
-          "\n"
-          "Run the standard workloads on one device or on every device and report\n"
-          "images per second from memory and from files, the device time of each\n"
-          "pipeline stage, and the achieved bus and memory bandwidth next to the\n"
-          "device's measured peaks. The images are synthetic (a texture moved by known\n"
-          "sub-pixel offsets), so the benchmark needs no data and runs the same\n"
-          "shapes everywhere.\n"
-          "\n"
-          "Workloads:\n"
-          "  ebsd-900  900x900 16-bit, 50 windows of 100x100 (EBSD patterns)\n"
-          "  mid-512   512x512 16-bit, 36 windows of 64x64\n"
-          "  piv-32    1024x1024 16-bit, 63x63 windows of 32x32 overlapping by half (PIV)\n"
-          "\n"
-          "Options:\n"
-          "  -d, --device SPEC    a device as for offsets, or 'all': every device that can\n"
-          "                       run clxcorr, one after the other (default: the default\n"
-          "                       device)\n"
-          "      --workload LIST  comma-separated workload names (default: all three)\n"
-          "      --mode M         seed, accurate or both (default both)\n"
-          "      --seconds S      stream each figure for about S seconds (default 2)\n"
-          "  -n, --images N       distinct images in memory per workload (default 16)\n"
-          "      --files N        TIFF files for the from-files figure (default 64;\n"
-          "                       0: no from-files figure)\n"
-          "      --dir DIR        where the files are written (default: $TMPDIR or /tmp);\n"
-          "                       they are removed at the end\n"
-          "  -j, --threads N      loader threads (default: one per core, at most 32)\n"
-          "  -o, --output PREFIX  also write PREFIX.json, PREFIX.csv and PREFIX.svg (a\n"
-          "                       chart comparing the devices)\n"
-          "  -v, --verbose        library detail too\n"
-          "  -q, --quiet          the table only, no progress lines\n"
-          "  -h, --help           this help\n"
-          "\n"
-          "Stage times come from a separate run that pushes one batch at a time on a\n"
-          "profiling queue; the images/s figures come from the overlapped pipeline.\n",
-          f);
-}
+static const char bench_help[] =
+    "Usage: clxcorr bench [OPTIONS]\n"
+    "\n"
+    "Run the standard workloads on one device or on every device and report\n"
+    "images per second from memory and from files, the device time of each\n"
+    "pipeline stage, and the achieved bus and memory bandwidth next to the\n"
+    "device's measured peaks. The images are synthetic (a texture moved by known\n"
+    "sub-pixel offsets), so the benchmark needs no data and runs the same\n"
+    "shapes everywhere.\n"
+    "\n"
+    "Workloads:\n"
+    "  ebsd-900  900x900 16-bit, 50 windows of 100x100 (EBSD patterns)\n"
+    "  mid-512   512x512 16-bit, 36 windows of 64x64\n"
+    "  piv-32    1024x1024 16-bit, 63x63 windows of 32x32 overlapping by half (PIV)\n"
+    "\n"
+    "Options:\n"
+    "  -d, --device SPEC    a device as for offsets, or 'all': every device that can\n"
+    "                       run clxcorr, one after the other (default: the default\n"
+    "                       device)\n"
+    "      --workload LIST  comma-separated workload names (default: all three)\n"
+    "      --mode M         seed, accurate or both (default both)\n"
+    "      --seconds S      stream each figure for about S seconds (default 2)\n"
+    "  -n, --images N       distinct images in memory per workload (default 16)\n"
+    "      --files N        TIFF files for the from-files figure (default 64;\n"
+    "                       0: no from-files figure)\n"
+    "      --dir DIR        where the files are written (default: $TMPDIR or /tmp);\n"
+    "                       they are removed at the end\n"
+    "  -j, --threads N      loader threads (default: one per core, at most 32)\n"
+    "  -o, --output PREFIX  also write PREFIX.json, PREFIX.csv and PREFIX.svg (a\n"
+    "                       chart comparing the devices)\n"
+    "  -v, --verbose        library detail too\n"
+    "  -q, --quiet          the table only, no progress lines\n"
+    "  -h, --help           this help\n"
+    "\n"
+    "Stage times come from a separate run that pushes one batch at a time on a\n"
+    "profiling queue; the images/s figures come from the overlapped pipeline.\n";
 
 struct bench_args {
-    const char *device;
+    struct device_options device;  /* --device: one, or 'all', one after the other */
+    struct output_options out;     /* -o PREFIX */
     const char *workloads;
     int seed, accurate;
     double seconds;
     int nimages, nfiles, loaders;
     const char *dir;
-    const char *output;
 };
 
-enum { OPT_WORKLOAD = 256, OPT_MODE, OPT_SECONDS, OPT_FILES, OPT_DIR };
+/* bench's --mode is its own: it takes "both" too. */
+enum { OPT_WORKLOAD = OPT_OWN, OPT_BENCH_MODE, OPT_SECONDS, OPT_FILES, OPT_DIR };
 
-static int parse_args(int argc, char **argv, struct bench_args *a)
+static const struct option bench_table[] = {
+    OPTION_DEVICE,
+    { "workload", required_argument, NULL, OPT_WORKLOAD },
+    { "mode", required_argument, NULL, OPT_BENCH_MODE },
+    { "seconds", required_argument, NULL, OPT_SECONDS },
+    { "images", required_argument, NULL, 'n' },
+    { "files", required_argument, NULL, OPT_FILES },
+    { "dir", required_argument, NULL, OPT_DIR },
+    { "threads", required_argument, NULL, 'j' },
+    OPTION_OUTPUT,
+    OPTIONS_VERBOSITY,
+    OPTIONS_END
+};
+
+static int parse_bench_mode(const char *text, struct bench_args *a)
 {
-    static const struct option longopts[] = {
-        { "device", required_argument, NULL, 'd' },
-        { "workload", required_argument, NULL, OPT_WORKLOAD },
-        { "mode", required_argument, NULL, OPT_MODE },
-        { "seconds", required_argument, NULL, OPT_SECONDS },
-        { "images", required_argument, NULL, 'n' },
-        { "files", required_argument, NULL, OPT_FILES },
-        { "dir", required_argument, NULL, OPT_DIR },
-        { "threads", required_argument, NULL, 'j' },
-        { "output", required_argument, NULL, 'o' },
-        { "verbose", no_argument, NULL, 'v' },
-        { "quiet", no_argument, NULL, 'q' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 }
-    };
-    int c, verbosity = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":d:n:j:o:vqh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'd': a->device = optarg; break;
-        case OPT_WORKLOAD: a->workloads = optarg; break;
-        case OPT_MODE:
-            a->seed = strcmp(optarg, "seed") == 0 || strcmp(optarg, "both") == 0;
-            a->accurate = strcmp(optarg, "accurate") == 0 || strcmp(optarg, "both") == 0;
-            if (!a->seed && !a->accurate) {
-                report_error("--mode: unknown mode '%s' (seed, accurate or both)", optarg);
-                return -1;
-            }
-            break;
-        case OPT_SECONDS:
-            if (parse_double(optarg, "--seconds", 0.01, 3600, &a->seconds))
-                return -1;
-            break;
-        case 'n':
-            if (parse_int(optarg, "--images", 1, 1024, &a->nimages))
-                return -1;
-            break;
-        case OPT_FILES:
-            if (parse_int(optarg, "--files", 0, 100000, &a->nfiles))
-                return -1;
-            break;
-        case OPT_DIR: a->dir = optarg; break;
-        case 'j':
-            if (parse_int(optarg, "--threads", 1, 32, &a->loaders))
-                return -1;
-            break;
-        case 'o': a->output = optarg; break;
-        case 'v': verbosity = verbosity < 1 ? 2 : verbosity + 1; break;
-        case 'q': verbosity = 0; break;
-        case 'h': usage(stdout); return 1;
-        default:
-            report_bad_option("bench", c, argv[optind - 1]);
-            return -1;
-        }
-    }
-    report_set_verbosity(verbosity);
-    if (optind < argc) {
-        report_error("bench takes no arguments ('%s'); its images are synthetic (see clxcorr bench --help)",
-                     argv[optind]);
+    a->seed = strcmp(text, "seed") == 0 || strcmp(text, "both") == 0;
+    a->accurate = strcmp(text, "accurate") == 0 || strcmp(text, "both") == 0;
+    if (!a->seed && !a->accurate) {
+        report_error("--mode: unknown mode '%s' (seed, accurate or both)", text);
         return -1;
     }
-    for (const char *s = a->workloads; s && *s;) {
+    return 0;
+}
+
+static int bench_take(void *own, int c, const char *value)
+{
+    struct bench_args *a = own;
+    switch (c) {
+    case OPT_WORKLOAD:
+        a->workloads = value;
+        return 1;
+    case OPT_BENCH_MODE: return option_taken(parse_bench_mode(value, a));
+    case OPT_SECONDS: return option_taken(parse_double(value, "--seconds", 0.01, 3600, &a->seconds));
+    case 'n': return option_taken(parse_int(value, "--images", 1, 1024, &a->nimages));
+    case OPT_FILES: return option_taken(parse_int(value, "--files", 0, 100000, &a->nfiles));
+    case OPT_DIR:
+        a->dir = value;
+        return 1;
+    case 'j': return option_taken(parse_int(value, "--threads", 1, 32, &a->loaders));
+    }
+    return 0;
+}
+
+static const struct command_options bench_options = { "bench", bench_help, bench_table, bench_take };
+
+/* --workload's names are known ones. */
+static int workloads_check(const char *list)
+{
+    for (const char *s = list; s && *s;) {
         size_t n = strcspn(s, ",");
         char name[64];
         snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), s);
@@ -166,6 +151,21 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
         s += n + (s[n] == ',');
     }
     return 0;
+}
+
+/* Returns -1 after reporting a usage error, 1 after --help, 0 to run. */
+static int parse_args(int argc, char **argv, struct bench_args *a)
+{
+    const struct option_values values = { .device = &a->device, .output = &a->out, .own = a };
+    int parsed = options_parse(&bench_options, &values, argc, argv);
+    if (parsed != 0)
+        return parsed;
+    if (optind < argc) {
+        report_error("bench takes no arguments ('%s'); its images are synthetic (see clxcorr bench --help)",
+                     argv[optind]);
+        return -1;
+    }
+    return workloads_check(a->workloads);
 }
 
 static int workload_selected(const struct bench_args *a, const char *name)
@@ -543,15 +543,67 @@ static int write_outputs(const char *prefix, const struct bench_meta *meta, cons
     return 0;
 }
 
-int cmd_bench(int argc, char **argv)
+/* The data first: the same images for every device. */
+static int data_make_all(const struct bench_args *a, const char *dir, struct data *data, size_t *ndata)
 {
-    struct bench_args a = { NULL, NULL, 1, 1, 2.0, DEFAULT_IMAGES, DEFAULT_FILES, 0, NULL, NULL };
-    struct data data[8];
-    size_t ndata = 0, nrows = 0;
-    struct bench_row *rows = NULL;
+    for (const struct workload *w = standard_workloads; w->name; w++) {
+        if (!workload_selected(a, w->name))
+            continue;
+        report_note("workload %s: %s; %d images%s", w->name, w->description, a->nimages,
+                    a->nfiles ? ", written as TIFF files too" : "");
+        if (data_make(&data[(*ndata)++], w, a, dir) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* --device all: every device that can run clxcorr, one after the other;
+ * otherwise the one device. Returns -1 when the devices cannot be listed. */
+static int bench_devices(const struct bench_args *a, struct data *data, size_t ndata, struct bench_row *rows,
+                         size_t *nrows)
+{
     clx_device_info *devices = NULL;
     size_t ndevices = 0;
     clx_message msg;
+    if (!a->device.spec || strcmp(a->device.spec, "all") != 0) {
+        bench_device(a->device.spec, data, ndata, a, rows, nrows);
+        return 0;
+    }
+    if (clx_devices_list(&devices, &ndevices, &msg) != CLX_OK) {
+        report_error("%s", msg.text);
+        return -1;
+    }
+    for (size_t i = 0; i < ndevices; i++) {
+        char spec[32];
+        if (!devices[i].available || !devices[i].compiler_available) {
+            report_warning("skipping %s: not available or no compiler", devices[i].name);
+            continue;
+        }
+        snprintf(spec, sizeof spec, "%d:%d", devices[i].platform_index, devices[i].device_index);
+        bench_device(spec, data, ndata, a, rows, nrows);
+    }
+    free(devices);
+    return 0;
+}
+
+/* "clxcorr bench ...", for repeating the run. */
+static void command_text(int argc, char **argv, char *buf, size_t len)
+{
+    snprintf(buf, len, "clxcorr");
+    for (int i = 0; i < argc; i++) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, len - used, " %s", argv[i]);
+    }
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    struct bench_args a = {
+        .seed = 1, .accurate = 1, .seconds = 2.0, .nimages = DEFAULT_IMAGES, .nfiles = DEFAULT_FILES
+    };
+    struct data data[8];
+    size_t ndata = 0, nrows = 0;
+    struct bench_row *rows = NULL;
     int status = EXIT_FAILURE_RUN;
 
     int parsed = parse_args(argc, argv, &a);
@@ -568,52 +620,24 @@ int cmd_bench(int argc, char **argv)
         report_error("out of memory");
         return EXIT_FAILURE_RUN;
     }
-
-    /* The data first: the same images for every device. */
-    for (const struct workload *w = standard_workloads; w->name; w++) {
-        if (!workload_selected(&a, w->name))
-            continue;
-        report_note("workload %s: %s; %d images%s", w->name, w->description, a.nimages,
-                    a.nfiles ? ", written as TIFF files too" : "");
-        if (data_make(&data[ndata++], w, &a, dir) != 0)
-            goto done;
-    }
-
+    if (data_make_all(&a, dir, data, &ndata) != 0)
+        goto done;
     char when[32];
     time_t now = time(NULL);
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S%z", localtime(&now));
-    if (a.device && strcmp(a.device, "all") == 0) {
-        if (clx_devices_list(&devices, &ndevices, &msg) != CLX_OK) {
-            report_error("%s", msg.text);
-            goto done;
-        }
-        for (size_t i = 0; i < ndevices; i++) {
-            char spec[32];
-            if (!devices[i].available || !devices[i].compiler_available) {
-                report_warning("skipping %s: not available or no compiler", devices[i].name);
-                continue;
-            }
-            snprintf(spec, sizeof spec, "%d:%d", devices[i].platform_index, devices[i].device_index);
-            bench_device(spec, data, ndata, &a, rows, &nrows);
-        }
-    } else {
-        bench_device(a.device, data, ndata, &a, rows, &nrows);
-    }
+    if (bench_devices(&a, data, ndata, rows, &nrows) != 0)
+        goto done;
     if (nrows == 0) {
         report_error("no device could be benchmarked");
         goto done;
     }
     print_table(rows, nrows);
 
-    char host[256] = "";
+    char host[256] = "", command[1024];
     gethostname(host, sizeof host - 1);
-    char command[1024] = "clxcorr";
-    for (int i = 0; i < argc; i++) {
-        size_t used = strlen(command);
-        snprintf(command + used, sizeof command - used, " %s", argv[i]);
-    }
+    command_text(argc, argv, command, sizeof command);
     struct bench_meta meta = { clx_version(), when, host, command };
-    if (a.output && write_outputs(a.output, &meta, rows, nrows) != 0)
+    if (a.out.path && write_outputs(a.out.path, &meta, rows, nrows) != 0)
         goto done;
     status = EXIT_OK;
     for (size_t i = 0; i < nrows; i++)
@@ -623,7 +647,6 @@ int cmd_bench(int argc, char **argv)
 done:
     for (size_t k = 0; k < ndata; k++)
         data_free(&data[k]);
-    free(devices);
     free(rows);
     return status;
 }

@@ -6,13 +6,15 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "device_open.h"
 #include "image_list.h"
+#include "options.h"
+#include "report.h"
 
 enum form {
     FORM_ONE_TO_ONE,
@@ -25,71 +27,75 @@ struct correlate_args {
     enum form form;
     int lefts;
     struct window_options win;
-    const char *list_path;
-    const char *output;
-    const char *device;
-    int no_cache, explain;
-    clx_plan_options plan;
-    struct image_list images;
+    struct image_options img;
+    struct mode_options mode;
+    struct device_options device;
+    struct output_options out;     /* -o OUT.tif */
 };
 
-static void usage(FILE *f)
-{
-    fputs("Usage: clxcorr correlate [OPTIONS] -o OUT.tif IMAGE...\n"
-          "\n"
-          "Write cross-correlation surfaces C(u) = sum_p r(p) d(p + u) of zero-mean\n"
-          "windows, r from a left image and d from a right image, as 32-bit float\n"
-          "TIFF pages: one page per (left, right) pair and window.\n"
-          "\n"
-          "Forms (which pairs; the IMAGE list is read in this order):\n"
-          "  --form one-to-one   LEFT RIGHT\n"
-          "  --form one-to-many  LEFT RIGHT...: the left with each right (default)\n"
-          "  --form n-to-mn      LEFT_1..LEFT_N, then the M rights of LEFT_1, the M\n"
-          "                      rights of LEFT_2, ... (N from --lefts)\n"
-          "  --form n-to-m       LEFT_1..LEFT_N RIGHT_1..RIGHT_M: every left with\n"
-          "                      every right (N from --lefts)\n"
-          "  --lefts N           number of left images for n-to-mn and n-to-m\n"
-          "\n"
-          "Windows (default: each whole image is one window):\n"
-          "  -r, --regions FILE   windows file: \"x y w h\" per line, all one size\n"
-          "  -g, --grid NXxNY     a grid of windows ...\n"
-          "  -w, --window WxH     ... of this size ...\n"
-          "  -m, --margin M       ... keeping M pixels free at the borders\n"
-          "\n"
-          "Surfaces:\n"
-          "      --max-shift R    only the shifts |ux|, |uy| <= R (default: all shifts of\n"
-          "                       the window, a (2w-1) x (2h-1) surface)\n"
-          "  Each page is (2 Rx + 1) x (2 Ry + 1) pixels: pixel (x, y) holds C at\n"
-          "  u = (x - Rx, y - Ry), so the zero shift is the centre pixel. A peak at\n"
-          "  u means the right image's content sits u pixels right/down of the left's.\n"
-          "  Its ImageDescription names the pair, the window and the shift range;\n"
-          "  standard output lists the pages as CSV\n"
-          "  (page,left,right,region,x,y,w,h,rx,ry).\n"
-          "\n"
-          "Other options:\n"
-          "  -o, --output FILE    the TIFF to write (written as FILE.part until complete)\n"
-          "  -l, --list FILE      more images from FILE, one per line ('-': standard input)\n"
-          "      --method M       fft, direct or auto (default; see clxcorr offsets --help)\n"
-          "      --explain        say which method was used and why\n"
-          "      --double         every device stage in double precision\n"
-          "  -b, --batch B        right images per device batch\n"
-          "  -d, --device SPEC    the OpenCL device (see clxcorr offsets --help)\n"
-          "      --no-cache       do not use cached compiled kernels\n"
-          "  -v, --verbose / -q, --quiet / -h, --help\n"
-          "\n"
-          "Exit status: 0 success, 1 the run failed (OUT.tif then stays OUT.tif.part),\n"
-          "2 wrong command line.\n",
-          f);
-}
+static const char correlate_help[] =
+    "Usage: clxcorr correlate [OPTIONS] -o OUT.tif IMAGE...\n"
+    "\n"
+    "Write cross-correlation surfaces C(u) = sum_p r(p) d(p + u) of zero-mean\n"
+    "windows, r from a left image and d from a right image, as 32-bit float\n"
+    "TIFF pages: one page per (left, right) pair and window.\n"
+    "\n"
+    "Forms (which pairs; the IMAGE list is read in this order):\n"
+    "  --form one-to-one   LEFT RIGHT\n"
+    "  --form one-to-many  LEFT RIGHT...: the left with each right (default)\n"
+    "  --form n-to-mn      LEFT_1..LEFT_N, then the M rights of LEFT_1, the M\n"
+    "                      rights of LEFT_2, ... (N from --lefts)\n"
+    "  --form n-to-m       LEFT_1..LEFT_N RIGHT_1..RIGHT_M: every left with\n"
+    "                      every right (N from --lefts)\n"
+    "  --lefts N           number of left images for n-to-mn and n-to-m\n"
+    "\n"
+    "Windows (default: each whole image is one window):\n"
+    "  -r, --regions FILE   windows file: \"x y w h\" per line, all one size\n"
+    "  -g, --grid NXxNY     a grid of windows ...\n"
+    "  -w, --window WxH     ... of this size ...\n"
+    "  -m, --margin M       ... keeping M pixels free at the borders\n"
+    "\n"
+    "Surfaces:\n"
+    "      --max-shift R    only the shifts |ux|, |uy| <= R (default: all shifts of\n"
+    "                       the window, a (2w-1) x (2h-1) surface)\n"
+    "  Each page is (2 Rx + 1) x (2 Ry + 1) pixels: pixel (x, y) holds C at\n"
+    "  u = (x - Rx, y - Ry), so the zero shift is the centre pixel. A peak at\n"
+    "  u means the right image's content sits u pixels right/down of the left's.\n"
+    "  Its ImageDescription names the pair, the window and the shift range;\n"
+    "  standard output lists the pages as CSV\n"
+    "  (page,left,right,region,x,y,w,h,rx,ry).\n"
+    "\n"
+    "Other options:\n"
+    "  -o, --output FILE    the TIFF to write (written as FILE.part until complete)\n"
+    "  -l, --list FILE      more images from FILE, one per line ('-': standard input)\n"
+    "      --method M       fft, direct or auto (default; see clxcorr offsets --help)\n"
+    "      --explain        say which method was used and why\n"
+    "      --double         every device stage in double precision\n"
+    "  -b, --batch B        right images per device batch\n"
+    "  -d, --device SPEC    the OpenCL device (see clxcorr offsets --help)\n"
+    "      --no-cache       do not use cached compiled kernels\n"
+    "  -v, --verbose / -q, --quiet / -h, --help\n"
+    "\n"
+    "Exit status: 0 success, 1 the run failed (OUT.tif then stays OUT.tif.part),\n"
+    "2 wrong command line.\n";
 
-enum {
-    OPT_FORM = 256,
-    OPT_LEFTS,
-    OPT_METHOD,
-    OPT_MAX_SHIFT,
-    OPT_EXPLAIN,
-    OPT_DOUBLE,
-    OPT_NO_CACHE
+enum { OPT_FORM = OPT_OWN, OPT_LEFTS };
+
+static const struct option correlate_table[] = {
+    { "form", required_argument, NULL, OPT_FORM },
+    { "lefts", required_argument, NULL, OPT_LEFTS },
+    OPTIONS_WINDOWS,
+    OPTION_MAX_SHIFT,
+    OPTION_METHOD,
+    OPTION_EXPLAIN,
+    OPTION_DOUBLE,
+    OPTION_BATCH,
+    OPTION_OUTPUT,
+    OPTION_LIST,
+    OPTION_DEVICE,
+    OPTION_NO_CACHE,
+    OPTIONS_VERBOSITY,
+    OPTIONS_END
 };
 
 static int parse_form(const char *s, enum form *form)
@@ -104,79 +110,42 @@ static int parse_form(const char *s, enum form *form)
     return -1;
 }
 
+static int correlate_take(void *own, int c, const char *value)
+{
+    struct correlate_args *a = own;
+    switch (c) {
+    case OPT_FORM: return option_taken(parse_form(value, &a->form));
+    case OPT_LEFTS: return option_taken(parse_int(value, "--lefts", 1, 1 << 20, &a->lefts));
+    }
+    return 0;
+}
+
+static const struct command_options correlate_options = {
+    "correlate", correlate_help, correlate_table, correlate_take
+};
+
+/* Returns -1 after reporting a usage error, 1 after --help, 0 to run. */
 static int parse_args(int argc, char **argv, struct correlate_args *a)
 {
-    static const struct option longopts[] = {
-        { "form", required_argument, NULL, OPT_FORM },     { "lefts", required_argument, NULL, OPT_LEFTS },
-        { "regions", required_argument, NULL, 'r' },       { "grid", required_argument, NULL, 'g' },
-        { "window", required_argument, NULL, 'w' },        { "margin", required_argument, NULL, 'm' },
-        { "max-shift", required_argument, NULL, OPT_MAX_SHIFT },
-        { "method", required_argument, NULL, OPT_METHOD }, { "explain", no_argument, NULL, OPT_EXPLAIN },
-        { "double", no_argument, NULL, OPT_DOUBLE },       { "batch", required_argument, NULL, 'b' },
-        { "output", required_argument, NULL, 'o' },        { "list", required_argument, NULL, 'l' },
-        { "device", required_argument, NULL, 'd' },        { "no-cache", no_argument, NULL, OPT_NO_CACHE },
-        { "verbose", no_argument, NULL, 'v' },             { "quiet", no_argument, NULL, 'q' },
-        { "help", no_argument, NULL, 'h' },                { NULL, 0, NULL, 0 }
+    const struct option_values values = {
+        .windows = &a->win, .images = &a->img, .mode = &a->mode, .device = &a->device, .output = &a->out, .own = a
     };
-    int c, verbosity = 1;
-
     a->form = FORM_ONE_TO_MANY;
     a->lefts = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":r:g:w:m:b:o:l:d:vqh", longopts, NULL)) != -1) {
-        int window = parse_window_option(c, optarg, &a->win);
-        if (window < 0)
-            return -1;
-        if (window)
-            continue;
-        switch (c) {
-        case OPT_FORM:
-            if (parse_form(optarg, &a->form))
-                return -1;
-            break;
-        case OPT_LEFTS:
-            if (parse_int(optarg, "--lefts", 1, 1 << 20, &a->lefts))
-                return -1;
-            break;
-        case OPT_MAX_SHIFT:
-            if (parse_int(optarg, "--max-shift", 1, 1 << 20, &a->plan.max_shift))
-                return -1;
-            break;
-        case OPT_METHOD:
-            if (parse_method(optarg, &a->plan.method))
-                return -1;
-            break;
-        case OPT_EXPLAIN: a->explain = 1; break;
-        case OPT_DOUBLE: a->plan.use_double = 1; break;
-        case 'b':
-            if (parse_int(optarg, "--batch", 1, 1 << 20, &a->plan.batch))
-                return -1;
-            break;
-        case 'o': a->output = optarg; break;
-        case 'l': a->list_path = optarg; break;
-        case 'd': a->device = optarg; break;
-        case OPT_NO_CACHE: a->no_cache = 1; break;
-        case 'v': verbosity = verbosity < 1 ? 2 : verbosity + 1; break;
-        case 'q': verbosity = 0; break;
-        case 'h': usage(stdout); return 1;
-        default:
-            report_bad_option("correlate", c, argv[optind - 1]);
-            return -1;
-        }
-    }
-    report_set_verbosity(verbosity);
-    if (!a->output) {
+    int parsed = options_parse(&correlate_options, &values, argc, argv);
+    if (parsed != 0)
+        return parsed;
+    if (!a->out.path) {
         report_error("correlate needs -o OUT.tif");
         return -1;
     }
-    if (check_window_options(a->win.regions_path != NULL, a->win.have_grid, a->win.have_window, a->win.have_margin, 0))
+    if (window_options_check(&a->win, 0))
         return -1;
     if (a->lefts != 1 && a->form != FORM_N_TO_MN && a->form != FORM_N_TO_M) {
         report_error("--lefts is only used with --form n-to-mn or n-to-m");
         return -1;
     }
-    return image_list_add_args(&a->images, argc, argv, optind, a->list_path != NULL,
-                               " (see clxcorr correlate --help)");
+    return image_options_add_args(&a->img, argc, argv, optind, " (see clxcorr correlate --help)");
 }
 
 /* The rights of left `i`: entries [*first, *first + *count) of the list. */
@@ -188,7 +157,7 @@ struct pairing {
 
 static int pairing_of(const struct correlate_args *a, struct pairing *p)
 {
-    size_t n = a->images.count;
+    size_t n = a->img.images.count;
     p->lefts = a->form == FORM_N_TO_MN || a->form == FORM_N_TO_M ? a->lefts : 1;
     p->shared = a->form == FORM_N_TO_M;
     if ((size_t)p->lefts >= n) {
@@ -237,13 +206,13 @@ static int correlate_rights(struct job *j, const struct correlate_args *a, const
                             const clx_image *left_image)
 {
     size_t batch = (size_t)clx_plan_batch_size(j->plan), surf = (size_t)j->sw * j->sh;
-    const char *left_name = a->images.entries[left];
+    const char *left_name = a->img.images.entries[left];
     clx_message msg;
 
     for (size_t done = 0; done < pr->rights_per_left; done += batch) {
         size_t n = pr->rights_per_left - done < batch ? pr->rights_per_left - done : batch;
         for (size_t i = 0; i < n; i++) {
-            const char *name = a->images.entries[right_entry(pr, left, done + i)];
+            const char *name = a->img.images.entries[right_entry(pr, left, done + i)];
             if (image_entry_load_single(name, &j->batch[i], &msg) != CLX_OK) {
                 report_error("%s", msg.text);
                 free_batch(j, i);
@@ -272,7 +241,7 @@ static int correlate_rights(struct job *j, const struct correlate_args *a, const
             return -1;
         }
         for (size_t i = 0; i < n; i++) {
-            const char *right_name = a->images.entries[right_entry(pr, left, done + i)];
+            const char *right_name = a->img.images.entries[right_entry(pr, left, done + i)];
             for (size_t k = 0; k < j->nregions; k++) {
                 const clx_region *r = &j->regions[k];
                 char description[2048];
@@ -325,6 +294,92 @@ static int windows_for(const struct correlate_args *a, const clx_image *img, clx
     return 0;
 }
 
+/* What the surfaces need: the windows, the device, the plan for the first
+ * left image, room for a batch of surfaces, and the TIFF they go to. */
+static int job_open(struct job *j, struct correlate_args *a, const struct pairing *pr, const clx_image *left)
+{
+    clx_message msg;
+    if (windows_for(a, left, &j->regions, &j->nregions) != 0 ||
+        open_device(a->device.spec, a->mode.plan.use_double, a->device.no_cache, &j->ctx) != 0)
+        return -1;
+    a->mode.plan.expected_images = pr->rights_per_left;
+    if (clx_plan_create(j->ctx, left, j->regions, j->nregions, &a->mode.plan, &j->plan) != CLX_OK) {
+        report_error("%s", clx_context_message(j->ctx));
+        return -1;
+    }
+    if (a->mode.explain)
+        fprintf(stderr, "clxcorr: method: %s\n", clx_plan_explanation(j->plan));
+    clx_plan_surface_size(j->plan, &j->sw, &j->sh);
+    size_t batch = (size_t)clx_plan_batch_size(j->plan), surf = (size_t)j->sw * j->sh;
+    size_t total_bytes = (size_t)pr->lefts * pr->rights_per_left * j->nregions * surf * sizeof(float);
+    j->surfaces = malloc(sizeof(float) * batch * j->nregions * surf);
+    j->batch = calloc(batch, sizeof *j->batch);
+    if (!j->surfaces || !j->batch) {
+        report_error("out of memory for %zu surfaces of %dx%d", batch * j->nregions, j->sw, j->sh);
+        return -1;
+    }
+    /* Classic TIFF stops at 4 GiB; BigTIFF only when needed, since some
+     * readers lack it. */
+    if (clx_tiff_writer_open(a->out.path, total_bytes > (3ull << 30), &j->out, &msg) != CLX_OK) {
+        report_error("%s", msg.text);
+        return -1;
+    }
+    return 0;
+}
+
+/* Every left image in turn, with its rights; *left holds the first one
+ * already. Returns 0, or -1 after reporting why not. */
+static int correlate_lefts(struct job *j, const struct correlate_args *a, const struct pairing *pr, clx_image *left)
+{
+    clx_message msg;
+    for (int l = 0; l < pr->lefts; l++) {
+        if (l > 0) {
+            clx_image_free(left);
+            if (image_entry_load_single(a->img.images.entries[l], left, &msg) != CLX_OK) {
+                report_error("%s", msg.text);
+                return -1;
+            }
+            if (clx_plan_set_reference(j->plan, left) != CLX_OK) {
+                report_error("%s: %s", a->img.images.entries[l], clx_context_message(j->ctx));
+                return -1;
+            }
+        }
+        if (correlate_rights(j, a, pr, l, left) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Closes the TIFF: complete, or after a failure left as OUT.tif.part with
+ * the surfaces so far. Returns the exit status. */
+static int job_close(struct job *j, const char *path, int failed)
+{
+    clx_message msg;
+    int status = EXIT_FAILURE_RUN;
+    if (clx_tiff_writer_close(j->out, !failed, &msg) != CLX_OK)
+        report_error("%s", msg.text);
+    else if (!failed)
+        status = EXIT_OK;
+    j->out = NULL;
+    if (status == EXIT_OK)
+        report_info("%zu surfaces of %dx%d written to %s", j->pages, j->sw, j->sh, path);
+    else if (j->pages > 0)
+        report_note("stopped after %zu surfaces; they are in %s.part", j->pages, path);
+    return status;
+}
+
+static void job_free(struct job *j)
+{
+    clx_message msg;
+    if (j->out)
+        clx_tiff_writer_close(j->out, 0, &msg);
+    free(j->surfaces);
+    free(j->batch);
+    clx_plan_release(j->plan);
+    clx_context_release(j->ctx);
+    free(j->regions);
+}
+
 int cmd_correlate(int argc, char **argv)
 {
     struct correlate_args a;
@@ -332,92 +387,36 @@ int cmd_correlate(int argc, char **argv)
     struct job j;
     clx_image left = { 0 };
     clx_message msg;
-    int status = EXIT_FAILURE_RUN, failed = 1;
+    int status = EXIT_FAILURE_RUN;
 
     memset(&a, 0, sizeof a);
     memset(&j, 0, sizeof j);
-    clx_plan_options_init(&a.plan);
+    mode_options_init(&a.mode);
     /* Surfaces are the seed method's correlations of zero-mean windows. */
-    a.plan.mode = CLX_MODE_SEED;
+    a.mode.plan.mode = CLX_MODE_SEED;
     int parsed = parse_args(argc, argv, &a);
     if (parsed != 0) {
-        image_list_free(&a.images);
+        image_options_free(&a.img);
         return parsed > 0 ? EXIT_OK : EXIT_USAGE;
     }
-    if (a.list_path && image_list_read(&a.images, a.list_path, &msg) != CLX_OK) {
-        report_error("%s", msg.text);
+    if (image_options_read_list(&a.img) != 0)
         goto done;
-    }
     if (pairing_of(&a, &pr) != 0) {
         status = EXIT_USAGE;
         goto done;
     }
-    if (image_entry_load_single(a.images.entries[0], &left, &msg) != CLX_OK) {
+    if (image_entry_load_single(a.img.images.entries[0], &left, &msg) != CLX_OK) {
         report_error("%s", msg.text);
         goto done;
     }
-    if (windows_for(&a, &left, &j.regions, &j.nregions) != 0 || open_device(a.device, a.plan.use_double, a.no_cache,
-                                                                            &j.ctx) != 0)
+    if (job_open(&j, &a, &pr, &left) != 0)
         goto done;
-    a.plan.expected_images = pr.rights_per_left;
-    if (clx_plan_create(j.ctx, &left, j.regions, j.nregions, &a.plan, &j.plan) != CLX_OK) {
-        report_error("%s", clx_context_message(j.ctx));
-        goto done;
-    }
-    if (a.explain)
-        fprintf(stderr, "clxcorr: method: %s\n", clx_plan_explanation(j.plan));
-    clx_plan_surface_size(j.plan, &j.sw, &j.sh);
-    size_t batch = (size_t)clx_plan_batch_size(j.plan), surf = (size_t)j.sw * j.sh;
-    size_t total_bytes = (size_t)pr.lefts * pr.rights_per_left * j.nregions * surf * sizeof(float);
-    j.surfaces = malloc(sizeof(float) * batch * j.nregions * surf);
-    j.batch = calloc(batch, sizeof *j.batch);
-    if (!j.surfaces || !j.batch) {
-        report_error("out of memory for %zu surfaces of %dx%d", batch * j.nregions, j.sw, j.sh);
-        goto done;
-    }
-    /* Classic TIFF stops at 4 GiB; BigTIFF only when needed, since some
-     * readers lack it. */
-    if (clx_tiff_writer_open(a.output, total_bytes > (3ull << 30), &j.out, &msg) != CLX_OK) {
-        report_error("%s", msg.text);
-        goto done;
-    }
     printf("page,left,right,region,x,y,w,h,rx,ry\n");
-    failed = 0;
-    for (int l = 0; l < pr.lefts && !failed; l++) {
-        if (l > 0) {
-            clx_image_free(&left);
-            if (image_entry_load_single(a.images.entries[l], &left, &msg) != CLX_OK) {
-                report_error("%s", msg.text);
-                failed = 1;
-                break;
-            }
-            if (clx_plan_set_reference(j.plan, &left) != CLX_OK) {
-                report_error("%s: %s", a.images.entries[l], clx_context_message(j.ctx));
-                failed = 1;
-                break;
-            }
-        }
-        failed = correlate_rights(&j, &a, &pr, l, &left) != 0;
-    }
-    if (clx_tiff_writer_close(j.out, !failed, &msg) != CLX_OK)
-        report_error("%s", msg.text);
-    else if (!failed)
-        status = EXIT_OK;
-    j.out = NULL;
-    if (status == EXIT_OK)
-        report_info("%zu surfaces of %dx%d written to %s", j.pages, j.sw, j.sh, a.output);
-    else if (j.pages > 0)
-        report_note("stopped after %zu surfaces; they are in %s.part", j.pages, a.output);
+    status = job_close(&j, a.out.path, correlate_lefts(&j, &a, &pr, &left) != 0);
 
 done:
-    if (j.out)
-        clx_tiff_writer_close(j.out, 0, &msg);
-    free(j.surfaces);
-    free(j.batch);
-    clx_plan_release(j.plan);
-    clx_context_release(j.ctx);
-    free(j.regions);
+    job_free(&j);
     clx_image_free(&left);
-    image_list_free(&a.images);
+    image_options_free(&a.img);
     return status;
 }

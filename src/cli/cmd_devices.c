@@ -1,22 +1,20 @@
 /* cmd_devices.c - `clxcorr devices`: every OpenCL platform and device. */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "cli.h"
+#include "options.h"
+#include "report.h"
 
-static void usage(FILE *f)
-{
-    fputs("Usage: clxcorr devices\n"
-          "\n"
-          "List every OpenCL platform and device, with the index P:D that --device\n"
-          "takes, and what clxcorr needs to know about each: type, OpenCL C version,\n"
-          "compute units, global and local memory, double precision (fp64) and\n"
-          "driver version.\n",
-          f);
-}
+static const char devices_help[] =
+    "Usage: clxcorr devices\n"
+    "\n"
+    "List every OpenCL platform and device, with the index P:D that --device\n"
+    "takes, and what clxcorr needs to know about each: type, OpenCL C version,\n"
+    "compute units, global and local memory, double precision (fp64) and\n"
+    "driver version.\n";
 
 static void format_bytes(unsigned long long bytes, char *out, size_t len)
 {
@@ -30,20 +28,12 @@ static void format_bytes(unsigned long long bytes, char *out, size_t len)
 
 int cmd_devices(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 }
-    };
-    int c;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        if (c == 'h') {
-            usage(stdout);
-            return EXIT_OK;
-        }
-        report_bad_option("devices", c, argv[optind - 1]);
-        return EXIT_USAGE;
-    }
+    static const struct option table[] = { OPTION_HELP, OPTIONS_END };
+    static const struct command_options options = { "devices", devices_help, table, NULL };
+    const struct option_values none = { 0 };
+    int parsed = options_parse(&options, &none, argc, argv);
+    if (parsed != 0)
+        return parsed > 0 ? EXIT_OK : EXIT_USAGE;
     if (optind < argc) {
         report_error("devices takes no arguments (got '%s')", argv[optind]);
         return EXIT_USAGE;

@@ -5,91 +5,97 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#include "filter_output.h"
+#include "device_open.h"
 #include "image_list.h"
+#include "options.h"
+#include "output/filter_output.h"
+#include "report.h"
 
 struct filter_args {
     clx_filter_options filter;
     int have_roi, have_target;
-    const char *list_path;
-    const char *device;
-    int no_cache;
+    struct image_options img;
+    struct device_options device;
+    struct output_options output;  /* -o FILE, copied into out */
     struct filter_output out;
-    struct image_list images;
 };
 
-static void usage(FILE *f)
-{
-    fputs("Usage: clxcorr filter --filter SPEC [OPTIONS] (-o OUT.tif | --output-dir DIR) IMAGE...\n"
-          "\n"
-          "Filter images on the OpenCL device with a chain of separable filters and\n"
-          "write them as 32-bit float TIFF pages (or 16-bit with --out-type u16).\n"
-          "\n"
-          "Filters (--filter SPEC: up to 4 stages joined by '+', applied in order, each\n"
-          "to the previous one's output):\n"
-          "  gaussian:S            Gaussian smoothing, sigma S pixels (radius ceil(3 S);\n"
-          "                        S at most 21.33)\n"
-          "  highpass:S            the image minus its Gaussian blur of sigma S\n"
-          "  background:S          background removal: the same, for a wide S\n"
-          "  background-divide:S   the image divided by its Gaussian blur of sigma S\n"
-          "                        (0 where the blur is <= 1e-6)\n"
-          "  taps:a,b,c,...        any separable kernel: 2r+1 taps (3 to 129) along x,\n"
-          "                        then along y, not normalised; the first weights the\n"
-          "                        pixel r left of (above) the output\n"
-          "  Radii 1 and 2 (3x3, 5x5) run on a tiled fast path, larger ones on a\n"
-          "  separable path.\n"
-          "\n"
-          "Options:\n"
-          "  -f, --filter SPEC     the filter chain (required)\n"
-          "      --border RULE     how pixels outside the image (or the --roi) are read:\n"
-          "                        mirror (default: reflected about the edge pixel,\n"
-          "                        cb|abc), clamp (the edge pixel, aa|abc) or zero\n"
-          "      --roi X,Y,W,H     filter only this region, as if it were the whole image\n"
-          "                        (borders apply at its edges); the rest of the output\n"
-          "                        is the input, unfiltered\n"
-          "      --target X,Y      where the filtered region goes in the output (default:\n"
-          "                        where --roi took it from)\n"
-          "      --out-type T      f32 (default) or u16: values rounded to the nearest\n"
-          "                        integer and clamped to 0..65535 (a warning counts the\n"
-          "                        clamped pixels)\n"
-          "      --double          filter in double precision (needs a device with fp64)\n"
-          "  -o, --output FILE     one TIFF with a page per input image, in input order\n"
-          "                        (written as FILE.part until complete)\n"
-          "      --output-dir DIR  one TIFF per input file: DIR/NAME.tif, NAME the input's\n"
-          "                        file name without its extension, a page per input page;\n"
-          "                        DIR is created if missing; inputs are never overwritten\n"
-          "  -l, --list FILE       more images from FILE, one per line ('-': standard input)\n"
-          "  -d, --device SPEC     the OpenCL device (see clxcorr offsets --help)\n"
-          "      --no-cache        do not use cached compiled kernels\n"
-          "  -v, --verbose / -q, --quiet / -h, --help\n"
-          "\n"
-          "Images: TIFF (8/16-bit, 32-bit float; every page of a multi-page file), PNG,\n"
-          "JPEG, BMP, PGM; colour is converted to luminance. PATH#N picks page N.\n"
-          "\n"
-          "Examples:\n"
-          "  clxcorr filter --filter background:20 -o flat.tif pattern.tif\n"
-          "  clxcorr filter --filter background-divide:15+gaussian:1 --output-dir out scans/*.tif\n"
-          "  clxcorr filter --filter taps:1,2,1 --roi 100,100,256,256 --out-type u16 -o roi.tif img.tif\n"
-          "\n"
-          "Exit status: 0 success, 1 the run failed (an -o FILE then stays FILE.part),\n"
-          "2 wrong command line.\n",
-          f);
-}
+static const char filter_help[] =
+    "Usage: clxcorr filter --filter SPEC [OPTIONS] (-o OUT.tif | --output-dir DIR) IMAGE...\n"
+    "\n"
+    "Filter images on the OpenCL device with a chain of separable filters and\n"
+    "write them as 32-bit float TIFF pages (or 16-bit with --out-type u16).\n"
+    "\n"
+    "Filters (--filter SPEC: up to 4 stages joined by '+', applied in order, each\n"
+    "to the previous one's output):\n"
+    "  gaussian:S            Gaussian smoothing, sigma S pixels (radius ceil(3 S);\n"
+    "                        S at most 21.33)\n"
+    "  highpass:S            the image minus its Gaussian blur of sigma S\n"
+    "  background:S          background removal: the same, for a wide S\n"
+    "  background-divide:S   the image divided by its Gaussian blur of sigma S\n"
+    "                        (0 where the blur is <= 1e-6)\n"
+    "  taps:a,b,c,...        any separable kernel: 2r+1 taps (3 to 129) along x,\n"
+    "                        then along y, not normalised; the first weights the\n"
+    "                        pixel r left of (above) the output\n"
+    "  Radii 1 and 2 (3x3, 5x5) run on a tiled fast path, larger ones on a\n"
+    "  separable path.\n"
+    "\n"
+    "Options:\n"
+    "  -f, --filter SPEC     the filter chain (required)\n"
+    "      --border RULE     how pixels outside the image (or the --roi) are read:\n"
+    "                        mirror (default: reflected about the edge pixel,\n"
+    "                        cb|abc), clamp (the edge pixel, aa|abc) or zero\n"
+    "      --roi X,Y,W,H     filter only this region, as if it were the whole image\n"
+    "                        (borders apply at its edges); the rest of the output\n"
+    "                        is the input, unfiltered\n"
+    "      --target X,Y      where the filtered region goes in the output (default:\n"
+    "                        where --roi took it from)\n"
+    "      --out-type T      f32 (default) or u16: values rounded to the nearest\n"
+    "                        integer and clamped to 0..65535 (a warning counts the\n"
+    "                        clamped pixels)\n"
+    "      --double          filter in double precision (needs a device with fp64)\n"
+    "  -o, --output FILE     one TIFF with a page per input image, in input order\n"
+    "                        (written as FILE.part until complete)\n"
+    "      --output-dir DIR  one TIFF per input file: DIR/NAME.tif, NAME the input's\n"
+    "                        file name without its extension, a page per input page;\n"
+    "                        DIR is created if missing; inputs are never overwritten\n"
+    "  -l, --list FILE       more images from FILE, one per line ('-': standard input)\n"
+    "  -d, --device SPEC     the OpenCL device (see clxcorr offsets --help)\n"
+    "      --no-cache        do not use cached compiled kernels\n"
+    "  -v, --verbose / -q, --quiet / -h, --help\n"
+    "\n"
+    "Images: TIFF (8/16-bit, 32-bit float; every page of a multi-page file), PNG,\n"
+    "JPEG, BMP, PGM; colour is converted to luminance. PATH#N picks page N.\n"
+    "\n"
+    "Examples:\n"
+    "  clxcorr filter --filter background:20 -o flat.tif pattern.tif\n"
+    "  clxcorr filter --filter background-divide:15+gaussian:1 --output-dir out scans/*.tif\n"
+    "  clxcorr filter --filter taps:1,2,1 --roi 100,100,256,256 --out-type u16 -o roi.tif img.tif\n"
+    "\n"
+    "Exit status: 0 success, 1 the run failed (an -o FILE then stays FILE.part),\n"
+    "2 wrong command line.\n";
 
-enum {
-    OPT_BORDER = 256,
-    OPT_ROI,
-    OPT_TARGET,
-    OPT_OUT_TYPE,
-    OPT_DOUBLE,
-    OPT_OUTPUT_DIR,
-    OPT_NO_CACHE
+enum { OPT_BORDER = OPT_OWN, OPT_ROI, OPT_TARGET, OPT_OUT_TYPE, OPT_OUTPUT_DIR };
+
+static const struct option filter_table[] = {
+    { "filter", required_argument, NULL, 'f' },
+    { "border", required_argument, NULL, OPT_BORDER },
+    { "roi", required_argument, NULL, OPT_ROI },
+    { "target", required_argument, NULL, OPT_TARGET },
+    { "out-type", required_argument, NULL, OPT_OUT_TYPE },
+    OPTION_DOUBLE,
+    OPTION_OUTPUT,
+    { "output-dir", required_argument, NULL, OPT_OUTPUT_DIR },
+    OPTION_LIST,
+    OPTION_DEVICE,
+    OPTION_NO_CACHE,
+    OPTIONS_VERBOSITY,
+    OPTIONS_END
 };
 
 static int parse_border(const char *s, clx_border *border)
@@ -168,57 +174,45 @@ static int check_args(struct filter_args *a)
     return 0;
 }
 
+/* filter's own options, and --double: the filter's precision (filter has no plan to take it). */
+static int filter_take(void *own, int c, const char *value)
+{
+    struct filter_args *a = own;
+    switch (c) {
+    case 'f':
+        a->filter.spec = value;
+        return 1;
+    case OPT_BORDER: return option_taken(parse_border(value, &a->filter.border));
+    case OPT_ROI:
+        a->have_roi = 1;
+        return option_taken(parse_roi(value, &a->filter.source_roi));
+    case OPT_TARGET:
+        a->have_target = 1;
+        return option_taken(parse_target(value, &a->filter.target_roi));
+    case OPT_OUT_TYPE: return option_taken(parse_out_type(value, &a->out.u16));
+    case OPT_DOUBLE:
+        a->filter.use_double = 1;
+        return 1;
+    case OPT_OUTPUT_DIR:
+        a->out.dir = value;
+        return 1;
+    }
+    return 0;
+}
+
+static const struct command_options filter_options = { "filter", filter_help, filter_table, filter_take };
+
 /* Returns -1 after reporting a usage error, 1 after --help, 0 to run. */
 static int parse_args(int argc, char **argv, struct filter_args *a)
 {
-    static const struct option longopts[] = {
-        { "filter", required_argument, NULL, 'f' },        { "border", required_argument, NULL, OPT_BORDER },
-        { "roi", required_argument, NULL, OPT_ROI },       { "target", required_argument, NULL, OPT_TARGET },
-        { "out-type", required_argument, NULL, OPT_OUT_TYPE },
-        { "double", no_argument, NULL, OPT_DOUBLE },       { "output", required_argument, NULL, 'o' },
-        { "output-dir", required_argument, NULL, OPT_OUTPUT_DIR },
-        { "list", required_argument, NULL, 'l' },          { "device", required_argument, NULL, 'd' },
-        { "no-cache", no_argument, NULL, OPT_NO_CACHE },   { "verbose", no_argument, NULL, 'v' },
-        { "quiet", no_argument, NULL, 'q' },               { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 }
-    };
-    int c, verbosity = 1, bad = 0;
-
-    opterr = 0;
-    while (!bad && (c = getopt_long(argc, argv, ":f:o:l:d:vqh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'f': a->filter.spec = optarg; break;
-        case OPT_BORDER: bad = parse_border(optarg, &a->filter.border); break;
-        case OPT_ROI:
-            bad = parse_roi(optarg, &a->filter.source_roi);
-            a->have_roi = 1;
-            break;
-        case OPT_TARGET:
-            bad = parse_target(optarg, &a->filter.target_roi);
-            a->have_target = 1;
-            break;
-        case OPT_OUT_TYPE: bad = parse_out_type(optarg, &a->out.u16); break;
-        case OPT_DOUBLE: a->filter.use_double = 1; break;
-        case 'o': a->out.file = optarg; break;
-        case OPT_OUTPUT_DIR: a->out.dir = optarg; break;
-        case 'l': a->list_path = optarg; break;
-        case 'd': a->device = optarg; break;
-        case OPT_NO_CACHE: a->no_cache = 1; break;
-        case 'v': verbosity = verbosity < 1 ? 2 : verbosity + 1; break;
-        case 'q': verbosity = 0; break;
-        case 'h': usage(stdout); return 1;
-        default:
-            report_bad_option("filter", c, argv[optind - 1]);
-            return -1;
-        }
-    }
-    if (bad)
-        return -1;
-    report_set_verbosity(verbosity);
+    const struct option_values values = { .images = &a->img, .device = &a->device, .output = &a->output, .own = a };
+    int parsed = options_parse(&filter_options, &values, argc, argv);
+    if (parsed != 0)
+        return parsed;
+    a->out.file = a->output.path;
     if (check_args(a))
         return -1;
-    return image_list_add_args(&a->images, argc, argv, optind, a->list_path != NULL,
-                               " (see clxcorr filter --help)");
+    return image_options_add_args(&a->img, argc, argv, optind, " (see clxcorr filter --help)");
 }
 
 static const char *const border_names[] = { "clamp", "mirror", "zero" };
@@ -232,7 +226,7 @@ static int filter_all(clx_context *ctx, clx_filter *filter, struct filter_args *
     clx_image img = { 0 }, out = { 0 };
     int r = 0, failed = 0;
 
-    image_cursor_init(&cur, &a->images);
+    image_cursor_init(&cur, &a->img.images);
     while (!failed && (r = image_cursor_next(&cur, &name, &img, &msg)) > 0) {
         if (clx_filter_apply(filter, &img, &out) != CLX_OK) {
             report_error("%s: %s", name, clx_context_message(ctx));
@@ -261,29 +255,26 @@ int cmd_filter(int argc, char **argv)
     struct filter_args a;
     clx_context *ctx = NULL;
     clx_filter *filter = NULL;
-    clx_message msg;
     int status = EXIT_FAILURE_RUN;
 
     memset(&a, 0, sizeof a);
     clx_filter_options_init(&a.filter);
     int parsed = parse_args(argc, argv, &a);
     if (parsed != 0) {
-        image_list_free(&a.images);
+        image_options_free(&a.img);
         return parsed > 0 ? EXIT_OK : EXIT_USAGE;
     }
-    if (a.list_path && image_list_read(&a.images, a.list_path, &msg) != CLX_OK) {
-        report_error("%s", msg.text);
+    if (image_options_read_list(&a.img) != 0)
+        goto done;
+    if (a.img.images.count == 0) {
+        report_error("no images in %s", a.img.list_path);
         goto done;
     }
-    if (a.images.count == 0) {
-        report_error("no images in %s", a.list_path);
-        goto done;
-    }
-    if (filter_output_check(&a.out, &a.images) != 0) {
+    if (filter_output_check(&a.out, &a.img.images) != 0) {
         status = EXIT_USAGE;
         goto done;
     }
-    if (open_device(a.device, a.filter.use_double, a.no_cache, &ctx) != 0)
+    if (open_device(a.device.spec, a.filter.use_double, a.device.no_cache, &ctx) != 0)
         goto done;
     if (clx_filter_create(ctx, &a.filter, &filter) != CLX_OK) {
         report_error("%s", clx_context_message(ctx));
@@ -296,6 +287,6 @@ int cmd_filter(int argc, char **argv)
 done:
     clx_filter_release(filter);
     clx_context_release(ctx);
-    image_list_free(&a.images);
+    image_options_free(&a.img);
     return status;
 }

@@ -11,39 +11,40 @@
 #include "config.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#include "csv_output.h"
+#include "options.h"
+#include "output/csv_output.h"
+#include "report.h"
 #include "shard.h"
 
-static void usage(FILE *f)
-{
-    fputs("Usage: clxcorr merge [OPTIONS] SHARD...\n"
-          "\n"
-          "Join the outputs of `clxcorr offsets --shard K/N` (every K from 1 to N, in\n"
-          "any order) into one CSV in input order, the same as one run over the whole\n"
-          "list would have written. The set is checked first, and refused when a\n"
-          "shard is missing, given twice, unfinished (FILE.part, or rows missing) or\n"
-          "from another run (other images, windows or columns).\n"
-          "\n"
-          "Options:\n"
-          "  -o, --output FILE    write to FILE (default: standard output); it is\n"
-          "                       written as FILE.part and renamed when complete\n"
-          "  -q, --quiet          errors only\n"
-          "  -h, --help           this help\n"
-          "\n"
-          "Example (a Slurm job array of 8 tasks, then one merge):\n"
-          "  clxcorr offsets --shard $SLURM_ARRAY_TASK_ID/8 -o part$SLURM_ARRAY_TASK_ID.csv ...\n"
-          "  clxcorr merge -o all.csv part*.csv\n"
-          "\n"
-          "Exit status: 0 success, 1 the set was refused or writing failed, 2 wrong\n"
-          "command line.\n",
-          f);
-}
+static const char merge_help[] =
+    "Usage: clxcorr merge [OPTIONS] SHARD...\n"
+    "\n"
+    "Join the outputs of `clxcorr offsets --shard K/N` (every K from 1 to N, in\n"
+    "any order) into one CSV in input order, the same as one run over the whole\n"
+    "list would have written. The set is checked first, and refused when a\n"
+    "shard is missing, given twice, unfinished (FILE.part, or rows missing) or\n"
+    "from another run (other images, windows or columns).\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output FILE    write to FILE (default: standard output); it is\n"
+    "                       written as FILE.part and renamed when complete\n"
+    "  -q, --quiet          errors only\n"
+    "  -h, --help           this help\n"
+    "\n"
+    "Example (a Slurm job array of 8 tasks, then one merge):\n"
+    "  clxcorr offsets --shard $SLURM_ARRAY_TASK_ID/8 -o part$SLURM_ARRAY_TASK_ID.csv ...\n"
+    "  clxcorr merge -o all.csv part*.csv\n"
+    "\n"
+    "Exit status: 0 success, 1 the set was refused or writing failed, 2 wrong\n"
+    "command line.\n";
+
+static const struct option merge_table[] = { OPTION_OUTPUT, OPTION_QUIET, OPTION_HELP, OPTIONS_END };
+static const struct command_options merge_options = { "merge", merge_help, merge_table, NULL };
 
 struct shard_file {
     const char *path;
@@ -190,25 +191,11 @@ static int copy_rows(const struct shard_file *sf, struct csv_output *out, clx_me
 
 int cmd_merge(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        { "output", required_argument, NULL, 'o' },
-        { "quiet", no_argument, NULL, 'q' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 }
-    };
-    const char *output = NULL;
-    int c;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'o': output = optarg; break;
-        case 'q': report_set_verbosity(0); break;
-        case 'h': usage(stdout); return EXIT_OK;
-        default:
-            report_bad_option("merge", c, argv[optind - 1]);
-            return EXIT_USAGE;
-        }
-    }
+    struct output_options output = { 0 };
+    const struct option_values values = { .output = &output };
+    int parsed = options_parse(&merge_options, &values, argc, argv);
+    if (parsed != 0)
+        return parsed > 0 ? EXIT_OK : EXIT_USAGE;
     if (optind >= argc) {
         report_error("no shard files given (usage: clxcorr merge [-o FILE] SHARD...)");
         return EXIT_USAGE;
@@ -237,7 +224,7 @@ int cmd_merge(int argc, char **argv)
     if (set_check(files, n, by_index) != 0)
         goto done;
 
-    if (csv_output_open(&out, output, files[0].header, &msg) != CLX_OK) {
+    if (csv_output_open(&out, output.path, files[0].header, &msg) != CLX_OK) {
         report_error("%s", msg.text);
         goto done;
     }

@@ -10,7 +10,6 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,12 +17,61 @@
 
 #include "cli.h"
 #include "image_list.h"
-#include "quiver.h"
-#include "results_csv.h"
-#include "series_plot.h"
+#include "options.h"
+#include "plot/quiver.h"
+#include "plot/results_csv.h"
+#include "plot/series_plot.h"
+#include "report.h"
+
+static const char plot_help[] =
+    "Usage: clxcorr plot [OPTIONS] -o OUT.png RESULTS.csv REFERENCE\n"
+    "       clxcorr plot --series [OPTIONS] -o OUT.png RESULTS.csv [REFERENCE]\n"
+    "\n"
+    "Draw a results file that `clxcorr offsets` wrote as a PNG picture.\n"
+    "\n"
+    "By default: REFERENCE in grey with one arrow per window, from the window's\n"
+    "centre along its offset (dx, dy), the mean over every image of the file\n"
+    "(rows with flags left out where a window has unflagged rows). Arrows are\n"
+    "drawn a round factor longer than the offset, so that the longest reaches\n"
+    "about 0.9 of the distance between windows; their colour is |d| =\n"
+    "hypot(dx, dy) on the colour bar at the right. A scale arrow under the\n"
+    "picture gives the factor. Flagged windows are grey and left out of the\n"
+    "scales.\n"
+    "\n"
+    "With --series: dx (upper panel) and dy (lower panel) of every window, or of\n"
+    "one, against the image's index in the file; REFERENCE is not drawn and may\n"
+    "be left out.\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output FILE    the PNG to write (required; written as FILE.part and\n"
+    "                       renamed when complete)\n"
+    "      --image N        the arrows of image N (0-based, in file order; -1 the\n"
+    "                       last) instead of the mean over all images\n"
+    "      --series         draw dx and dy against the image index instead\n"
+    "      --region K       with --series: only window K (the results' region\n"
+    "                       column; default: every window, one line each)\n"
+    "      --width W        the picture's width in pixels: of the image part\n"
+    "                       (default: the reference's, within 640..1600), or of\n"
+    "                       the whole series picture (default 1000)\n"
+    "  -v, --verbose        say what was drawn\n"
+    "  -q, --quiet          errors only\n"
+    "  -h, --help           this help\n"
+    "\n"
+    "RESULTS.csv: CSV with a header naming at least image,region,x,y,dx,dy (and\n"
+    "flags); other columns are skipped. Consecutive rows of one image name are\n"
+    "one image.\n"
+    "\n"
+    "Examples:\n"
+    "  clxcorr offsets --regions windows.txt -o offsets.csv ref.tif img_*.tif\n"
+    "  clxcorr plot -o arrows.png offsets.csv ref.tif\n"
+    "  clxcorr plot --image -1 -o last.png offsets.csv ref.tif\n"
+    "  clxcorr plot --series --region 12 -o window12.png offsets.csv\n"
+    "\n"
+    "Exit status: 0 success, 1 the run failed (bad results file, unreadable\n"
+    "reference, a file that cannot be written), 2 wrong command line.\n";
 
 struct plot_args {
-    const char *output;
+    struct output_options out;     /* -o OUT.png */
     const char *results;
     const char *reference;
     int have_image;
@@ -33,57 +81,17 @@ struct plot_args {
     int width;
 };
 
-static void usage(FILE *f)
-{
-    fputs("Usage: clxcorr plot [OPTIONS] -o OUT.png RESULTS.csv REFERENCE\n"
-          "       clxcorr plot --series [OPTIONS] -o OUT.png RESULTS.csv [REFERENCE]\n"
-          "\n"
-          "Draw a results file that `clxcorr offsets` wrote as a PNG picture.\n"
-          "\n"
-          "By default: REFERENCE in grey with one arrow per window, from the window's\n"
-          "centre along its offset (dx, dy), the mean over every image of the file\n"
-          "(rows with flags left out where a window has unflagged rows). Arrows are\n"
-          "drawn a round factor longer than the offset, so that the longest reaches\n"
-          "about 0.9 of the distance between windows; their colour is |d| =\n"
-          "hypot(dx, dy) on the colour bar at the right. A scale arrow under the\n"
-          "picture gives the factor. Flagged windows are grey and left out of the\n"
-          "scales.\n"
-          "\n"
-          "With --series: dx (upper panel) and dy (lower panel) of every window, or of\n"
-          "one, against the image's index in the file; REFERENCE is not drawn and may\n"
-          "be left out.\n"
-          "\n"
-          "Options:\n"
-          "  -o, --output FILE    the PNG to write (required; written as FILE.part and\n"
-          "                       renamed when complete)\n"
-          "      --image N        the arrows of image N (0-based, in file order; -1 the\n"
-          "                       last) instead of the mean over all images\n"
-          "      --series         draw dx and dy against the image index instead\n"
-          "      --region K       with --series: only window K (the results' region\n"
-          "                       column; default: every window, one line each)\n"
-          "      --width W        the picture's width in pixels: of the image part\n"
-          "                       (default: the reference's, within 640..1600), or of\n"
-          "                       the whole series picture (default 1000)\n"
-          "  -v, --verbose        say what was drawn\n"
-          "  -q, --quiet          errors only\n"
-          "  -h, --help           this help\n"
-          "\n"
-          "RESULTS.csv: CSV with a header naming at least image,region,x,y,dx,dy (and\n"
-          "flags); other columns are skipped. Consecutive rows of one image name are\n"
-          "one image.\n"
-          "\n"
-          "Examples:\n"
-          "  clxcorr offsets --regions windows.txt -o offsets.csv ref.tif img_*.tif\n"
-          "  clxcorr plot -o arrows.png offsets.csv ref.tif\n"
-          "  clxcorr plot --image -1 -o last.png offsets.csv ref.tif\n"
-          "  clxcorr plot --series --region 12 -o window12.png offsets.csv\n"
-          "\n"
-          "Exit status: 0 success, 1 the run failed (bad results file, unreadable\n"
-          "reference, a file that cannot be written), 2 wrong command line.\n",
-          f);
-}
+enum { OPT_IMAGE = OPT_OWN, OPT_SERIES, OPT_REGION, OPT_WIDTH };
 
-enum { OPT_IMAGE = 256, OPT_SERIES, OPT_REGION, OPT_WIDTH };
+static const struct option plot_table[] = {
+    OPTION_OUTPUT,
+    { "image", required_argument, NULL, OPT_IMAGE },
+    { "series", no_argument, NULL, OPT_SERIES },
+    { "region", required_argument, NULL, OPT_REGION },
+    { "width", required_argument, NULL, OPT_WIDTH },
+    OPTIONS_VERBOSITY,
+    OPTIONS_END
+};
 
 static int parse_long(const char *text, const char *option, long min, long max, long *out)
 {
@@ -97,45 +105,37 @@ static int parse_long(const char *text, const char *option, long min, long max, 
     return 0;
 }
 
+static int plot_take(void *own, int c, const char *value)
+{
+    struct plot_args *a = own;
+    long width;
+    switch (c) {
+    case OPT_IMAGE:
+        a->have_image = 1;
+        return option_taken(parse_long(value, "--image", -1000000000L, 1000000000L, &a->image));
+    case OPT_SERIES:
+        a->series = 1;
+        return 1;
+    case OPT_REGION: return option_taken(parse_long(value, "--region", 0, 999999, &a->region));
+    case OPT_WIDTH:
+        if (parse_long(value, "--width", 64, 8192, &width))
+            return -1;
+        a->width = (int)width;
+        return 1;
+    }
+    return 0;
+}
+
+static const struct command_options plot_options = { "plot", plot_help, plot_table, plot_take };
+
 /* Returns -1 after reporting a usage error, 1 after --help, 0 to run. */
 static int parse_args(int argc, char **argv, struct plot_args *a)
 {
-    static const struct option longopts[] = {
-        { "output", required_argument, NULL, 'o' },    { "image", required_argument, NULL, OPT_IMAGE },
-        { "series", no_argument, NULL, OPT_SERIES },   { "region", required_argument, NULL, OPT_REGION },
-        { "width", required_argument, NULL, OPT_WIDTH }, { "verbose", no_argument, NULL, 'v' },
-        { "quiet", no_argument, NULL, 'q' },           { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 }
-    };
-    int c, verbosity = 1, bad = 0;
-    long width = 0;
-
-    opterr = 0;
-    while (!bad && (c = getopt_long(argc, argv, ":o:vqh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'o': a->output = optarg; break;
-        case OPT_IMAGE:
-            bad = parse_long(optarg, "--image", -1000000000L, 1000000000L, &a->image);
-            a->have_image = 1;
-            break;
-        case OPT_SERIES: a->series = 1; break;
-        case OPT_REGION: bad = parse_long(optarg, "--region", 0, 999999, &a->region); break;
-        case OPT_WIDTH:
-            bad = parse_long(optarg, "--width", 64, 8192, &width);
-            a->width = (int)width;
-            break;
-        case 'v': verbosity = verbosity < 1 ? 2 : verbosity + 1; break;
-        case 'q': verbosity = 0; break;
-        case 'h': usage(stdout); return 1;
-        default:
-            report_bad_option("plot", c, argv[optind - 1]);
-            return -1;
-        }
-    }
-    if (bad)
-        return -1;
-    report_set_verbosity(verbosity);
-    if (!a->output) {
+    const struct option_values values = { .output = &a->out, .own = a };
+    int parsed = options_parse(&plot_options, &values, argc, argv);
+    if (parsed != 0)
+        return parsed;
+    if (!a->out.path) {
         report_error("plot needs -o OUT.png (see clxcorr plot --help)");
         return -1;
     }
@@ -229,11 +229,11 @@ static int plot_arrows(const struct plot_args *a, const struct results_table *t)
         if (isnan(t->x[w]))
             arrows[w].dx = arrows[w].dy = NAN;
     struct quiver_options opt = { a->width, title };
-    if (quiver_write_png(a->output, &ref, arrows, t->windows, &opt, &msg) != CLX_OK) {
+    if (quiver_write_png(a->out.path, &ref, arrows, t->windows, &opt, &msg) != CLX_OK) {
         report_error("%s", msg.text);
         goto done;
     }
-    report_info("%s: %s, %zu windows", a->output, title, t->windows);
+    report_info("%s: %s, %zu windows", a->out.path, title, t->windows);
     status = EXIT_OK;
 
 done:
@@ -257,11 +257,11 @@ static int plot_series(const struct plot_args *a, const struct results_table *t)
         snprintf(title, sizeof title, "%zu windows over %zu images of %s", t->windows, t->images,
                  base_name(a->results));
     struct series_options opt = { a->width, a->region, title };
-    if (series_write_png(a->output, t, &opt, &msg) != CLX_OK) {
+    if (series_write_png(a->out.path, t, &opt, &msg) != CLX_OK) {
         report_error("%s", msg.text);
         return EXIT_FAILURE_RUN;
     }
-    report_info("%s: %s", a->output, title);
+    report_info("%s: %s", a->out.path, title);
     return EXIT_OK;
 }
 

@@ -4,148 +4,125 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "device_open.h"
+#include "options.h"
+#include "report.h"
 #include "workloads.h"
 
 #define DEFAULT_IMAGES 16
 #define MAX_IMAGES 256
 
-static void usage(FILE *f)
-{
-    fputs("Usage: clxcorr tune [OPTIONS]\n"
-          "       clxcorr tune [OPTIONS] --grid NXxNY --window WxH REFERENCE IMAGE...\n"
-          "       clxcorr tune --show\n"
-          "\n"
-          "Search the kernel parameters, the FFT library and the batch size for this\n"
-          "device and a workload class (mode, window size, precision, pixel type), and\n"
-          "store the fastest in the tuning file, where every later `clxcorr offsets`\n"
-          "run of that class on this device and driver finds it without any option.\n"
-          "\n"
-          "Each candidate streams the images from memory through the same overlapped\n"
-          "pipeline as `offsets`; its offsets are checked against a reference run (the\n"
-          "defaults in double precision where the device has it) before it is timed,\n"
-          "and a candidate that fails to build, to fit or to agree is rejected. The\n"
-          "search starts from the defaults and changes one parameter at a time; at the\n"
-          "end the best and the defaults are timed alternately and the best is kept\n"
-          "only if it is faster.\n"
-          "\n"
-          "Workload (synthetic images unless images are given):\n"
-          "      --workload NAME  ebsd-900 (default: 900x900 16-bit, 50 windows of\n"
-          "                       100x100), mid-512 (36 windows of 64x64) or piv-32\n"
-          "                       (1024x1024, 63x63 windows of 32x32)\n"
-          "  -n, --images N       synthetic images (default 16)\n"
-          "  -r, --regions FILE   with REFERENCE IMAGE...: the windows file, or\n"
-          "  -g, --grid NXxNY, -w, --window WxH, -m, --margin M   a grid, as for offsets\n"
-          "      --mode M         accurate (default) or seed, as for offsets\n"
-          "      --double         tune the double-precision class\n"
-          "\n"
-          "Search:\n"
-          "      --seconds S      time each candidate over S seconds of images at the\n"
-          "                       defaults' rate (default 1)\n"
-          "      --tolerance T    largest offset difference from the reference, px\n"
-          "                       (default 0.01)\n"
-          "      --quick          only the FFT library, the batch and work-group sizes\n"
-          "      --dry-run        search and report, but store nothing\n"
-          "\n"
-          "      --show           print the tuning file's entries and exit\n"
-          "  -d, --device SPEC    as for offsets (default: $CLXCORR_DEVICE, else the first GPU)\n"
-          "  -v, --verbose        library detail too\n"
-          "  -q, --quiet          no progress lines\n"
-          "  -h, --help           this help\n"
-          "\n"
-          "The tuning file is $XDG_CACHE_HOME/clxcorr/tuning.tsv (~/.cache/clxcorr);\n"
-          "offsets --param KEY=VALUE overrides a stored value, --explain says which\n"
-          "tuning a run used.\n",
-          f);
-}
+static const char tune_help[] =
+    "Usage: clxcorr tune [OPTIONS]\n"
+    "       clxcorr tune [OPTIONS] --grid NXxNY --window WxH REFERENCE IMAGE...\n"
+    "       clxcorr tune --show\n"
+    "\n"
+    "Search the kernel parameters, the FFT library and the batch size for this\n"
+    "device and a workload class (mode, window size, precision, pixel type), and\n"
+    "store the fastest in the tuning file, where every later `clxcorr offsets`\n"
+    "run of that class on this device and driver finds it without any option.\n"
+    "\n"
+    "Each candidate streams the images from memory through the same overlapped\n"
+    "pipeline as `offsets`; its offsets are checked against a reference run (the\n"
+    "defaults in double precision where the device has it) before it is timed,\n"
+    "and a candidate that fails to build, to fit or to agree is rejected. The\n"
+    "search starts from the defaults and changes one parameter at a time; at the\n"
+    "end the best and the defaults are timed alternately and the best is kept\n"
+    "only if it is faster.\n"
+    "\n"
+    "Workload (synthetic images unless images are given):\n"
+    "      --workload NAME  ebsd-900 (default: 900x900 16-bit, 50 windows of\n"
+    "                       100x100), mid-512 (36 windows of 64x64) or piv-32\n"
+    "                       (1024x1024, 63x63 windows of 32x32)\n"
+    "  -n, --images N       synthetic images (default 16)\n"
+    "  -r, --regions FILE   with REFERENCE IMAGE...: the windows file, or\n"
+    "  -g, --grid NXxNY, -w, --window WxH, -m, --margin M   a grid, as for offsets\n"
+    "      --mode M         accurate (default) or seed, as for offsets\n"
+    "      --double         tune the double-precision class\n"
+    "\n"
+    "Search:\n"
+    "      --seconds S      time each candidate over S seconds of images at the\n"
+    "                       defaults' rate (default 1)\n"
+    "      --tolerance T    largest offset difference from the reference, px\n"
+    "                       (default 0.01)\n"
+    "      --quick          only the FFT library, the batch and work-group sizes\n"
+    "      --dry-run        search and report, but store nothing\n"
+    "\n"
+    "      --show           print the tuning file's entries and exit\n"
+    "  -d, --device SPEC    as for offsets (default: $CLXCORR_DEVICE, else the first GPU)\n"
+    "  -v, --verbose        library detail too\n"
+    "  -q, --quiet          no progress lines\n"
+    "  -h, --help           this help\n"
+    "\n"
+    "The tuning file is $XDG_CACHE_HOME/clxcorr/tuning.tsv (~/.cache/clxcorr);\n"
+    "offsets --param KEY=VALUE overrides a stored value, --explain says which\n"
+    "tuning a run used.\n";
 
 struct tune_args {
     const char *workload;
     int nimages;
     struct window_options win;
-    clx_plan_options plan;
+    struct mode_options mode;      /* --mode, --double: the class to tune */
+    struct device_options device;
     clx_tune_options tune;
-    const char *device;
     int show;
     char **files;
     int nfiles;
 };
 
-enum { OPT_WORKLOAD = 256, OPT_MODE, OPT_DOUBLE, OPT_SECONDS, OPT_TOLERANCE, OPT_QUICK, OPT_DRY_RUN, OPT_SHOW };
+enum { OPT_WORKLOAD = OPT_OWN, OPT_SECONDS, OPT_TOLERANCE, OPT_QUICK, OPT_DRY_RUN, OPT_SHOW };
 
-static int parse_args(int argc, char **argv, struct tune_args *a)
+static const struct option tune_table[] = {
+    { "workload", required_argument, NULL, OPT_WORKLOAD },
+    { "images", required_argument, NULL, 'n' },
+    OPTIONS_WINDOWS,
+    OPTION_MODE,
+    OPTION_DOUBLE,
+    { "seconds", required_argument, NULL, OPT_SECONDS },
+    { "tolerance", required_argument, NULL, OPT_TOLERANCE },
+    { "quick", no_argument, NULL, OPT_QUICK },
+    { "dry-run", no_argument, NULL, OPT_DRY_RUN },
+    { "show", no_argument, NULL, OPT_SHOW },
+    OPTION_DEVICE,
+    OPTIONS_VERBOSITY,
+    OPTIONS_END
+};
+
+static int tune_take(void *own, int c, const char *value)
 {
-    static const struct option longopts[] = {
-        { "workload", required_argument, NULL, OPT_WORKLOAD },
-        { "images", required_argument, NULL, 'n' },
-        { "regions", required_argument, NULL, 'r' },
-        { "grid", required_argument, NULL, 'g' },
-        { "window", required_argument, NULL, 'w' },
-        { "margin", required_argument, NULL, 'm' },
-        { "mode", required_argument, NULL, OPT_MODE },
-        { "double", no_argument, NULL, OPT_DOUBLE },
-        { "seconds", required_argument, NULL, OPT_SECONDS },
-        { "tolerance", required_argument, NULL, OPT_TOLERANCE },
-        { "quick", no_argument, NULL, OPT_QUICK },
-        { "dry-run", no_argument, NULL, OPT_DRY_RUN },
-        { "show", no_argument, NULL, OPT_SHOW },
-        { "device", required_argument, NULL, 'd' },
-        { "verbose", no_argument, NULL, 'v' },
-        { "quiet", no_argument, NULL, 'q' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 }
-    };
-    int c, verbosity = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":n:r:g:w:m:d:vqh", longopts, NULL)) != -1) {
-        int window = parse_window_option(c, optarg, &a->win);
-        if (window < 0)
-            return -1;
-        if (window)
-            continue;
-        switch (c) {
-        case OPT_WORKLOAD:
-            if (!workload_named(optarg)) {
-                report_error("--workload: unknown workload '%s' (ebsd-900, mid-512 or piv-32)", optarg);
-                return -1;
-            }
-            a->workload = optarg;
-            break;
-        case 'n':
-            if (parse_int(optarg, "--images", 1, MAX_IMAGES, &a->nimages))
-                return -1;
-            break;
-        case OPT_MODE:
-            if (parse_mode(optarg, &a->plan.mode))
-                return -1;
-            break;
-        case OPT_DOUBLE: a->plan.use_double = 1; break;
-        case OPT_SECONDS:
-            if (parse_double(optarg, "--seconds", 0.01, 600, &a->tune.seconds))
-                return -1;
-            break;
-        case OPT_TOLERANCE:
-            if (parse_double(optarg, "--tolerance", 1e-6, 1, &a->tune.tolerance))
-                return -1;
-            break;
-        case OPT_QUICK: a->tune.quick = 1; break;
-        case OPT_DRY_RUN: a->tune.dry_run = 1; break;
-        case OPT_SHOW: a->show = 1; break;
-        case 'd': a->device = optarg; break;
-        case 'v': verbosity = verbosity < 1 ? 2 : verbosity + 1; break;
-        case 'q': verbosity = 0; break;
-        case 'h': usage(stdout); return 1;
-        default:
-            report_bad_option("tune", c, argv[optind - 1]);
+    struct tune_args *a = own;
+    switch (c) {
+    case OPT_WORKLOAD:
+        if (!workload_named(value)) {
+            report_error("--workload: unknown workload '%s' (ebsd-900, mid-512 or piv-32)", value);
             return -1;
         }
+        a->workload = value;
+        return 1;
+    case 'n': return option_taken(parse_int(value, "--images", 1, MAX_IMAGES, &a->nimages));
+    case OPT_SECONDS: return option_taken(parse_double(value, "--seconds", 0.01, 600, &a->tune.seconds));
+    case OPT_TOLERANCE: return option_taken(parse_double(value, "--tolerance", 1e-6, 1, &a->tune.tolerance));
+    case OPT_QUICK: a->tune.quick = 1; return 1;
+    case OPT_DRY_RUN: a->tune.dry_run = 1; return 1;
+    case OPT_SHOW: a->show = 1; return 1;
     }
-    report_set_verbosity(verbosity);
+    return 0;
+}
+
+static const struct command_options tune_options = { "tune", tune_help, tune_table, tune_take };
+
+/* Returns -1 after reporting a usage error, 1 after --help, 0 to run. */
+static int parse_args(int argc, char **argv, struct tune_args *a)
+{
+    const struct option_values values = { .windows = &a->win, .mode = &a->mode, .device = &a->device, .own = a };
+    int parsed = options_parse(&tune_options, &values, argc, argv);
+    if (parsed != 0)
+        return parsed;
     a->files = argv + optind;
     a->nfiles = argc - optind;
     if (a->show)
@@ -162,8 +139,7 @@ static int parse_args(int argc, char **argv, struct tune_args *a)
         report_error("%d images: tune uses at most %d (it cycles through them)", a->nfiles - 1, MAX_IMAGES);
         return -1;
     }
-    return check_window_options(a->win.regions_path != NULL, a->win.have_grid, a->win.have_window, a->win.have_margin,
-                                a->nfiles > 0);
+    return window_options_check(&a->win, a->nfiles > 0);
 }
 
 /* "automatic" or the number. */
@@ -255,7 +231,7 @@ int cmd_tune(int argc, char **argv)
     int status = EXIT_FAILURE_RUN;
 
     memset(&a, 0, sizeof a);
-    clx_plan_options_init(&a.plan);
+    mode_options_init(&a.mode);
     clx_tune_options_init(&a.tune);
     if (!images) {
         report_error("out of memory");
@@ -272,14 +248,14 @@ int cmd_tune(int argc, char **argv)
     }
     a.tune.progress = progress_line;
     if (load_workload(&a, &ref, images, &nimages, &regions, &nregions) != 0 ||
-        open_device(a.device, a.plan.use_double, 0, &ctx) != 0)
+        open_device(a.device.spec, a.mode.plan.use_double, 0, &ctx) != 0)
         goto done;
 
     const clx_device_info *dev = clx_context_device(ctx);
-    report_note("tuning %s mode on %s (%s, driver %s)", clx_mode_name(a.plan.mode), dev->name, dev->platform_name,
+    report_note("tuning %s mode on %s (%s, driver %s)", clx_mode_name(a.mode.plan.mode), dev->name, dev->platform_name,
                 dev->driver_version);
     clx_tuning result;
-    if (clx_tune(ctx, &ref, regions, nregions, &a.plan, images, nimages, &a.tune, &result) != CLX_OK) {
+    if (clx_tune(ctx, &ref, regions, nregions, &a.mode.plan, images, nimages, &a.tune, &result) != CLX_OK) {
         report_error("%s", clx_context_message(ctx));
         goto done;
     }

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "device_open.h"
+#include "report.h"
 
 int open_device(const char *spec, int need_fp64, int no_cache, clx_context **ctx)
 {

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli.h"
 #include "image_list.h"
+#include "report.h"
 
 int image_list_add(struct image_list *list, const char *entry)
 {

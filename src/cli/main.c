@@ -7,38 +7,36 @@
 
 #include "cli.h"
 #include "mpi_ranks.h"
+#include "report.h"
 
-static void usage(FILE *f)
-{
-    fputs("Usage: clxcorr COMMAND [OPTIONS] [ARGUMENTS]\n"
-          "\n"
-          "Measure how subregions (windows) of images move relative to a reference\n"
-          "image, by cross-correlation on an OpenCL device (GPU or CPU).\n"
-          "\n"
-          "Commands:\n"
-          "  offsets    one sub-pixel offset per image and window, as CSV, TSV or JSON\n"
-          "             lines (on several devices, MPI ranks or --shard K/N too)\n"
-          "  correlate  the correlation surfaces themselves, as float TIFF pages\n"
-          "  filter     filter images (Gaussian, highpass, background, any separable\n"
-          "             kernel) on the device, into float or 16-bit TIFF\n"
-          "  tune       find the fastest kernel parameters for this device and store\n"
-          "             them; offsets then uses them (tune --show lists them)\n"
-          "  bench      standard workloads on one or every device: images/s, stage\n"
-          "             times, bandwidth; JSON, CSV and an SVG chart\n"
-          "  plot       draw a results file as PNG: arrows over the reference, or dx\n"
-          "             and dy of each window against the image index\n"
-          "  merge      join the outputs of offsets --shard K/N into one, in input order\n"
-          "  devices    list the OpenCL platforms and devices\n"
-          "  help CMD   the options of a command (same as: clxcorr CMD --help)\n"
-          "\n"
-          "Options:\n"
-          "  -h, --help     this help\n"
-          "  -V, --version  version and build features\n"
-          "\n"
-          "Example:\n"
-          "  clxcorr offsets --grid 10x5 --window 100x100 --margin 20 ref.tif img_*.tif\n",
-          f);
-}
+static const char main_help[] =
+    "Usage: clxcorr COMMAND [OPTIONS] [ARGUMENTS]\n"
+    "\n"
+    "Measure how subregions (windows) of images move relative to a reference\n"
+    "image, by cross-correlation on an OpenCL device (GPU or CPU).\n"
+    "\n"
+    "Commands:\n"
+    "  offsets    one sub-pixel offset per image and window, as CSV, TSV or JSON\n"
+    "             lines (on several devices, MPI ranks or --shard K/N too)\n"
+    "  correlate  the correlation surfaces themselves, as float TIFF pages\n"
+    "  filter     filter images (Gaussian, highpass, background, any separable\n"
+    "             kernel) on the device, into float or 16-bit TIFF\n"
+    "  tune       find the fastest kernel parameters for this device and store\n"
+    "             them; offsets then uses them (tune --show lists them)\n"
+    "  bench      standard workloads on one or every device: images/s, stage\n"
+    "             times, bandwidth; JSON, CSV and an SVG chart\n"
+    "  plot       draw a results file as PNG: arrows over the reference, or dx\n"
+    "             and dy of each window against the image index\n"
+    "  merge      join the outputs of offsets --shard K/N into one, in input order\n"
+    "  devices    list the OpenCL platforms and devices\n"
+    "  help CMD   the options of a command (same as: clxcorr CMD --help)\n"
+    "\n"
+    "Options:\n"
+    "  -h, --help     this help\n"
+    "  -V, --version  version and build features\n"
+    "\n"
+    "Example:\n"
+    "  clxcorr offsets --grid 10x5 --window 100x100 --margin 20 ref.tif img_*.tif\n";
 
 static int dispatch(const char *command, int argc, char **argv)
 {
@@ -72,7 +70,7 @@ int main(int argc, char **argv)
     }
     const char *cmd = argv[1];
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
-        usage(stdout);
+        fputs(main_help, stdout);
         return EXIT_OK;
     }
     if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {
@@ -85,7 +83,7 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "help") == 0) {
         if (argc < 3) {
-            usage(stdout);
+            fputs(main_help, stdout);
             return EXIT_OK;
         }
         char *help_argv[] = { argv[2], "--help", NULL };

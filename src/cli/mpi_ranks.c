@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "mpi_ranks.h"
+#include "report.h"
 
 #define MAX_CHUNK_IMAGES 512
 #define CHUNK_ROW_BYTES (16u << 20)

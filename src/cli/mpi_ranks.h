@@ -23,7 +23,7 @@
 
 #include <stddef.h>
 #include "clxcorr.h"
-#include "csv_output.h"
+#include "output/csv_output.h"
 
 /*
  * Starts MPI when this process was started by an MPI launcher (mpirun,

@@ -6,7 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "report.h"
 
 static int verbosity = 1;
 static int silent;              /* not even errors: an MPI rank other than 0 */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "report.h"
 #include "shard.h"
 
 int shard_parse(const char *text, int *index, int *count)

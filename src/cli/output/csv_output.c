@@ -6,8 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "csv_output.h"
+#include "output/csv_output.h"
 
 static int write_failed(struct csv_output *out, clx_message *msg)
 {

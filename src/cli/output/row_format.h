@@ -21,7 +21,7 @@
 
 #include <stddef.h>
 #include "clxcorr.h"
-#include "csv_output.h"
+#include "output/csv_output.h"
 
 enum row_format_kind {
     ROW_FORMAT_CSV = 0,

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_out.h"
-#include "row_format.h"
+#include "output/json_out.h"
+#include "output/row_format.h"
 
 static const char *const column_names[ROW_COLUMN_COUNT] = {
     "image", "region", "x", "y", "dx", "dy", "peak", "flags", "zncc", "peak_ratio", "iterations",

@@ -14,7 +14,7 @@
 #define CLX_SERIES_PLOT_H
 
 #include "clxcorr.h"
-#include "results_csv.h"
+#include "plot/results_csv.h"
 
 #define SERIES_DEFAULT_WIDTH 1000
 

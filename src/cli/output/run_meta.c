@@ -7,9 +7,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "json_out.h"
-#include "run_meta.h"
+#include "output/json_out.h"
+#include "output/run_meta.h"
+#include "report.h"
 
 void run_meta_begin(struct run_meta *m, int argc, char **argv)
 {

@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "canvas.h"
-#include "plot_colours.h"
-#include "plot_numbers.h"
-#include "series_plot.h"
+#include "plot/canvas.h"
+#include "plot/plot_colours.h"
+#include "plot/plot_numbers.h"
+#include "plot/series_plot.h"
 
 #define MARGIN 16
 #define TITLE_HEIGHT 30

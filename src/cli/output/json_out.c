@@ -3,7 +3,7 @@
 
 #include <math.h>
 
-#include "json_out.h"
+#include "output/json_out.h"
 
 /* Decodes the character at s (len > 0 bytes left) into *cp and returns its
  * length in bytes. A byte that does not start a valid UTF-8 sequence

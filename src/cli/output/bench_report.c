@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_report.h"
-#include "json_out.h"
+#include "output/bench_report.h"
+#include "output/json_out.h"
 
 /* ---- strings ---- */
 
@@ -521,22 +521,12 @@ static void chart_free(struct chart *c)
     free(c->series_first);
 }
 
-/* Numbers the groups, series, slots and notes, and sizes everything. */
-static int chart_layout(struct chart *c, const struct bench_row *rows, size_t n)
+/* Numbers the groups, series, slots and notes. `slots` has room for a
+ * number per row: per series, the most rows it has in one group. */
+static void chart_number(struct chart *c, int *slots)
 {
-    memset(c, 0, sizeof *c);
-    c->rows = rows;
-    c->n = n;
-    c->at = calloc(n + 1, sizeof *c->at);
-    c->group_first = calloc(n + 1, sizeof *c->group_first);
-    c->series_first = calloc(n + 1, sizeof *c->series_first);
-    int *slots = calloc(n + 1, sizeof *slots);   /* per series: the most rows it has in one group */
-    if (!c->at || !c->group_first || !c->series_first || !slots) {
-        free(slots);
-        return -1;
-    }
-
-    for (size_t i = 0; i < n; i++) {
+    const struct bench_row *rows = c->rows;
+    for (size_t i = 0; i < c->n; i++) {
         struct place *p = &c->at[i];
         while (p->group < c->ngroups && !same_group(&rows[c->group_first[p->group]], &rows[i]))
             p->group++;
@@ -563,15 +553,19 @@ static int chart_layout(struct chart *c, const struct bench_row *rows, size_t n)
         offset += k;
         c->nslots = offset;
     }
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < c->n; i++)
         c->at[i].slot += slots[c->at[i].series];
-    free(slots);
+}
 
+/* The y axis: the decades from the lowest rate to the highest, with room
+ * above the tallest bar for its value. */
+static void chart_scale(struct chart *c)
+{
     double lo_rate = INFINITY, hi_rate = 0;
-    for (size_t i = 0; i < n; i++) {
-        const double rate[2] = {rows[i].memory_rate, rows[i].files_rate};
+    for (size_t i = 0; i < c->n; i++) {
+        const double rate[2] = {c->rows[i].memory_rate, c->rows[i].files_rate};
         for (int k = 0; k < 2; k++)
-            if (!row_failed(&rows[i]) && plotted(rate[k])) {
+            if (!row_failed(&c->rows[i]) && plotted(rate[k])) {
                 lo_rate = fmin(lo_rate, rate[k]);
                 hi_rate = fmax(hi_rate, rate[k]);
             }
@@ -590,17 +584,22 @@ static int chart_layout(struct chart *c, const struct bench_row *rows, size_t n)
         while (PLOT_BOTTOM - rate_y(c, hi_rate) + strlen(label) * 10 * FONT_W + 4 > PLOT_H + 14)
             c->hi++;
     }
+}
 
+/* The groups' width (their bars, labels and wrapped descriptions), the
+ * chart's width, and its height down to the legend and the notes. */
+static void chart_size(struct chart *c)
+{
     c->group_w = c->nslots * SLOT_W;
     for (int g = 0; g < c->ngroups; g++) {
-        const struct bench_row *r = &rows[c->group_first[g]];
+        const struct bench_row *r = &c->rows[c->group_first[g]];
         double label = (text_chars(FIELD(r->workload)) + 1 + text_chars(FIELD(r->mode))) * 12 * FONT_W;
         c->group_w = fmax(c->group_w, label);
         while (wrap_count(FIELD(r->description), chars_in(c->group_w, 10)) > DESC_LINES_MAX)
             c->group_w += SLOT_W / 2;
     }
     for (int g = 0; g < c->ngroups; g++) {
-        const struct bench_row *r = &rows[c->group_first[g]];
+        const struct bench_row *r = &c->rows[c->group_first[g]];
         int lines = field_len(r->description, sizeof r->description) ? wrap_count(FIELD(r->description),
                                                                                     chars_in(c->group_w, 10)) : 0;
         c->desc_lines = lines > c->desc_lines ? lines : c->desc_lines;
@@ -611,12 +610,32 @@ static int chart_layout(struct chart *c, const struct bench_row *rows, size_t n)
     c->legend_y = PLOT_BOTTOM + 18 + 14.0 * c->desc_lines + 32;
     double y = c->legend_y + LINE_H * (c->nseries + 1);   /* the devices, then the key */
     char note[NOTE_SIZE];
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < c->n; i++)
         if (c->at[i].note) {
-            note_text(note, sizeof note, &rows[i], c->at[i].note);
+            note_text(note, sizeof note, &c->rows[i], c->at[i].note);
             y += NOTE_H * wrap_count(note, strlen(note), legend_chars(c)) + 4;
         }
     c->height = y + 8;
+}
+
+/* Numbers the groups, series, slots and notes, and sizes everything. */
+static int chart_layout(struct chart *c, const struct bench_row *rows, size_t n)
+{
+    memset(c, 0, sizeof *c);
+    c->rows = rows;
+    c->n = n;
+    c->at = calloc(n + 1, sizeof *c->at);
+    c->group_first = calloc(n + 1, sizeof *c->group_first);
+    c->series_first = calloc(n + 1, sizeof *c->series_first);
+    int *slots = calloc(n + 1, sizeof *slots);   /* per series: the most rows it has in one group */
+    if (!c->at || !c->group_first || !c->series_first || !slots) {
+        free(slots);
+        return -1;
+    }
+    chart_number(c, slots);
+    free(slots);
+    chart_scale(c);
+    chart_size(c);
     return 0;
 }
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "results_csv.h"
+#include "plot/results_csv.h"
 
 /* Region indices beyond this are taken for a corrupt field, not a window. */
 #define MAX_WINDOWS 1000000

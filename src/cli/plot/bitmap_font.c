@@ -11,7 +11,7 @@
 
 #include <string.h>
 
-#include "bitmap_font.h"
+#include "plot/bitmap_font.h"
 
 #define FIRST_CHAR 32
 #define LAST_CHAR 126

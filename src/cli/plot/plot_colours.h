@@ -4,7 +4,7 @@
 #define CLX_PLOT_COLOURS_H
 
 #include <stddef.h>
-#include "canvas.h"
+#include "plot/canvas.h"
 
 /* The colour of t in [0, 1] (clamped): blue, cyan, green, yellow, orange,
  * red. NaN gives grey. */

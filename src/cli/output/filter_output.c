@@ -9,8 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli.h"
-#include "filter_output.h"
+#include "output/filter_output.h"
+#include "report.h"
 
 /* DIR/NAME.tif for an entry ("scans/a.tif#2" -> DIR/a.tif); malloc'd. */
 static char *dir_output_path(const char *dir, const char *entry)

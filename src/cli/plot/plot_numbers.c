@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "plot_numbers.h"
+#include "plot/plot_numbers.h"
 
 /* The round mantissas of nice_ceil and nice_floor: steps of at most 1.5x. */
 static const double mantissas[] = { 1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10 };

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bitmap_font.h"
-#include "canvas.h"
+#include "plot/bitmap_font.h"
+#include "plot/canvas.h"
 
 /*
  * stb_image_write is compiled here and nowhere else in the command, its
@@ -18,7 +18,7 @@
  * undefined without stdio.
  */
 #define STBI_WRITE_NO_STDIO
-#include "stb_write_impl.h"
+#include "plot/stb_write_impl.h"
 
 /* The plots are at most a few thousand pixels across; larger is a mistake. */
 #define MAX_SIDE 16384

@@ -3,7 +3,7 @@
 
 #include <math.h>
 
-#include "plot_colours.h"
+#include "plot/plot_colours.h"
 
 /*
  * The middle of Google's Turbo colour map (t from 0.1 to 0.9 in equal

@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "resume.h"
+#include "output/resume.h"
+#include "report.h"
 
 /* Reads the header lines and then the rows, image by image, as far as they
  * are whole and in order; *keep: the byte offset after the last whole image. */

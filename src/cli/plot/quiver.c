@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "canvas.h"
-#include "plot_colours.h"
-#include "plot_numbers.h"
-#include "quiver.h"
+#include "plot/canvas.h"
+#include "plot/plot_colours.h"
+#include "plot/plot_numbers.h"
+#include "plot/quiver.h"
 
 #define DEFAULT_MIN_WIDTH 640
 #define DEFAULT_MAX_WIDTH 1600

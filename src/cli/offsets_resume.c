@@ -1,0 +1,96 @@
+/*
+ * offsets_resume.c - `clxcorr offsets --resume -o FILE`: the whole images
+ * an earlier run left in FILE.part are kept (output/resume.h checks them),
+ * and this run starts after them.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "offsets_run.h"
+#include "output/resume.h"
+
+/*
+ * Image i's rows formatted twice, with two sets of results that differ in
+ * every column's first character; for each window, how far its two rows
+ * agree: the part of its row that does not depend on the results, whatever
+ * the format and columns (the name, index and centre columns that come
+ * first, or a JSON key). Returns 0, or -1 when out of memory.
+ */
+static int resume_starts_fill(struct offsets_run *r, size_t i)
+{
+    size_t n = r->nregions;
+    clx_result *one = calloc(2 * n, sizeof *one), *two = one + n;
+    struct csv_text a = { 0 }, b = { 0 };
+    char *name = image_item_name(&r->items, r->first + i);
+    int ok = one && name;
+    for (size_t w = 0; ok && w < n; w++) {
+        one[w].dx = one[w].dy = one[w].peak = one[w].zncc = one[w].peak_ratio = 1;
+        two[w].dx = two[w].dy = two[w].peak = two[w].zncc = two[w].peak_ratio = 2;
+        one[w].flags = 1;
+        two[w].flags = 2;
+        one[w].iterations = 1;
+        two[w].iterations = 2;
+    }
+    ok = ok && row_format_image(r->format, &a, name, r->regions, n, one) == CLX_OK &&
+         row_format_image(r->format, &b, name, r->regions, n, two) == CLX_OK;
+    /* Row by row: the common prefix of the two renderings. */
+    const char *pa = a.text, *pb = b.text;
+    for (size_t w = 0; ok && w < n; w++) {
+        const char *ea = memchr(pa, '\n', a.len - (size_t)(pa - a.text));
+        const char *eb = memchr(pb, '\n', b.len - (size_t)(pb - b.text));
+        size_t k = 0;
+        while (pa + k < ea && pb + k < eb && pa[k] == pb[k])
+            k++;
+        free(r->resume_starts[w]);
+        r->resume_starts[w] = strndup(pa, k);
+        ok = r->resume_starts[w] != NULL;
+        pa = ea + 1;
+        pb = eb + 1;
+    }
+    free(one);
+    free(name);
+    csv_text_free(&a);
+    csv_text_free(&b);
+    return ok ? 0 : -1;
+}
+
+/* How the row of image i, window w must start (resume_check's row_start).
+ * Image i's rows are formatted once, when its first window is asked for. */
+static int resume_row_start(void *user, size_t i, size_t window, char *buf, size_t len)
+{
+    struct offsets_run *r = user;
+    if (window == 0 || r->resume_image != i) {
+        if (resume_starts_fill(r, i) != 0)
+            return -1;
+        r->resume_image = i;
+    }
+    size_t k = strlen(r->resume_starts[window]);
+    if (k >= len)
+        return -1;
+    memcpy(buf, r->resume_starts[window], k);
+    return (int)k;
+}
+
+int offsets_resume(struct offsets_run *r)
+{
+    char header[1024];
+    r->resume_starts = calloc(r->nregions, sizeof *r->resume_starts);
+    if (!r->resume_starts || offsets_header_format(r, header, sizeof header) != 0) {
+        report_error("out of memory");
+        return -1;
+    }
+    struct resume_check c = { header, r->nregions, r->count, resume_row_start, r };
+    if (resume_prepare(r->output, &c, &r->kept, &r->resumed) != 0)
+        return -1;
+    if (!r->resumed)
+        report_note("--resume: no %s.part or %s: starting from the first image", r->output, r->output);
+    else
+        report_note("--resume: %zu of %zu images already in %s.part; correlating the other %zu", r->kept,
+                    r->count, r->output, r->count - r->kept);
+    r->first += r->kept;
+    r->count -= r->kept;
+    r->local_count = r->count;
+    return 0;
+}

@@ -1,0 +1,99 @@
+/*
+ * offsets_rows.c - the rows of `clxcorr offsets`: formatted by the
+ * stream's lanes as soon as an image's results are in, then written in
+ * input order by the calling thread (under MPI, rank 0 writes every rank's
+ * rows: mpi_ranks.h), to standard output or to FILE.part, renamed FILE when
+ * the run completes (output/csv_output.h).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "offsets_run.h"
+
+int offsets_header_format(const struct offsets_run *r, char *buf, size_t len)
+{
+    size_t used = 0;
+    if (r->sharded) {
+        shard_format(&r->shard, buf, len);
+        used = strlen(buf);
+    }
+    return row_format_header(r->format, buf + used, len - used) < 0 ? -1 : 0;
+}
+
+int offsets_rows_init(struct offsets_run *r, size_t in_flight, clx_message *msg)
+{
+    r->ring_size = in_flight;
+    r->ring = calloc(r->ring_size, sizeof *r->ring);
+    if (!r->ring) {
+        snprintf(msg->text, sizeof msg->text, "out of memory");
+        return CLX_ERR_HOST_MEMORY;
+    }
+    return CLX_OK;
+}
+
+int offsets_output_open(struct offsets_run *r, clx_message *msg)
+{
+    if (r->mpi && mpi_rank() != 0)
+        return CLX_OK;
+    char header[1024];
+    int status;
+    if (r->resumed)
+        status = csv_output_open_append(&r->out, r->output, msg);
+    else if (offsets_header_format(r, header, sizeof header) != 0)
+        status = (snprintf(msg->text, sizeof msg->text, "the header does not fit"), CLX_ERR_HOST_MEMORY);
+    else
+        status = csv_output_open(&r->out, r->output, header, msg);
+    r->out_open = status == CLX_OK;
+    return status;
+}
+
+/* A lane's thread, as soon as image j's results are in: its rows as text. */
+int offsets_rows_format(void *user, size_t j, const clx_result *results, size_t nregions, clx_message *msg)
+{
+    struct offsets_run *r = user;
+    char *name = image_item_name(&r->items, offsets_item_index(r, j));
+    if (r->unreadable && r->unreadable[j])
+        results = r->unreadable_results;
+    int status = name ? row_format_image(r->format, &r->ring[j % r->ring_size], name, r->regions, nregions,
+                                         results)
+                      : CLX_ERR_HOST_MEMORY;
+    free(name);
+    if (status != CLX_OK)
+        snprintf(msg->text, sizeof msg->text, "out of memory");
+    return status;
+}
+
+/* The calling thread, in input order: image j's rows, already formatted.
+ * Under MPI, rank 0 writes them after the other ranks' earlier chunks, and
+ * the other ranks send them to rank 0. */
+int offsets_rows_write(void *user, size_t j, const clx_result *results, size_t nregions, clx_message *msg)
+{
+    struct offsets_run *r = user;
+    const struct csv_text *rows = &r->ring[j % r->ring_size];
+    if (r->drawing && !(r->unreadable && r->unreadable[j]))
+        quiver_mean_add_results(&r->mean, results);
+    if (!r->mpi)
+        return csv_output_write(&r->out, rows, msg);
+    if (mpi_rank() == 0)
+        return mpi_split_write_own(&r->split, offsets_run_index(r, j), rows, &r->out, msg);
+    return mpi_split_send_own(&r->split, offsets_run_index(r, j), rows, msg);
+}
+
+int offsets_output_close(struct offsets_run *r, int failed, size_t written)
+{
+    clx_message msg;
+    int opened = r->out_open;
+    int closed = opened ? csv_output_close(&r->out, !failed, &msg) : CLX_OK;
+    r->out_open = 0;
+    if (closed != CLX_OK) {
+        report_error("%s", msg.text);
+        return -1;
+    }
+    if (failed && opened && r->output && strcmp(r->output, "-") != 0)
+        report_note("stopped after %zu images; their rows are in %s.part (the same command with --resume "
+                    "continues)", written, r->output);
+    return failed ? -1 : 0;
+}

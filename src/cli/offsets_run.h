@@ -1,0 +1,169 @@
+/*
+ * offsets_run.h - what the files of `clxcorr offsets` share: the command
+ * line it was given, and one run of it.
+ *
+ *   cmd_offsets.c      the command: its options, then set up, stream, report
+ *   offsets_setup.c    the run's set-up: reference, windows, this process's
+ *                      images (a shard, an MPI rank's chunks), devices
+ *   offsets_resume.c   --resume: the earlier output's whole images are kept
+ *   offsets_stream.c   the images through the devices: loading, the plans
+ *                      ready, progress, Ctrl-C, the MPI ranks' agreement
+ *   offsets_rows.c     the rows: formatted by the lanes, written in order
+ *   offsets_report.c   the end: what failed or how it went, --quiver, --meta
+ *
+ * The images of one process are the whole list, or with --shard K/N the
+ * K-th of N runs of it; under mpirun each rank takes its chunks of those
+ * (mpi_ranks.h) and rank 0 writes every rank's rows.
+ */
+#ifndef CLX_OFFSETS_RUN_H
+#define CLX_OFFSETS_RUN_H
+
+#include <stddef.h>
+#include "clxcorr.h"
+#include "image_list.h"
+#include "mpi_ranks.h"
+#include "options.h"
+#include "output/csv_output.h"
+#include "output/row_format.h"
+#include "output/run_meta.h"
+#include "plot/quiver.h"
+#include "report.h"
+#include "shard.h"
+
+/* The command line (cmd_offsets.c). */
+struct offsets_args {
+    struct window_options win;
+    struct image_options img;
+    struct mode_options mode;
+    struct device_options device;
+    struct output_options out;   /* -o, --format, --columns */
+    struct row_format format;    /* --format and --columns, resolved once the mode is known */
+    const char *meta;            /* --meta FILE.json */
+    int resume;                  /* --resume */
+    int skip_bad;                /* --skip-bad */
+    const char *quiver;          /* --quiver FILE.png */
+    const char *shard_text;      /* --shard as given */
+    int shard_index, shard_count;    /* --shard K/N; 0: the whole list */
+    clx_stream_options stream;
+    const char *reference;
+};
+
+/* One run: what the stream's callbacks (called from its threads) need. */
+struct offsets_run {
+    clx_context **ctxs;          /* one per device */
+    size_t ndevices;
+    size_t *device_images;       /* the images each device correlated */
+    const char *reference;       /* its name, for messages */
+    clx_image ref;
+    clx_region *regions;
+    size_t nregions;
+    struct image_items items;
+    /* This process's images: index j is items[first + (mpi ? split's j-th : j)]. */
+    size_t first;                /* --shard: the shard's first image */
+    size_t count;                /* the shard's images (all ranks together) */
+    size_t local_count;          /* this process's images */
+    size_t done;                 /* of them, those whose rows were delivered */
+    struct shard shard;
+    int sharded;
+    int resumed;                 /* --resume found an earlier output */
+    size_t kept;                 /* its whole images, not correlated again */
+    struct mpi_split split;
+    int mpi;
+    int agreed;                  /* MPI: the set-up agreement took place */
+    int all_set_up;              /* MPI: and every rank was ready */
+    const char *output;          /* --output, NULL: standard output */
+    const struct row_format *format;
+    struct csv_output out;
+    int out_open;
+    int explain;
+    struct progress progress;
+    struct run_meta meta;        /* for --meta */
+    /* Rows formatted by the lanes (offsets_rows_format), written in order
+     * by the calling thread (offsets_rows_write): image j's in
+     * ring[j % ring_size], which holds every image between formatting and
+     * writing. */
+    struct csv_text *ring;
+    size_t ring_size;
+    /* --skip-bad: which of this process's images could not be read (by
+     * index j, set by the loaders), their rows' results, and how many. */
+    int skip_bad;
+    unsigned char *unreadable;
+    clx_result *unreadable_results;
+    size_t nunreadable;
+    /* --quiver: each window's mean offset over the images delivered. */
+    struct quiver_mean mean;
+    int drawing;
+    /* --resume: how each window's row of the image being checked starts. */
+    size_t resume_image;
+    char **resume_starts;
+};
+
+/* The run's index (within the shard) of this process's image j, and its
+ * index in the run's items. */
+static inline size_t offsets_run_index(const struct offsets_run *r, size_t j)
+{
+    return r->mpi ? mpi_split_global(&r->split, j) : j;
+}
+
+static inline size_t offsets_item_index(const struct offsets_run *r, size_t j)
+{
+    return r->first + offsets_run_index(r, j);
+}
+
+/* ---- offsets_setup.c ---- */
+
+/* Everything before the first image: returns 0, or -1 after reporting why. */
+int offsets_setup(struct offsets_args *a, struct offsets_run *r);
+/* Closes the output if a failure left it open, and frees the run. */
+void offsets_run_free(struct offsets_run *r);
+
+/* ---- offsets_resume.c ---- */
+
+/* --resume: keeps the whole images of the earlier output and moves the
+ * run's start past them. Returns 0, or -1 after reporting why not. */
+int offsets_resume(struct offsets_run *r);
+
+/* ---- offsets_stream.c ---- */
+
+/* Ctrl-C and SIGTERM stop the run after the images in flight. */
+void offsets_interrupts_catch(void);
+/* The signal that stopped the run, or 0. */
+int offsets_interrupted(void);
+
+enum offsets_stream_end {
+    OFFSETS_STREAMED,            /* every image went through */
+    OFFSETS_FAILED,              /* the run failed: offsets_report says why */
+    OFFSETS_NOT_SET_UP           /* MPI: a rank's set-up failed; said, or agreed on by offsets_setup_failed */
+};
+/* Streams this process's images through the devices; `why` says why it failed. */
+enum offsets_stream_end offsets_stream(struct offsets_run *r, const clx_plan_options *plan,
+                                       const clx_stream_options *stream, clx_message *why);
+/* Under MPI, after a set-up that failed before the ranks agreed: every
+ * rank stops, and rank 0 names the first to fail. A no-op otherwise. */
+void offsets_setup_failed(struct offsets_run *r);
+
+/* ---- offsets_rows.c ---- */
+
+/* The lines before the rows into buf: a shard's comment line, then the
+ * format's header. Returns 0, or -1 when they do not fit. */
+int offsets_header_format(const struct offsets_run *r, char *buf, size_t len);
+/* Room for the rows of `in_flight` images between formatting and writing. */
+int offsets_rows_init(struct offsets_run *r, size_t in_flight, clx_message *msg);
+/* Opens the output (rank 0 only under MPI), now that the plans exist. */
+int offsets_output_open(struct offsets_run *r, clx_message *msg);
+/* The stream's callbacks: image j's rows formatted by a lane, then written
+ * in input order by the calling thread. */
+int offsets_rows_format(void *user, size_t j, const clx_result *results, size_t nregions, clx_message *msg);
+int offsets_rows_write(void *user, size_t j, const clx_result *results, size_t nregions, clx_message *msg);
+/* Closes the output after the run: FILE complete, or after a failure
+ * FILE.part with the `written` images' rows (a note says so). Returns 0, or
+ * -1 when the run had failed or closing fails. */
+int offsets_output_close(struct offsets_run *r, int failed, size_t written);
+
+/* ---- offsets_report.c ---- */
+
+/* The end of a streamed run: the failure if any, the output closed, the
+ * summary, --quiver and --meta. Returns the exit status. */
+int offsets_report(struct offsets_run *r, const struct offsets_args *a, int failed, const char *why);
+
+#endif

@@ -1,0 +1,232 @@
+/*
+ * offsets_setup.c - `clxcorr offsets` before its first image: the image
+ * list, the reference, the windows, this process's share of the images (a
+ * shard, then an MPI rank's chunks), --quiver, --resume and --skip-bad
+ * state, the devices, and what --meta will say of them.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device_open.h"
+#include "offsets_run.h"
+
+/* The image list (--list read now), and the reference. */
+static int inputs_load(struct offsets_args *a, struct offsets_run *r)
+{
+    clx_message msg;
+    if (image_options_read_list(&a->img) != 0)
+        return -1;
+    if (a->img.images.count == 0) {
+        report_error("no images to process: %s lists none", a->img.list_path);
+        return -1;
+    }
+    if (image_entry_load_single(a->reference, &r->ref, &msg) != CLX_OK) {
+        report_error("reference: %s", msg.text);
+        return -1;
+    }
+    return 0;
+}
+
+/* The windows, checked against the reference; an error names the windows file. */
+static int windows_load(const struct offsets_args *a, struct offsets_run *r)
+{
+    clx_message msg;
+    int status = window_options_regions(&a->win, r->ref.width, r->ref.height, &r->regions, &r->nregions, &msg);
+    if (status == CLX_OK) {
+        status = clx_regions_check(r->regions, r->nregions, r->ref.width, r->ref.height, &msg);
+        if (status != CLX_OK) {
+            free(r->regions);
+            r->regions = NULL;
+        }
+    }
+    if (status != CLX_OK) {
+        if (a->win.regions_path && !strstr(msg.text, a->win.regions_path))
+            report_error("%s: %s", a->win.regions_path, msg.text);
+        else
+            report_error("%s", msg.text);
+        return -1;
+    }
+    return 0;
+}
+
+/* --shard K/N: the shard's images, and what its comment line says of the whole run. */
+static int shard_select(const struct offsets_args *a, struct offsets_run *r)
+{
+    size_t total = r->items.count;
+    r->sharded = 1;
+    r->shard.index = a->shard_index;
+    r->shard.count = a->shard_count;
+    r->shard.total = total;
+    r->shard.windows = r->nregions;
+    r->shard.list = SHARD_LIST_HASH_INIT;
+    for (size_t i = 0; i < total; i++) {
+        char *name = image_item_name(&r->items, i);
+        if (!name) {
+            report_error("out of memory");
+            return -1;
+        }
+        r->shard.list = shard_list_hash(r->shard.list, name);
+        free(name);
+    }
+    shard_range(a->shard_index, a->shard_count, total, &r->shard.first, &r->shard.images);
+    r->first = r->shard.first;
+    r->count = r->shard.images;
+    return 0;
+}
+
+/* Expands the list into images and picks this process's share: a shard,
+ * then, under MPI, this rank's chunks (r->local_count of them). */
+static int images_select(const struct offsets_args *a, struct offsets_run *r)
+{
+    r->items.keep_unreadable = a->skip_bad;
+    if (image_items_expand(&a->img.images, &r->items) != CLX_OK) {
+        report_error("out of memory");
+        return -1;
+    }
+    if ((a->shard_count || r->mpi) && r->items.status != CLX_OK) {
+        /* Shards and ranks split a list they must know whole. */
+        report_error("%s", r->items.msg.text);
+        return -1;
+    }
+    r->first = 0;
+    r->count = r->items.count;
+    if (a->shard_count && shard_select(a, r) != 0)
+        return -1;
+    r->local_count = r->count;
+    if (r->mpi) {
+        mpi_split_init(&r->split, r->count, r->nregions);
+        r->local_count = mpi_split_local_count(&r->split);
+    }
+    return 0;
+}
+
+/* --quiver: the mean offset of each window, gathered as the rows are written. */
+static int quiver_setup(const struct offsets_args *a, struct offsets_run *r)
+{
+    if (a->quiver && r->mpi) {
+        report_error("--quiver under mpirun: rank 0 has only the rows' text; draw the picture from the output "
+                     "with clxcorr plot");
+        return -1;
+    }
+    if (a->quiver) {
+        if (quiver_mean_init(&r->mean, r->nregions) != CLX_OK) {
+            report_error("out of memory");
+            return -1;
+        }
+        r->drawing = 1;
+    }
+    return 0;
+}
+
+static int resume_setup(const struct offsets_args *a, struct offsets_run *r)
+{
+    if (a->resume && r->mpi) {
+        report_error("--resume does not run under mpirun yet: resume with one process, or use --shard");
+        return -1;
+    }
+    return a->resume ? offsets_resume(r) : 0;
+}
+
+/* The devices this process uses: those of --device, or under MPI the one
+ * of them matching this rank's place on its node. */
+static int devices_open(const struct offsets_args *a, struct offsets_run *r)
+{
+    struct device_specs specs;
+    const char *spec = a->device.spec;
+    if (r->mpi && !spec)
+        spec = getenv("CLXCORR_DEVICE") ? getenv("CLXCORR_DEVICE") : "all";
+    if (device_specs_parse(spec, &specs) != 0)
+        return -1;
+    int status;
+    if (r->mpi) {
+        struct device_specs mine = { &specs.specs[(size_t)mpi_local_rank() % specs.count], 1 };
+        status = open_devices(&mine, a->mode.plan.use_double, a->device.no_cache, &r->ctxs);
+        r->ndevices = 1;
+    } else {
+        status = open_devices(&specs, a->mode.plan.use_double, a->device.no_cache, &r->ctxs);
+        r->ndevices = specs.count;
+    }
+    device_specs_free(&specs);
+    return status;
+}
+
+/* --skip-bad: room to mark this process's unreadable images, and the
+ * results their rows show. */
+static int skip_bad_setup(struct offsets_run *r)
+{
+    r->skip_bad = 1;
+    r->unreadable = calloc(r->local_count ? r->local_count : 1, 1);
+    r->unreadable_results = calloc(r->nregions, sizeof *r->unreadable_results);
+    if (!r->unreadable || !r->unreadable_results) {
+        report_error("out of memory");
+        return -1;
+    }
+    for (size_t w = 0; w < r->nregions; w++) {
+        clx_result *u = &r->unreadable_results[w];
+        u->dx = u->dy = u->peak = u->zncc = u->peak_ratio = NAN;
+        u->flags = ROW_FLAG_UNREADABLE;
+    }
+    return 0;
+}
+
+/* What --meta says of the run's inputs and options. */
+static void meta_setup(const struct offsets_args *a, struct offsets_run *r)
+{
+    r->meta.reference = a->reference;
+    r->meta.images = r->count;
+    r->meta.windows = r->nregions;
+    r->meta.output = a->out.path;
+    r->meta.plan = &a->mode.plan;
+    r->meta.loaders = a->stream.loaders;
+    r->meta.shard = a->shard_text;
+    r->meta.mpi_ranks = r->mpi ? mpi_size() : 0;
+}
+
+int offsets_setup(struct offsets_args *a, struct offsets_run *r)
+{
+    r->reference = a->reference;
+    r->output = a->out.path;
+    r->format = &a->format;
+    r->explain = a->mode.explain;
+    if (inputs_load(a, r) != 0 || windows_load(a, r) != 0 || images_select(a, r) != 0 || quiver_setup(a, r) != 0 ||
+        resume_setup(a, r) != 0)
+        return -1;
+    /* A process without images (an empty shard, a rank beyond the chunks) needs no device. */
+    if (r->local_count > 0 && devices_open(a, r) != 0)
+        return -1;
+    r->device_images = calloc(r->ndevices ? r->ndevices : 1, sizeof *r->device_images);
+    if (!r->device_images) {
+        report_error("out of memory");
+        return -1;
+    }
+    if (a->skip_bad && skip_bad_setup(r) != 0)
+        return -1;
+    meta_setup(a, r);
+    return 0;
+}
+
+void offsets_run_free(struct offsets_run *r)
+{
+    clx_message msg;
+    if (r->out_open)
+        csv_output_close(&r->out, 0, &msg);
+    mpi_split_free(&r->split);
+    image_items_free(&r->items);
+    for (size_t k = 0; r->ring && k < r->ring_size; k++)
+        csv_text_free(&r->ring[k]);
+    free(r->ring);
+    free(r->device_images);
+    free(r->unreadable);
+    free(r->unreadable_results);
+    if (r->drawing)
+        quiver_mean_free(&r->mean);
+    for (size_t w = 0; r->resume_starts && w < r->nregions; w++)
+        free(r->resume_starts[w]);
+    free(r->resume_starts);
+    close_devices(r->ctxs, r->ndevices);
+    free(r->regions);
+    clx_image_free(&r->ref);
+}

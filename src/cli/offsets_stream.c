@@ -1,0 +1,198 @@
+/*
+ * offsets_stream.c - `clxcorr offsets` streaming this process's images
+ * through the devices (clx_stream_run_devices): the loader threads' work,
+ * the plans ready, the progress line, Ctrl-C, and under MPI the ranks'
+ * agreement that every set-up went well. The rows themselves are
+ * offsets_rows.c's.
+ */
+#include "config.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "offsets_run.h"
+
+/* --skip-bad: image j is not read; its rows say so. A zeroed image goes
+ * through the device in its place, and its results are not used. */
+static int image_skip(struct offsets_run *r, size_t j, clx_image *staged, const clx_message *why)
+{
+    memset(staged->pixels, 0, (size_t)staged->width * staged->height * clx_pixel_size(staged->type));
+    r->unreadable[j] = 1;
+    __atomic_add_fetch(&r->nunreadable, 1, __ATOMIC_RELAXED);
+    report_warning("skipped (--skip-bad): %s", why->text);
+    return CLX_OK;
+}
+
+/* Image j into the staging memory; an error names the file and the problem. */
+static int image_load_checked(struct offsets_run *r, size_t j, clx_image *staged, clx_message *msg)
+{
+    size_t i = offsets_item_index(r, j);
+    int status = image_item_load_into(&r->items, i, staged, msg);
+    if (status != CLX_ERR_SIZE && status != CLX_ERR_FORMAT)
+        return status;
+    /*
+     * A size or pixel type the run cannot stage, or a broken file (then the
+     * library's message stands): decoding it on its own tells which, and
+     * gives what to set beside the reference's. The run stops here, so the
+     * second decode costs nothing.
+     */
+    clx_image img;
+    clx_message decode_msg;
+    if (image_item_load(&r->items, i, &img, &decode_msg) != CLX_OK)
+        return status;
+    char *name = image_item_name(&r->items, i);
+    if (img.width != r->ref.width || img.height != r->ref.height)
+        snprintf(msg->text, sizeof msg->text, "%s is %dx%d but the reference %s is %dx%d", name ? name : "an image",
+                 img.width, img.height, r->reference, r->ref.width, r->ref.height);
+    else if (img.type > staged->type)
+        snprintf(msg->text, sizeof msg->text,
+                 "%s has %s pixels, which the run cannot stage beside the reference %s's %s: convert it",
+                 name ? name : "an image", img.type == CLX_PIXEL_F32 ? "32-bit float" : "integer", r->reference,
+                 r->ref.type == CLX_PIXEL_F32 ? "float" : "integer ones");
+    free(name);
+    clx_image_free(&img);
+    return status;
+}
+
+/* Loader threads: decode image j and put it where the stream wants it. */
+static int image_load_staged(void *user, size_t j, clx_image *staged, clx_message *msg)
+{
+    struct offsets_run *r = user;
+    int status = image_load_checked(r, j, staged, msg);
+    if (status != CLX_OK && status != CLX_ERR_HOST_MEMORY && r->skip_bad)
+        return image_skip(r, j, staged, msg);
+    return status;
+}
+
+/*
+ * Ctrl-C or SIGTERM: the loaders stop claiming images, the images already
+ * in flight are finished and their rows written, and FILE.part keeps them.
+ * A second signal ends the process at once (the handler resets itself).
+ * Static, as a signal handler can reach nothing else: the process's flag.
+ */
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+    interrupted = sig;
+}
+
+void offsets_interrupts_catch(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+int offsets_interrupted(void)
+{
+    return interrupted;
+}
+
+static int run_cancelled(void *user)
+{
+    return interrupted != 0;
+}
+
+/* Under MPI, every rank says once whether its set-up went well. */
+static int ranks_agree(struct offsets_run *r, int status, const char *text, clx_message *msg)
+{
+    if (!r->mpi || r->agreed)
+        return status;
+    r->agreed = 1;
+    return mpi_agree(status, text, msg);
+}
+
+/* The plans exist: the output is opened only now, so that a job the device
+ * refuses leaves no file behind. */
+static int started(void *user, const clx_stream_info *info, clx_message *msg)
+{
+    struct offsets_run *r = user;
+    int status = ranks_agree(r, CLX_OK, NULL, msg);
+    if (status != CLX_OK)
+        return status;
+    r->all_set_up = 1;
+    for (size_t d = 0; d < info->devices; d++) {
+        const clx_plan *plan = info->device_plans[d];
+        const char *name = clx_context_device(r->ctxs[d])->name;
+        if (r->explain) {
+            if (info->devices > 1)
+                fprintf(stderr, "clxcorr: device %zu (%s):\n", d, name);
+            fprintf(stderr, "clxcorr: method: %s\n", clx_plan_explanation(plan));
+            fprintf(stderr, "clxcorr: parameters: %s\n", clx_plan_tuning(plan));
+        }
+        report_info("%s: batches of %d images", name, clx_plan_batch_size(plan));
+        run_meta_device(&r->meta, d, r->ctxs[d], plan);
+    }
+    r->meta.lanes = info->lanes;
+    report_info("%d lanes at work at once", info->lanes);
+    status = offsets_rows_init(r, info->images_in_flight, msg);
+    if (status != CLX_OK)
+        return status;
+    r->meta.t_ready = now_seconds();
+    return offsets_output_open(r, msg);
+}
+
+static void progress_show(void *user, size_t done, size_t count)
+{
+    struct offsets_run *r = user;
+    progress_update(&r->progress, r->mpi ? r->split.written : done);
+}
+
+enum offsets_stream_end offsets_stream(struct offsets_run *r, const clx_plan_options *plan,
+                                       const clx_stream_options *stream, clx_message *why)
+{
+    clx_stream_options so = *stream;
+    so.started = started;
+    so.finish = offsets_rows_format;
+    so.progress = progress_show;
+    so.device_images = r->device_images;
+    so.cancelled = run_cancelled;
+
+    /* The images before an entry that cannot be opened still get their rows. */
+    progress_start(&r->progress, r->count);
+    int failed = 0;
+    if (r->local_count > 0) {
+        failed = clx_stream_run_devices(r->ctxs, r->ndevices, &r->ref, r->regions, r->nregions, plan, &so,
+                                        r->local_count, image_load_staged, offsets_rows_write, r, &r->done) != CLX_OK;
+        if (failed)
+            snprintf(why->text, sizeof why->text, "%s", clx_context_message(r->ctxs[0]));
+    } else if (r->sharded || r->mpi || r->resumed) {
+        /* An empty shard still writes its header lines; a rank without
+         * images still takes part in the agreement. */
+        clx_stream_info none = { 0 };
+        none.images_in_flight = 1;
+        failed = started(r, &none, why) != CLX_OK;
+    }
+    /* Otherwise the list's first entry is broken: offsets_report says so. */
+    if (failed && r->mpi && !r->agreed)
+        return OFFSETS_NOT_SET_UP;      /* this rank's set-up failed: offsets_setup_failed agrees on it */
+    if (failed && r->mpi && !r->all_set_up) {
+        /* Another rank's set-up failed; rank 0 names it. */
+        progress_finish(&r->progress);
+        if (mpi_rank() == 0)
+            report_error("%s", why->text);
+        return OFFSETS_NOT_SET_UP;
+    }
+    if (!failed && r->mpi && mpi_rank() == 0)
+        failed = mpi_split_write_others(&r->split, r->count, &r->out, why) != CLX_OK;
+    progress_finish(&r->progress);
+    return failed ? OFFSETS_FAILED : OFFSETS_STREAMED;
+}
+
+void offsets_setup_failed(struct offsets_run *r)
+{
+    clx_message first;
+    if (!r->mpi || r->agreed)
+        return;
+    /* Unless rank 0 was the first to fail: it said so already. */
+    if (ranks_agree(r, CLX_ERR_ARGUMENT, report_last_error(), &first) != CLX_OK && mpi_rank() == 0 &&
+        strncmp(first.text, "rank 0 ", 7) != 0)
+        report_error("%s", first.text);
+}

@@ -1,0 +1,426 @@
+/*
+ * options.c - option values (integers, "AxB" pairs, "A,B,..." lists, names)
+ * with clear errors, the option groups several commands share, and the one
+ * getopt_long loop every command runs (options.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+#include "report.h"
+
+/* ---- option values ---- */
+
+int parse_int(const char *text, const char *option, int min, int max, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (end == text || *end != '\0' || errno == ERANGE) {
+        report_error("%s: '%s' is not an integer", option, text);
+        return -1;
+    }
+    if (v < min || v > max) {
+        report_error("%s: %ld is out of range (%d to %d)", option, v, min, max);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+/* Parses "AxB" (two positive integers, 'x' or 'X'). */
+static int parse_pair(const char *text, const char *option, int *a, int *b)
+{
+    const char *x = strpbrk(text, "xX");
+    char first[32];
+    if (!x || x == text || (size_t)(x - text) >= sizeof first) {
+        report_error("%s: expected AxB (e.g. 100x100), got '%s'", option, text);
+        return -1;
+    }
+    memcpy(first, text, (size_t)(x - text));
+    first[x - text] = '\0';
+    if (parse_int(first, option, 1, INT_MAX / 4, a) || parse_int(x + 1, option, 1, INT_MAX / 4, b))
+        return -1;
+    return 0;
+}
+
+int parse_ints(const char *text, const char *option, const char *form, int count, int *out)
+{
+    const char *p = text;
+    for (int i = 0; i < count; i++) {
+        size_t len = strcspn(p, ",");
+        char item[32];
+        if ((p[len] == ',') != (i < count - 1) || len == 0 || len >= sizeof item) {
+            report_error("%s: expected %s, got '%s'", option, form, text);
+            return -1;
+        }
+        memcpy(item, p, len);
+        item[len] = '\0';
+        if (parse_int(item, option, 0, INT_MAX / 4, &out[i]))
+            return -1;
+        p += len + 1;
+    }
+    return 0;
+}
+
+int parse_double(const char *text, const char *option, double min, double max, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || *end != '\0' || errno == ERANGE || !(v >= min && v <= max)) {
+        report_error("%s: '%s' is not a number from %g to %g", option, text, min, max);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* --mode's value: accurate or seed. */
+static int parse_mode(const char *text, clx_mode *mode)
+{
+    if (strcmp(text, "seed") == 0)
+        *mode = CLX_MODE_SEED;
+    else if (strcmp(text, "accurate") == 0)
+        *mode = CLX_MODE_ACCURATE;
+    else {
+        report_error("--mode: unknown mode '%s' (accurate or seed)", text);
+        return -1;
+    }
+    return 0;
+}
+
+/* --method's value: fft, direct or auto. */
+static int parse_method(const char *text, clx_method *method)
+{
+    if (strcmp(text, "fft") == 0)
+        *method = CLX_METHOD_FFT;
+    else if (strcmp(text, "direct") == 0)
+        *method = CLX_METHOD_DIRECT;
+    else if (strcmp(text, "auto") == 0)
+        *method = CLX_METHOD_AUTO;
+    else {
+        report_error("--method: unknown method '%s' (fft, direct or auto)", text);
+        return -1;
+    }
+    return 0;
+}
+
+/* --estimator's value: lsq, gauss3, parabola3 or centroid. */
+static int parse_estimator(const char *text, clx_estimator *estimator)
+{
+    static const clx_estimator all[] = { CLX_ESTIMATOR_LSQ, CLX_ESTIMATOR_GAUSS3, CLX_ESTIMATOR_PARABOLA3,
+                                         CLX_ESTIMATOR_CENTROID };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (strcmp(text, clx_estimator_name(all[i])) == 0) {
+            *estimator = all[i];
+            return 0;
+        }
+    report_error("--estimator: unknown estimator '%s' (lsq, gauss3, parabola3 or centroid)", text);
+    return -1;
+}
+
+/* --window-fn's value: none, hann, tukey or tukey:ALPHA. */
+static int parse_window_fn(const char *text, clx_window_fn *fn, double *alpha)
+{
+    if (strcmp(text, "none") == 0)
+        *fn = CLX_WINDOW_NONE;
+    else if (strcmp(text, "hann") == 0)
+        *fn = CLX_WINDOW_HANN;
+    else if (strcmp(text, "tukey") == 0)
+        *fn = CLX_WINDOW_TUKEY;
+    else if (strncmp(text, "tukey:", 6) == 0) {
+        *fn = CLX_WINDOW_TUKEY;
+        return parse_double(text + 6, "--window-fn tukey", 0, 1, alpha);
+    } else {
+        report_error("--window-fn: unknown window function '%s' (none, hann, tukey or tukey:ALPHA)", text);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- the groups ----
+ * Each takes option c when it is one of its own: 1 taken, 0 not its own,
+ * -1 after reporting a bad value. */
+
+int option_taken(int parsed)
+{
+    return parsed == 0 ? 1 : -1;
+}
+
+static int windows_take(struct window_options *w, int c, const char *value)
+{
+    switch (c) {
+    case 'r':
+        w->regions_path = value;
+        return 1;
+    case 'g':
+        w->have_grid = 1;
+        return option_taken(parse_pair(value, "--grid", &w->grid_nx, &w->grid_ny));
+    case 'w':
+        w->have_window = 1;
+        return option_taken(parse_pair(value, "--window", &w->win_w, &w->win_h));
+    case 'm':
+        w->have_margin = 1;
+        return option_taken(parse_int(value, "--margin", 0, 1 << 20, &w->margin));
+    }
+    return 0;
+}
+
+static int images_take(struct image_options *o, int c, const char *value)
+{
+    if (c != 'l')
+        return 0;
+    o->list_path = value;
+    return 1;
+}
+
+/* Appends one --param value to the comma-joined list the plan reads. */
+static int mode_param_add(struct mode_options *m, const char *value)
+{
+    size_t old = m->params ? strlen(m->params) : 0, n = strlen(value);
+    char *grown = realloc(m->params, old + n + 2);
+    if (!grown) {
+        report_error("out of memory");
+        return -1;
+    }
+    if (old)
+        grown[old++] = ',';
+    memcpy(grown + old, value, n + 1);
+    m->params = grown;
+    m->plan.params = grown;
+    return 0;
+}
+
+static int parse_fit_size(const char *text, int *fit_size)
+{
+    if (parse_int(text, "--fit-size", 3, 31, fit_size))
+        return -1;
+    if (*fit_size % 2 == 0) {
+        report_error("--fit-size: %d is even; the fit needs an odd size (3, 5, 7, ...)", *fit_size);
+        return -1;
+    }
+    return 0;
+}
+
+/* --fft LIB: the FFT library, passed on as the tuning parameter fft=LIB. */
+static int mode_fft_set(struct mode_options *m, const char *text)
+{
+    if (strcmp(text, "clfft") != 0 && strcmp(text, "vkfft") != 0 && strcmp(text, "auto") != 0) {
+        report_error("--fft: unknown FFT library '%s' (vkfft, clfft or auto)", text);
+        return -1;
+    }
+    char param[16];
+    snprintf(param, sizeof param, "fft=%s", text);
+    return mode_param_add(m, param);
+}
+
+static int parse_prefilter(const char *text, const char **prefilter)
+{
+    clx_message msg;
+    if (strcmp(text, "none") != 0 && clx_filter_spec_check(text, &msg) != CLX_OK) {
+        report_error("--prefilter: %s", msg.text);
+        return -1;
+    }
+    *prefilter = text;
+    return 0;
+}
+
+/* The accurate mode's options: pre-filter, window function, passes, refinement. */
+static int accurate_take(clx_plan_options *plan, int c, const char *value)
+{
+    switch (c) {
+    case OPT_PREFILTER: return option_taken(parse_prefilter(value, &plan->prefilter));
+    case OPT_WINDOW_FN: return option_taken(parse_window_fn(value, &plan->window, &plan->window_alpha));
+    case OPT_PASSES: return option_taken(parse_int(value, "--passes", 1, 16, &plan->passes));
+    case OPT_REFINE: return option_taken(parse_int(value, "--refine", 0, 64, &plan->refine));
+    case OPT_TOL: return option_taken(parse_double(value, "--tol", 1e-9, 10, &plan->tolerance));
+    case OPT_FINE_SHIFT: return option_taken(parse_int(value, "--fine-shift", 1, 64, &plan->fine_shift));
+    }
+    return 0;
+}
+
+static int mode_take(struct mode_options *m, int c, const char *value)
+{
+    clx_plan_options *plan = &m->plan;
+    switch (c) {
+    case OPT_MODE: return option_taken(parse_mode(value, &plan->mode));
+    case OPT_METHOD: return option_taken(parse_method(value, &plan->method));
+    case OPT_MAX_SHIFT: return option_taken(parse_int(value, "--max-shift", 1, 1 << 20, &plan->max_shift));
+    case 'F': return option_taken(parse_fit_size(value, &plan->fit_size));
+    case OPT_ESTIMATOR: return option_taken(parse_estimator(value, &plan->estimator));
+    case OPT_FFT: return option_taken(mode_fft_set(m, value));
+    case 'b': return option_taken(parse_int(value, "--batch", 1, 1 << 20, &plan->batch));
+    case OPT_DOUBLE:
+        plan->use_double = 1;
+        return 1;
+    case OPT_EXPLAIN:
+        m->explain = 1;
+        return 1;
+    case OPT_PARAM:
+        if (!strchr(value, '=')) {
+            report_error("--param: expected KEY=VALUE, got '%s'", value);
+            return -1;
+        }
+        return option_taken(mode_param_add(m, value));
+    }
+    return accurate_take(plan, c, value);
+}
+
+static int device_take(struct device_options *d, int c, const char *value)
+{
+    switch (c) {
+    case 'd':
+        d->spec = value;
+        return 1;
+    case OPT_NO_CACHE:
+        d->no_cache = 1;
+        return 1;
+    }
+    return 0;
+}
+
+static int output_take(struct output_options *o, int c, const char *value)
+{
+    switch (c) {
+    case 'o': o->path = value; return 1;
+    case OPT_FORMAT: o->format = value; return 1;
+    case OPT_COLUMNS: o->columns = value; return 1;
+    }
+    return 0;
+}
+
+/* ---- the loop ---- */
+
+/*
+ * getopt_long's short options, from the table: ':' first (so that a
+ * missing value is told from an unknown option), then each entry whose
+ * value is a letter, with ':' when it takes a value.
+ */
+static void short_options(const struct option *table, char *buf, size_t size)
+{
+    size_t n = 0;
+    buf[n++] = ':';
+    for (const struct option *o = table; o->name && n + 3 <= size; o++)
+        if (o->val > 0 && o->val < OPT_LONG_ONLY) {
+            buf[n++] = (char)o->val;
+            if (o->has_arg == required_argument)
+                buf[n++] = ':';
+        }
+    buf[n] = '\0';
+}
+
+/* Option c to the group it belongs to, else to the command: 1 taken, 0 by
+ * none, -1 after reporting a bad value. */
+static int option_take(const struct command_options *c, const struct option_values *v, int opt, const char *value)
+{
+    int taken = v->windows ? windows_take(v->windows, opt, value) : 0;
+    if (taken == 0 && v->images)
+        taken = images_take(v->images, opt, value);
+    if (taken == 0 && v->mode)
+        taken = mode_take(v->mode, opt, value);
+    if (taken == 0 && v->device)
+        taken = device_take(v->device, opt, value);
+    if (taken == 0 && v->output)
+        taken = output_take(v->output, opt, value);
+    if (taken == 0 && c->take)
+        taken = c->take(v->own, opt, value);
+    return taken;
+}
+
+int options_parse(const struct command_options *c, const struct option_values *v, int argc, char **argv)
+{
+    char letters[128];     /* two per option at most: room for 63 */
+    int opt, verbosity = 1;
+
+    short_options(c->table, letters, sizeof letters);
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, letters, c->table, NULL)) != -1) {
+        int taken = 1;
+        if (opt == 'v')
+            verbosity = verbosity < 1 ? 2 : verbosity + 1;
+        else if (opt == 'q')
+            verbosity = 0;
+        else if (opt == 'h') {
+            fputs(c->help, stdout);
+            return 1;
+        } else if (opt == '?' || opt == ':' || (taken = option_take(c, v, opt, optarg)) == 0) {
+            report_bad_option(c->name, opt, argv[optind - 1]);
+            return -1;
+        }
+        if (taken < 0)
+            return -1;
+    }
+    report_set_verbosity(verbosity);
+    return 0;
+}
+
+/* ---- after the options ---- */
+
+int window_options_check(const struct window_options *w, int required)
+{
+    int have_regions = w->regions_path != NULL;
+    if (have_regions && w->have_grid) {
+        report_error("give either --regions or --grid, not both");
+        return -1;
+    }
+    if (required && !have_regions && !w->have_grid) {
+        report_error("no windows given: use --regions FILE or --grid NXxNY --window WxH");
+        return -1;
+    }
+    if (w->have_grid != w->have_window) {
+        report_error(w->have_grid ? "--grid needs --window WxH" : "--window is only used with --grid");
+        return -1;
+    }
+    if (w->have_margin && !w->have_grid) {
+        report_error("--margin is only used with --grid");
+        return -1;
+    }
+    return 0;
+}
+
+int window_options_regions(const struct window_options *w, int width, int height, clx_region **regions, size_t *n,
+                           clx_message *msg)
+{
+    return w->regions_path ? clx_regions_read(w->regions_path, regions, n, msg)
+                           : clx_regions_grid(w->grid_nx, w->grid_ny, w->win_w, w->win_h, w->margin, width, height,
+                                              regions, n, msg);
+}
+
+int image_options_add_args(struct image_options *o, int argc, char **argv, int first, const char *hint)
+{
+    return image_list_add_args(&o->images, argc, argv, first, o->list_path != NULL, hint);
+}
+
+int image_options_read_list(struct image_options *o)
+{
+    clx_message msg;
+    if (o->list_path && image_list_read(&o->images, o->list_path, &msg) != CLX_OK) {
+        report_error("%s", msg.text);
+        return -1;
+    }
+    return 0;
+}
+
+void image_options_free(struct image_options *o)
+{
+    image_list_free(&o->images);
+}
+
+void mode_options_init(struct mode_options *m)
+{
+    memset(m, 0, sizeof *m);
+    clx_plan_options_init(&m->plan);
+}
+
+void mode_options_free(struct mode_options *m)
+{
+    free(m->params);
+    m->params = NULL;
+    m->plan.params = NULL;
+}
