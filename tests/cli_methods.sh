@@ -51,6 +51,15 @@ grep -q "measured earlier" "$TMP/explain2" && [ -s "$TMP/cache/clxcorr/methods.t
 # shellcheck disable=SC2086
 "$CLXCORR" offsets --explain --method fft --regions "$S/regions.txt" $one 2>&1 >/dev/null | grep -q "method: fft, as asked" \
     && pass "--explain with --method fft" || fail "--explain with --method fft"
+# --explain lists every --param key with its value and origin: the direct path
+# sizes its kernel for the job, a --param value says so.
+# shellcheck disable=SC2086
+"$CLXCORR" offsets --mode seed --explain --method direct --max-shift 4 --param direct_split=3 --regions "$S/regions.txt" \
+    $one 2>"$TMP/explain3" >/dev/null || fail "--explain with --param"
+grep -q "^clxcorr:   direct_split=3 (--param) " "$TMP/explain3" && grep -q "^clxcorr:   sums_wg=[0-9]* (default) " "$TMP/explain3" \
+    && grep -q "^clxcorr:   fft=[a-z]* (default) " "$TMP/explain3" && [ "$(grep -c '^clxcorr:   [a-z_]*=' "$TMP/explain3")" -ge 27 ] \
+    && pass "--explain lists the kernel parameters with their origins" \
+    || fail "--explain's parameter listing: $(cat "$TMP/explain3")"
 
 # Tuning overrides.
 # shellcheck disable=SC2086

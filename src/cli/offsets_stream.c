@@ -109,6 +109,17 @@ static int ranks_agree(struct offsets_run *r, int status, const char *text, clx_
     return mpi_agree(status, text, msg);
 }
 
+/* --explain: every kernel parameter the plan's first pass uses, one line
+ * each, indented under the "parameters:" line. */
+static void explain_parameters(const char *lines)
+{
+    for (const char *line = lines; *line;) {
+        size_t n = strcspn(line, "\n");
+        fprintf(stderr, "clxcorr:   %.*s\n", (int)n, line);
+        line += n + (line[n] == '\n');
+    }
+}
+
 /* The plans exist: the output is opened only now, so that a job the device
  * refuses leaves no file behind. */
 static int started(void *user, const clx_stream_info *info, clx_message *msg)
@@ -126,6 +137,7 @@ static int started(void *user, const clx_stream_info *info, clx_message *msg)
                 fprintf(stderr, "clxcorr: device %zu (%s):\n", d, name);
             fprintf(stderr, "clxcorr: method: %s\n", clx_plan_explanation(plan));
             fprintf(stderr, "clxcorr: parameters: %s\n", clx_plan_tuning(plan));
+            explain_parameters(clx_plan_parameters(plan));
         }
         report_info("%s: batches of %d images", name, clx_plan_batch_size(plan));
         run_meta_device(&r->meta, d, r->ctxs[d], plan);
