@@ -5,7 +5,7 @@
  * The pipelines mark where each stage of a batch ends (profile_mark after
  * its last enqueue); a mark is a marker command on the in-order queue, which
  * completes when everything enqueued before it has, so a stage's device time
- * is its mark's end minus the previous mark's end, and profile_begin puts a
+ * is its mark's end minus the previous mark's end, and a mark named NULL puts a
  * mark where a batch starts. This needs no event from the FFT libraries
  * (VkFFT gives none) and nothing from a stage but its name and the bytes
  * it must move, which bench turns into achieved bandwidth. The context
