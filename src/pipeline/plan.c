@@ -312,6 +312,8 @@ static int apply_tuning(struct clx_plan *plan, const char *caller)
     tuned = plan->overrides;
     if (caller && kernel_overrides_parse(&plan->overrides, caller, 0, why, sizeof why))
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "%s", why);
+    /* Parsed once, into plan->overrides: the caller's string need not outlive the call. */
+    plan->opt.params = NULL;
     struct kernel_params tuned_only = plan->params;
     kernel_overrides_apply(&plan->overrides, plan->overrides.given, &plan->params);
     if (kernel_params_check(&plan->params, &ctx->dev, why, sizeof why)) {

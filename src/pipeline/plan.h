@@ -14,13 +14,13 @@
 
 struct clx_plan {
     struct clx_context *ctx;
-    clx_plan_options opt;
+    clx_plan_options opt;             /* resolved; opt.params is parsed into `overrides` and not kept */
     clx_region *regions;
     int nwin;
     int image_w, image_h;
     int batch;                        /* images per push, at most */
-    struct kernel_params params;      /* window, search radius, precision, F: before any layout */
-    struct kernel_overrides overrides;/* the tuning's values, then the caller's (opt.params), parsed once */
+    struct kernel_params params;      /* window, search radius, precision, F, overrides: before any layout */
+    struct kernel_overrides overrides; /* the tuning's values, then the caller's, parsed once */
     int tuned_batch;                  /* the tuning's largest automatic batch (0: none) */
     char tuning[512];                 /* where the tuning came from, in words */
     char parameters[4096];            /* the main stage's kernel parameters, one per line (--explain) */
