@@ -76,7 +76,7 @@ struct offsets_run {
     struct csv_output out;
     int out_open;
     int explain;
-    struct progress progress;
+    struct progress_line progress;
     struct run_meta meta;        /* for --meta */
     /* Rows formatted by the lanes (offsets_rows_format), written in order
      * by the calling thread (offsets_rows_write): image j's in

@@ -110,7 +110,7 @@ double now_seconds(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-void progress_start(struct progress *p, size_t total)
+void progress_start(struct progress_line *p, size_t total)
 {
     p->enabled = !silent && verbosity >= 1 && isatty(STDERR_FILENO);
     p->total = total;
@@ -118,7 +118,7 @@ void progress_start(struct progress *p, size_t total)
     p->last_draw = 0;
 }
 
-void progress_update(struct progress *p, size_t done)
+void progress_update(struct progress_line *p, size_t done)
 {
     double t = now_seconds();
     if (!p->enabled || (t - p->last_draw < 0.25 && done != p->total))
@@ -135,7 +135,7 @@ void progress_update(struct progress *p, size_t done)
     fflush(stderr);
 }
 
-void progress_finish(struct progress *p)
+void progress_finish(struct progress_line *p)
 {
     if (p->enabled && p->last_draw > 0)
         fprintf(stderr, "\r\033[K");

@@ -35,15 +35,15 @@ void report_library_log(void *user, clx_log_level level, const char *line);
 clx_log_level report_library_level(void);
 
 /* A progress line, shown only when standard error is a terminal and not --quiet. */
-struct progress {
+struct progress_line {
     int enabled;
     size_t total;          /* 0 when unknown */
     double start;
     double last_draw;
 };
-void progress_start(struct progress *p, size_t total);
-void progress_update(struct progress *p, size_t done);
-void progress_finish(struct progress *p);
+void progress_start(struct progress_line *p, size_t total);
+void progress_update(struct progress_line *p, size_t done);
+void progress_finish(struct progress_line *p);
 double now_seconds(void);
 
 #endif

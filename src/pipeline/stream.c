@@ -608,9 +608,9 @@ static void stream_free(struct stream *s)
 
 /* Every device's lanes (kept device by device: device d's are lanes[d *
  * MAX_LANES ...]), then the slots; *nlanes counts the lanes opened. */
-static int open_devices(struct stream *s, clx_context *const *contexts, const clx_image *reference,
-                        const clx_region *regions, const clx_plan_options *popt, const clx_stream_options *sopt,
-                        int *nlanes)
+static int open_all_devices(struct stream *s, clx_context *const *contexts, const clx_image *reference,
+                            const clx_region *regions, const clx_plan_options *popt,
+                            const clx_stream_options *sopt, int *nlanes)
 {
     int status = CLX_OK;
     *nlanes = 0;
@@ -694,7 +694,7 @@ int clx_stream_run_devices(clx_context *const *contexts, size_t ndevices, const 
 
     if (stream_init(&s, ndevices, reference, nregions, count, load, sopt, user) != CLX_OK)
         status = ctx_fail(contexts[0], CLX_ERR_HOST_MEMORY, "out of host memory");
-    else if ((status = open_devices(&s, contexts, reference, regions, popt, sopt, &nlanes)) == CLX_OK &&
+    else if ((status = open_all_devices(&s, contexts, reference, regions, popt, sopt, &nlanes)) == CLX_OK &&
              (status = report_started(&s, sopt, nlanes)) == CLX_OK)
         status = run_lanes(&s, nlanes, nloaders, sopt, deliver, &delivered);
     stream_free(&s);
