@@ -92,7 +92,7 @@ typedef struct clx_message {
     char text[1024];
 } clx_message;
 
-/* The library version ("0.1.0") and its build features ("clfft vkfft"). */
+/* The library version ("0.1.0") and its build features ("clfft vkfft hdf5"). */
 const char *clx_version(void);
 const char *clx_build_features(void);
 
@@ -132,20 +132,89 @@ int clx_image_copy_to(const clx_image *src, clx_image *dst, clx_message *msg);
  * compression libtiff reads; every page of a multi-page file is one image),
  * PNG (8/16-bit), JPEG, BMP and PGM/PPM. Colour images are converted to
  * luminance (0.299 R + 0.587 G + 0.114 B, rounded for integer types).
- * The format is recognised from the file's first bytes, not its name.
+ *
+ * EBSD pattern files are image files too, one page per pattern in scan
+ * order (row by row): the HDF5 containers h5ebsd (as kikuchipy, EDAX OIM
+ * and Bruker Esprit write it), Oxford's H5OINA and EMsoft's EBSD output
+ * (when the library is built with HDF5, see clx_build_features), and the
+ * binary EDAX UP1/UP2, NORDIF Pattern.dat (with its Setting.txt) and Oxford
+ * .ebsp files. Their scan grid and geometry: clx_image_file_scan. Patterns
+ * stored as 8-bit unsigned read as CLX_PIXEL_U8, 16-bit unsigned as
+ * CLX_PIXEL_U16, any other type (signed, 32/64-bit, float) as CLX_PIXEL_F32.
+ *
+ * The format is recognised from the file's first bytes, or, for the binary
+ * pattern files, which have no magic number, from the file's name (.up1,
+ * .up2, .ebsp, and a .dat with a Setting.txt beside it).
  */
 typedef struct clx_image_file clx_image_file;
 
 /* Opens an image file and reads its header: CLX_ERR_IO when it cannot be
- * read, CLX_ERR_FORMAT when it is no image clxcorr reads. */
+ * read, CLX_ERR_FORMAT when it is no image clxcorr reads. A container with
+ * several scans is refused (CLX_ERR_ARGUMENT, naming them): open one with
+ * clx_image_file_open_scan. */
 int clx_image_file_open(const char *path, clx_image_file **file, clx_message *msg);
-/* Number of images (pages) in the file: 1 except for multi-page TIFF. */
+/* The same, for the scan (an HDF5 container's top-level scan group, e.g.
+ * "Scan 1") called `scan`; NULL: the only one. Files that hold no scans
+ * (TIFF, ..., and single-scan pattern files) ignore the name. */
+int clx_image_file_open_scan(const char *path, const char *scan, clx_image_file **file, clx_message *msg);
+/* Number of images (pages) in the file: 1 except for multi-page TIFF and
+ * pattern files (one per pattern). */
 int clx_image_file_pages(const clx_image_file *file);
+
+/*
+ * A pattern file's scan: its grid and the geometry its header gives.
+ *
+ * The pattern centre is given in one convention whatever the file's (the
+ * Bruker convention, which kikuchipy also uses): pcx is the distance from
+ * the pattern's left edge over its width, pcy from its top edge over its
+ * height, pcz the detector distance over its height, all in the stored
+ * (binned) pattern's pixels. Files in the EDAX/TSL, Oxford or EMsoft
+ * convention are converted (as kikuchipy converts them; pc_convention
+ * names the file's own). Angles are in degrees.
+ */
+typedef struct clx_scan_info {
+    char format[32];            /* "kikuchipy h5ebsd", "EDAX h5", "Bruker h5", "Oxford H5OINA", "EMsoft",
+                                   "EDAX UP1", "EDAX UP2", "NORDIF", "Oxford ebsp" */
+    char scan[128];             /* the scan read: its group, or "" */
+    int rows, cols;             /* the scan grid, rows x cols = pages; 0 x 0: patterns without a grid */
+    double step_x, step_y;      /* grid step in µm; 0 when the file does not say */
+    int has_pc;                 /* the file gives a pattern centre */
+    int pc_per_point;           /* ... one per pattern (clx_image_file_pattern_centre) */
+    double pcx, pcy, pcz;       /* the pattern centre (the first pattern's, when per point) */
+    char pc_convention[16];     /* the file's convention: "Bruker", "TSL", "Oxford", "EMsoft" ("" without) */
+    double sample_tilt;         /* degrees; NAN when the file does not say */
+    double detector_tilt;       /* degrees (the camera's elevation); NAN when the file does not say */
+    double azimuthal, twist;    /* degrees; NAN when the file does not say */
+    double pixel_size;          /* unbinned detector pixel, µm; NAN when the file does not say */
+    int binning;                /* 0 when the file does not say */
+    int has_euler;              /* crystal orientations per pattern (clx_image_file_euler) */
+} clx_scan_info;
+
+/* The scan of a pattern file; NULL for other image files. */
+const clx_scan_info *clx_image_file_scan(const clx_image_file *file);
+/* Page `page`'s pattern centre (pcx, pcy, pcz as in clx_scan_info):
+ * CLX_ERR_STATE when the file gives none. */
+int clx_image_file_pattern_centre(const clx_image_file *file, int page, double pc[3]);
+/* Page `page`'s crystal orientation as Bunge Euler angles (phi1, Phi,
+ * phi2) in radians: CLX_ERR_STATE when the file gives none, NAN where the
+ * point was not indexed. */
+int clx_image_file_euler(const clx_image_file *file, int page, double euler[3]);
 /* Decodes page `page` (0-based) into `image` (which the caller frees). */
 int clx_image_file_read(clx_image_file *file, int page, clx_image *image,
                         clx_message *msg);
 /* Closes the file (NULL allowed). */
 void clx_image_file_close(clx_image_file *file);
+
+/*
+ * Reads page `page` of an open file into pixels the caller owns, as
+ * clx_image_load_into does (same size, pixels no wider than dst's). For
+ * pattern files it may be called from several threads at once on one open
+ * file (clx_image_file_shared says so), which is how a run of 100,000
+ * patterns reads a container without opening it for every pattern.
+ */
+int clx_image_file_read_into(clx_image_file *file, int page, clx_image *dst, clx_message *msg);
+/* Non-zero when clx_image_file_read_into may run in several threads at once on this file. */
+int clx_image_file_shared(const clx_image_file *file);
 
 /* Opens, reads one page and closes. */
 int clx_image_load(const char *path, int page, clx_image *image, clx_message *msg);

@@ -52,8 +52,15 @@ if $CC $cflags "$TMP/api_example.c" -o "$TMP/api_shared" $libs >"$TMP/cc.log" 2>
 else
     fail "building against the installed library: $(head -5 "$TMP/cc.log")"
 fi
-# libclxcorr.a named in place of -lclxcorr, the rest as --static says.
-static_rest=$(printf '%s\n' $static_libs | grep -v '^-lclxcorr$' | tr '\n' ' ')
+# libclxcorr.a named in place of -lclxcorr, the rest as --static says. The
+# sysroot also prefixes the -L of dependencies outside the default search
+# path (HDF5's, on Debian): those are the host's own.
+static_rest=$(printf '%s\n' $static_libs | grep -v '^-lclxcorr$' | while read -r word; do
+    case $word in
+    -L"$root"/*) [ -d "${word#-L}" ] && echo "$word" || echo "-L${word#-L$root}" ;;
+    *) echo "$word" ;;
+    esac
+done | tr '\n' ' ')
 # shellcheck disable=SC2086
 if $CC $cflags "$TMP/api_example.c" -o "$TMP/api_static" "$root$libdir/libclxcorr.a" $static_rest \
     >"$TMP/cc-static.log" 2>&1; then

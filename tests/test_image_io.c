@@ -846,7 +846,7 @@ static void test_errors_basic(void)
     path_make(path, sizeof path, "hello.png");
     bytes_write(path, LITERAL("hello"));
     expect_fail(path, 0, CLX_ERR_FORMAT,
-                "%s: unsupported image format (not TIFF, PNG, JPEG, BMP or PGM)");
+                "%s: unsupported image format (not TIFF, PNG, JPEG, BMP, PGM or an EBSD pattern file)");
     path_make(path, sizeof path, "bm_text.bmp");
     bytes_write(path, LITERAL("BMW is a car, not a bitmap\n"));
     expect_fail(path, 0, CLX_ERR_FORMAT, "%s: unsupported image format");

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -237,4 +238,12 @@ int image_make(const char *path, int width, int height, clx_pixel_type type,
     clx_message alloc_msg;
     int rc = clx_image_alloc(image, width, height, type, &alloc_msg);
     return rc == CLX_OK ? rc : msg_fail(msg, rc, "%s: %s", path, alloc_msg.text);
+}
+
+void image_scan_init(clx_scan_info *scan, const char *format)
+{
+    memset(scan, 0, sizeof *scan);
+    snprintf(scan->format, sizeof scan->format, "%s", format);
+    scan->sample_tilt = scan->detector_tilt = scan->azimuthal = scan->twist = NAN;
+    scan->pixel_size = NAN;
 }

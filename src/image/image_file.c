@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,11 +22,15 @@
 /* Enough for every magic number the backends test (BMP needs 16). */
 #define IMAGE_HEAD_BYTES 16
 
-/* Tried in order; the first whose probe accepts the file's head wins. */
+/* Tried in order; the first whose probe accepts the file wins. Formats
+ * known by their magic numbers come before those known by their names. */
 static const struct image_format *const image_formats[] = {
     &image_format_tiff,
     &image_format_pnm,
     &image_format_stb,
+#ifdef HAVE_HDF5
+    &image_format_hdf5,
+#endif
 };
 
 static int head_read(const char *path, unsigned char *head, size_t *length, clx_message *msg)
@@ -45,15 +50,41 @@ static int head_read(const char *path, unsigned char *head, size_t *length, clx_
     return CLX_OK;
 }
 
-static const struct image_format *format_find(const unsigned char *head, size_t length)
+static const struct image_format *format_find(const char *path, const unsigned char *head, size_t length)
 {
     for (size_t i = 0; i < sizeof image_formats / sizeof image_formats[0]; i++)
-        if (image_formats[i]->probe(head, length))
+        if (image_formats[i]->probe(path, head, length))
             return image_formats[i];
     return NULL;
 }
 
+/* Why a file of no known format is refused: one line naming it. */
+static int unknown_format(const char *path, const unsigned char *head, size_t length, clx_message *msg)
+{
+#ifndef HAVE_HDF5
+    static const unsigned char hdf5_magic[8] = { 0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n' };
+    if (length >= sizeof hdf5_magic && memcmp(head, hdf5_magic, sizeof hdf5_magic) == 0)
+        return msg_fail(msg, CLX_ERR_UNSUPPORTED, "%s: an HDF5 file, and this clxcorr was built without HDF5 "
+                        "(configure found no libhdf5; install libhdf5-dev and build again)", path);
+#endif
+    return msg_fail(msg, CLX_ERR_FORMAT,
+                    "%s: unsupported image format (not TIFF, PNG, JPEG, BMP, PGM or an EBSD pattern file)", path);
+}
+
+static void file_free(clx_image_file *f)
+{
+    free(f->pattern_centres);
+    free(f->euler);
+    free(f->path);
+    free(f);
+}
+
 int clx_image_file_open(const char *path, clx_image_file **file, clx_message *msg)
+{
+    return clx_image_file_open_scan(path, NULL, file, msg);
+}
+
+int clx_image_file_open_scan(const char *path, const char *scan, clx_image_file **file, clx_message *msg)
 {
     msg_clear(msg);
     if (!file)
@@ -67,10 +98,9 @@ int clx_image_file_open(const char *path, clx_image_file **file, clx_message *ms
     int rc = head_read(path, head, &length, msg);
     if (rc != CLX_OK)
         return rc;
-    const struct image_format *format = format_find(head, length);
+    const struct image_format *format = format_find(path, head, length);
     if (!format)
-        return msg_fail(msg, CLX_ERR_FORMAT,
-                        "%s: unsupported image format (not TIFF, PNG, JPEG, BMP or PGM)", path);
+        return unknown_format(path, head, length, msg);
 
     clx_image_file *f = calloc(1, sizeof *f);
     if (!f || !(f->path = strdup(path))) {
@@ -78,10 +108,9 @@ int clx_image_file_open(const char *path, clx_image_file **file, clx_message *ms
         return msg_fail(msg, CLX_ERR_HOST_MEMORY, "%s: out of memory", path);
     }
     f->format = format;
-    rc = format->open(f, msg);
+    rc = format->open(f, scan, msg);
     if (rc != CLX_OK) {
-        free(f->path);
-        free(f);
+        file_free(f);
         return rc;
     }
     *file = f;
@@ -123,8 +152,43 @@ void clx_image_file_close(clx_image_file *file)
     if (!file)
         return;
     file->format->close(file);
-    free(file->path);
-    free(file);
+    file_free(file);
+}
+
+const clx_scan_info *clx_image_file_scan(const clx_image_file *file)
+{
+    return file && file->scan.format[0] ? &file->scan : NULL;
+}
+
+/* Page `page`'s 3 values of a per-page array (NULL: the file has none). */
+static int page_triple(const clx_image_file *file, const double *values, int page, double out[3])
+{
+    clx_message msg;
+    if (!file || !out)
+        return CLX_ERR_ARGUMENT;
+    if (page_check(file, page, &msg) != CLX_OK)
+        return CLX_ERR_ARGUMENT;
+    if (!values) {
+        out[0] = out[1] = out[2] = NAN;
+        return CLX_ERR_STATE;
+    }
+    memcpy(out, values + 3 * (size_t)page, 3 * sizeof *out);
+    return CLX_OK;
+}
+
+int clx_image_file_pattern_centre(const clx_image_file *file, int page, double pc[3])
+{
+    return page_triple(file, file ? file->pattern_centres : NULL, page, pc);
+}
+
+int clx_image_file_euler(const clx_image_file *file, int page, double euler[3])
+{
+    return page_triple(file, file ? file->euler : NULL, page, euler);
+}
+
+int clx_image_file_shared(const clx_image_file *file)
+{
+    return file && file->format->shared_reads;
 }
 
 int clx_image_load(const char *path, int page, clx_image *image, clx_message *msg)
@@ -155,20 +219,43 @@ static int read_then_copy(clx_image_file *file, int page, clx_image *dst, clx_me
     return rc;
 }
 
-int clx_image_load_into(const char *path, int page, clx_image *dst, clx_message *msg)
+/* Page `page` into dst: straight from the file where the backend can, else decoded and copied. */
+static int read_into(clx_image_file *file, int page, clx_image *dst, clx_message *msg)
 {
-    msg_clear(msg);
-    if (!dst || !dst->pixels || clx_pixel_size(dst->type) == 0 || dst->width < 1 || dst->height < 1)
-        return msg_fail(msg, CLX_ERR_ARGUMENT, "clx_image_load_into: dst is not an image with pixels");
-    clx_image_file *file;
-    int rc = clx_image_file_open(path, &file, msg);
-    if (rc != CLX_OK)
-        return rc;
-    rc = page_check(file, page, msg);
+    int rc = page_check(file, page, msg);
     if (rc == CLX_OK)
         rc = file->format->read_into ? file->format->read_into(file, page, dst, msg) : IMAGE_READ_DECODE;
     if (rc == IMAGE_READ_DECODE)
         rc = read_then_copy(file, page, dst, msg);
+    return rc;
+}
+
+static int dst_check(const clx_image *dst, const char *function, clx_message *msg)
+{
+    if (!dst || !dst->pixels || clx_pixel_size(dst->type) == 0 || dst->width < 1 || dst->height < 1)
+        return msg_fail(msg, CLX_ERR_ARGUMENT, "%s: dst is not an image with pixels", function);
+    return CLX_OK;
+}
+
+int clx_image_file_read_into(clx_image_file *file, int page, clx_image *dst, clx_message *msg)
+{
+    msg_clear(msg);
+    if (!file)
+        return msg_fail(msg, CLX_ERR_ARGUMENT, "clx_image_file_read_into: file is NULL");
+    int rc = dst_check(dst, "clx_image_file_read_into", msg);
+    return rc == CLX_OK ? read_into(file, page, dst, msg) : rc;
+}
+
+int clx_image_load_into(const char *path, int page, clx_image *dst, clx_message *msg)
+{
+    msg_clear(msg);
+    int rc = dst_check(dst, "clx_image_load_into", msg);
+    if (rc != CLX_OK)
+        return rc;
+    clx_image_file *file;
+    if ((rc = clx_image_file_open(path, &file, msg)) != CLX_OK)
+        return rc;
+    rc = read_into(file, page, dst, msg);
     clx_image_file_close(file);
     return rc;
 }

@@ -119,12 +119,12 @@ static int pnm_decode(const char *path, const char *kind, int channels, FILE *f,
     return rc;
 }
 
-static int pnm_probe(const unsigned char *head, size_t length)
+static int pnm_probe(const char *path, const unsigned char *head, size_t length)
 {
     return length >= 3 && head[0] == 'P' && (head[1] == '5' || head[1] == '6') && is_space(head[2]);
 }
 
-static int pnm_open(clx_image_file *file, clx_message *msg)
+static int pnm_open(clx_image_file *file, const char *scan, clx_message *msg)
 {
     file->pages = 1;
     file->handle = NULL;
@@ -139,7 +139,7 @@ static int pnm_read(clx_image_file *file, int page, clx_image *image, clx_messag
     if (!f)
         return msg_fail(msg, CLX_ERR_IO, "%s: %s", path, strerror(errno));
     int rc;
-    if (fread(head, 1, sizeof head, f) != sizeof head || !pnm_probe(head, sizeof head))
+    if (fread(head, 1, sizeof head, f) != sizeof head || !pnm_probe(NULL, head, sizeof head))
         rc = msg_fail(msg, CLX_ERR_FORMAT, "%s: not a PGM or PPM file any more", path);
     else if (fseek(f, 0, SEEK_SET) != 0)
         rc = msg_fail(msg, CLX_ERR_IO, "%s: %s", path, strerror(errno));

@@ -284,12 +284,12 @@ static int stb_decode(const char *path, const struct image_kind *k, struct stb_s
 /* ------------------------------------------------------------------------ */
 /* The backend                                                               */
 
-static int stb_probe(const unsigned char *head, size_t length)
+static int stb_probe(const char *path, const unsigned char *head, size_t length)
 {
     return kind_of(head, length) != NULL;
 }
 
-static int stb_open(clx_image_file *file, clx_message *msg)
+static int stb_open(clx_image_file *file, const char *scan, clx_message *msg)
 {
     /* Everything is decided when reading: a file is one image, and cheap to reopen. */
     file->pages = 1;
@@ -309,7 +309,7 @@ static int stb_read(clx_image_file *file, int page, clx_image *image, clx_messag
     int rc;
     if (!kind)   /* it changed since it was opened */
         rc = msg_fail(msg, CLX_ERR_FORMAT, "%s: unsupported image format (not TIFF, PNG, "
-                      "JPEG, BMP or PGM)", path);
+                      "JPEG, BMP, PGM or an EBSD pattern file)", path);
     else if (fseek(src.f, 0, SEEK_SET) != 0)
         rc = msg_fail(msg, CLX_ERR_IO, "%s: %s", path, strerror(errno));
     else

@@ -583,7 +583,7 @@ static int tiff_read_into(clx_image_file *file, int page, clx_image *dst, clx_me
 /* ------------------------------------------------------------------------ */
 /* The backend                                                               */
 
-static int tiff_probe(const unsigned char *head, size_t length)
+static int tiff_probe(const char *path, const unsigned char *head, size_t length)
 {
     if (length < 4)
         return 0;
@@ -592,7 +592,7 @@ static int tiff_probe(const unsigned char *head, size_t length)
         || (head[0] == 'M' && head[1] == 'M' && head[2] == 0 && (head[3] == 42 || head[3] == 43));
 }
 
-static int tiff_open(clx_image_file *file, clx_message *msg)
+static int tiff_open(clx_image_file *file, const char *scan, clx_message *msg)
 {
     struct tiff_handle *h = calloc(1, sizeof *h);
     if (!h)

@@ -1,7 +1,8 @@
 /*
- * loaders.h - the interface between src/image/image.c and the file-format
- * backends (internal). Each backend lives in its own file: load_tiff.c
- * (libtiff) and load_stb.c (stb_image: PNG, JPEG, BMP, PGM/PPM).
+ * loaders.h - the interface between src/image/image_file.c and the
+ * file-format backends (internal). Each backend lives in its own file:
+ * load_tiff.c (libtiff), load_pnm.c (PGM/PPM), load_stb.c (stb_image: PNG,
+ * JPEG, BMP) and the pattern files' (load_hdf5.c, ...).
  */
 #ifndef CLX_LOADERS_H
 #define CLX_LOADERS_H
@@ -23,23 +24,34 @@ struct clx_image_file {
     int pages;
     const struct image_format *format;
     void *handle;               /* the backend's own state */
+    /* Pattern files: the scan (format[0] == '\0' for other files), and per
+     * page, when the file gives them, the pattern centre (3 doubles, in
+     * clx_scan_info's convention) and the Euler angles (3 doubles, radians). */
+    clx_scan_info scan;
+    double *pattern_centres;
+    double *euler;
 };
 
 struct image_format {
     const char *name;
-    /* Non-zero when the first bytes of a file belong to this format. */
-    int (*probe)(const unsigned char *head, size_t length);
-    /* Opens file->path, sets file->pages and file->handle. */
-    int (*open)(clx_image_file *file, clx_message *msg);
+    /* Non-zero when the file belongs to this format: from its first bytes,
+     * or, for formats without a magic number, from its name (path). */
+    int (*probe)(const char *path, const unsigned char *head, size_t length);
+    /* Opens file->path, sets file->pages and file->handle (and, for pattern
+     * files, file->scan and the per-page arrays); `scan` names the scan to
+     * read (NULL: the only one), for formats that hold several. */
+    int (*open)(clx_image_file *file, const char *scan, clx_message *msg);
     int (*read)(clx_image_file *file, int page, clx_image *image, clx_message *msg);
     /*
      * Reads page `page` straight into dst (size and type checked with
      * image_fit_check), or returns IMAGE_READ_DECODE when the page is not
-     * laid out for that: src/image/image.c then decodes it with `read` and copies.
-     * NULL: always decode.
+     * laid out for that: src/image/image_file.c then decodes it with `read`
+     * and copies. NULL: always decode.
      */
     int (*read_into)(clx_image_file *file, int page, clx_image *dst, clx_message *msg);
     void (*close)(clx_image_file *file);
+    /* read and read_into may run in several threads at once on one open file. */
+    int shared_reads;
 };
 
 /* read_into's answer for "decode this page with read": not a clx_status. */
@@ -48,6 +60,12 @@ struct image_format {
 extern const struct image_format image_format_tiff;
 extern const struct image_format image_format_pnm;
 extern const struct image_format image_format_stb;
+#ifdef HAVE_HDF5
+extern const struct image_format image_format_hdf5;
+#endif
+
+/* A scan without geometry: format named, grid 0 x 0, every angle and the pixel size NAN. */
+void image_scan_init(clx_scan_info *scan, const char *format);
 
 /* Helpers the backends share (src/image/image.c). */
 

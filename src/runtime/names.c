@@ -38,11 +38,14 @@ const char *clx_version(void)
 
 const char *clx_build_features(void)
 {
+    return "clfft"
 #ifdef HAVE_VKFFT
-    return "clfft vkfft";
-#else
-    return "clfft";
+           " vkfft"
 #endif
+#ifdef HAVE_HDF5
+           " hdf5"
+#endif
+        ;
 }
 
 const char *clx_device_type_name(clx_device_type type)

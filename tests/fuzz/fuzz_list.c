@@ -162,7 +162,7 @@ static void pixels_check(const char *what, const clx_image *im, int value)
 /* Expands the list both ways the command does, against the model. */
 static void expand_check(const struct image_list *list)
 {
-    struct image_items items;
+    struct image_items items = { 0 };   /* keep_unreadable is the caller's to set: off */
     if (image_items_expand(list, &items) != CLX_OK)
         fuzz_fail("image_items_expand: out of memory");
     struct image_cursor cursor;
