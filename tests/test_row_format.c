@@ -32,7 +32,7 @@ static const char *format_rows(const struct row_format *f, const char *name)
 {
     static char out[8192];
     struct csv_text t = { 0 };
-    int status = row_format_image(f, &t, name, regions, 3, results);
+    int status = row_format_image(f, &t, name, NULL, regions, 3, results);
     CHECK(status == CLX_OK && t.rows == 3, "row_format_image: status %d, %zu rows", status, t.rows);
     snprintf(out, sizeof out, "%.*s", (int)t.len, t.text ? t.text : "");
     csv_text_free(&t);
@@ -144,7 +144,7 @@ static void check_columns_and_formats(void)
     nan_result.zncc = INFINITY;
     struct csv_text t = { 0 };
     row_format_set_columns(&f, "dx,dy,zncc", 1, &msg);
-    CHECK(row_format_image(&f, &t, "n.tif", regions, 1, &nan_result) == CLX_OK && t.len > 0 &&
+    CHECK(row_format_image(&f, &t, "n.tif", NULL, regions, 1, &nan_result) == CLX_OK && t.len > 0 &&
               strncmp(t.text, "{\"dx\":null,\"dy\":5.689843,\"zncc\":null}\n", t.len) == 0,
           "NaN and infinity: %.*s", (int)t.len, t.text);
     csv_text_free(&t);
@@ -158,16 +158,16 @@ static void check_errors(void)
         const char *message;
     } bad[] = {
         { "image,speed", 1,
-          "--columns: unknown column 'speed' (known: image, region, x, y, dx, dy, peak, flags, and in accurate mode "
-          "zncc, peak_ratio, iterations)" },
+          "--columns: unknown column 'speed' (known: image, region, x, y, dx, dy, peak, flags, in accurate mode "
+          "zncc, peak_ratio, iterations, and over a scan scan_row, scan_col, scan_x, scan_y)" },
         { "dx,dy,dx", 1, "--columns: dx is named twice" },
         { "image,,dx", 1, "--columns: an empty column name in 'image,,dx'" },
         { "image,", 1, "--columns: an empty column name in 'image,'" },
         { "", 1, "--columns: an empty column name in ''" },
         { "dx,zncc", 0, "--columns: zncc is written in accurate mode only" },
         { "DX", 1,
-          "--columns: unknown column 'DX' (known: image, region, x, y, dx, dy, peak, flags, and in accurate mode "
-          "zncc, peak_ratio, iterations)" },
+          "--columns: unknown column 'DX' (known: image, region, x, y, dx, dy, peak, flags, in accurate mode "
+          "zncc, peak_ratio, iterations, and over a scan scan_row, scan_col, scan_x, scan_y)" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct row_format f;

@@ -68,6 +68,7 @@ static const char correlate_help[] =
     "Other options:\n"
     "  -o, --output FILE    the TIFF to write (written as FILE.part until complete)\n"
     "  -l, --list FILE      more images from FILE, one per line ('-': standard input)\n"
+    "      --scan NAME      the scan to read in pattern files of several scans\n"
     "      --method M       fft, direct or auto (default; see clxcorr offsets --help)\n"
     "      --explain        say which method was used and why\n"
     "      --double         every device stage in double precision\n"
@@ -92,6 +93,7 @@ static const struct option correlate_table[] = {
     OPTION_BATCH,
     OPTION_OUTPUT,
     OPTION_LIST,
+    OPTION_SCAN,
     OPTION_DEVICE,
     OPTION_NO_CACHE,
     OPTIONS_VERBOSITY,
@@ -213,7 +215,7 @@ static int correlate_rights(struct job *j, const struct correlate_args *a, const
         size_t n = pr->rights_per_left - done < batch ? pr->rights_per_left - done : batch;
         for (size_t i = 0; i < n; i++) {
             const char *name = a->img.images.entries[right_entry(pr, left, done + i)];
-            if (image_entry_load_single(name, &j->batch[i], &msg) != CLX_OK) {
+            if (image_entry_load_single(name, a->img.images.scan, &j->batch[i], &msg) != CLX_OK) {
                 report_error("%s", msg.text);
                 free_batch(j, i);
                 return -1;
@@ -335,7 +337,7 @@ static int correlate_lefts(struct job *j, const struct correlate_args *a, const 
     for (int l = 0; l < pr->lefts; l++) {
         if (l > 0) {
             clx_image_free(left);
-            if (image_entry_load_single(a->img.images.entries[l], left, &msg) != CLX_OK) {
+            if (image_entry_load_single(a->img.images.entries[l], a->img.images.scan, left, &msg) != CLX_OK) {
                 report_error("%s", msg.text);
                 return -1;
             }
@@ -405,7 +407,7 @@ int cmd_correlate(int argc, char **argv)
         status = EXIT_USAGE;
         goto done;
     }
-    if (image_entry_load_single(a.img.images.entries[0], &left, &msg) != CLX_OK) {
+    if (image_entry_load_single(a.img.images.entries[0], a.img.images.scan, &left, &msg) != CLX_OK) {
         report_error("%s", msg.text);
         goto done;
     }

@@ -65,6 +65,7 @@ static const char filter_help[] =
     "                        file name without its extension, a page per input page;\n"
     "                        DIR is created if missing; inputs are never overwritten\n"
     "  -l, --list FILE       more images from FILE, one per line ('-': standard input)\n"
+    "      --scan NAME       the scan to read in pattern files of several scans\n"
     "  -d, --device SPEC     the OpenCL device (see clxcorr offsets --help)\n"
     "      --no-cache        do not use cached compiled kernels\n"
     "  -v, --verbose / -q, --quiet / -h, --help\n"
@@ -92,6 +93,7 @@ static const struct option filter_table[] = {
     OPTION_OUTPUT,
     { "output-dir", required_argument, NULL, OPT_OUTPUT_DIR },
     OPTION_LIST,
+    OPTION_SCAN,
     OPTION_DEVICE,
     OPTION_NO_CACHE,
     OPTIONS_VERBOSITY,

@@ -36,10 +36,20 @@ static const char offsets_help[] =
     "      --skip-bad       an image that cannot be read (missing, corrupt, another\n"
     "                       size) is a warning and rows flagged 64 with nan\n"
     "                       offsets, not the end of the run\n"
+    "      --scan NAME      the scan to read in EBSD pattern files that hold several\n"
+    "                       (an HDF5 container's top-level group, e.g. 'Scan 1');\n"
+    "                       without it a file of several scans is refused\n"
     "  Formats: TIFF (8/16-bit unsigned, 32-bit float, any compression), PNG,\n"
     "  JPEG, BMP, PGM; colour is converted to luminance. Every image must have\n"
     "  the reference's size. Each page of a multi-page TIFF is one image, named\n"
     "  PATH#N (0-based); PATH#N on the command line picks one page.\n"
+    "  EBSD pattern files hold one image per pattern, in scan order: h5ebsd\n"
+    "  (kikuchipy, EDAX, Bruker), Oxford H5OINA and EMsoft output (builds with\n"
+    "  HDF5), EDAX UP1/UP2, NORDIF Pattern.dat (with its Setting.txt), Oxford\n"
+    "  .ebsp. FILE#N names pattern N, FILE#ROW,COL the pattern at that scan\n"
+    "  point (0-based), for the reference too. A run over one pattern file\n"
+    "  with a scan grid writes scan_row,scan_col (and scan_x,scan_y in um when\n"
+    "  the file gives the step) in place of the image column.\n"
     "\n"
     "Mode:\n"
     "      --mode M         accurate (default): pre-filter, window offset and\n"
@@ -181,6 +191,7 @@ enum { OPT_LANES = OPT_OWN, OPT_SHARD, OPT_META, OPT_RESUME, OPT_SKIP_BAD, OPT_Q
 static const struct option offsets_table[] = {
     OPTIONS_WINDOWS,
     OPTION_LIST,
+    OPTION_SCAN,
     { "shard", required_argument, NULL, OPT_SHARD },
     { "skip-bad", no_argument, NULL, OPT_SKIP_BAD },
     OPTION_MODE,

@@ -181,7 +181,7 @@ static int plot_arrows(const struct plot_args *a, const struct results_table *t)
         report_error("out of memory");
         return EXIT_FAILURE_RUN;
     }
-    if (image_entry_load_single(a->reference, &ref, &msg) != CLX_OK) {
+    if (image_entry_load_single(a->reference, NULL, &ref, &msg) != CLX_OK) {
         report_error("%s", msg.text);
         goto done;
     }

@@ -93,46 +93,107 @@ void image_list_free(struct image_list *list)
     memset(list, 0, sizeof *list);
 }
 
-int image_entry_split(const char *entry, char **path, int *page)
+/* Whether text is 1 to 8 decimal digits and nothing else. */
+static int is_index(const char *text, size_t len)
+{
+    return len > 0 && len < 9 && strspn(text, "0123456789") == len;
+}
+
+int image_entry_split(const char *entry, char **path, int *page, int *row, int *col)
 {
     struct stat st;
     const char *hash = strrchr(entry, '#');
-    *page = -1;
-    if (hash && hash[1] != '\0' && strspn(hash + 1, "0123456789") == strlen(hash + 1) &&
-        strlen(hash + 1) < 9 && stat(entry, &st) != 0) {
-        *page = atoi(hash + 1);
-        *path = malloc((size_t)(hash - entry) + 1);
-        if (!*path)
-            return CLX_ERR_HOST_MEMORY;
-        memcpy(*path, entry, (size_t)(hash - entry));
-        (*path)[hash - entry] = '\0';
-        return CLX_OK;
+    const char *comma = hash ? strchr(hash, ',') : NULL;
+    int r = -1, c = -1, p = -1;
+    if (hash && stat(entry, &st) != 0) {
+        if (!comma && is_index(hash + 1, strlen(hash + 1)))
+            p = atoi(hash + 1);
+        else if (comma && is_index(hash + 1, (size_t)(comma - hash - 1)) && is_index(comma + 1, strlen(comma + 1))) {
+            r = atoi(hash + 1);
+            c = atoi(comma + 1);
+        }
     }
-    *path = strdup(entry);
-    return *path ? CLX_OK : CLX_ERR_HOST_MEMORY;
+    *page = p;
+    if (row)
+        *row = r;
+    if (col)
+        *col = c;
+    size_t n = p >= 0 || r >= 0 ? (size_t)(hash - entry) : strlen(entry);
+    *path = malloc(n + 1);
+    if (!*path)
+        return CLX_ERR_HOST_MEMORY;
+    memcpy(*path, entry, n);
+    (*path)[n] = '\0';
+    return CLX_OK;
 }
 
-int image_entry_load_single(const char *entry, clx_image *image, clx_message *msg)
+/* The page of scan point (row, col) of an open pattern file: CLX_OK, or why not in msg. */
+static int scan_point_page(clx_image_file *file, const char *path, int row, int col, int *page, clx_message *msg)
+{
+    const clx_scan_info *scan = clx_image_file_scan(file);
+    if (!scan || scan->rows < 1) {
+        snprintf(msg->text, sizeof msg->text, "%s has no scan grid: name a pattern as %s#N (from 0)", path, path);
+        return CLX_ERR_ARGUMENT;
+    }
+    if (row >= scan->rows || col >= scan->cols) {
+        snprintf(msg->text, sizeof msg->text, "%s: scan point %d,%d is outside its %d x %d grid (rows x columns, "
+                 "from 0)", path, row, col, scan->rows, scan->cols);
+        return CLX_ERR_ARGUMENT;
+    }
+    *page = row * scan->cols + col;
+    return CLX_OK;
+}
+
+/*
+ * Opens the file an entry names (reading `scan` in pattern files that hold
+ * several) and gives the pages it stands for: the page or scan point it
+ * names, or all of them (named PATH#N in the rows when there are several).
+ * *file is NULL after a failure (msg says why).
+ */
+static int entry_open(const char *entry, const char *scan, clx_image_file **file, int *first, int *last, int *named,
+                      clx_message *msg)
 {
     char *path;
-    int page, status;
-    clx_image_file *file = NULL;
-
-    if (image_entry_split(entry, &path, &page) != CLX_OK)
+    int page, row, col;
+    *file = NULL;
+    if (image_entry_split(entry, &path, &page, &row, &col) != CLX_OK)
         return CLX_ERR_HOST_MEMORY;
-    status = clx_image_file_open(path, &file, msg);
+    int status = clx_image_file_open_scan(path, scan, file, msg);
+    if (status == CLX_OK && row >= 0)
+        status = scan_point_page(*file, path, row, col, &page, msg);
     if (status == CLX_OK) {
-        int pages = clx_image_file_pages(file);
-        if (page < 0 && pages > 1) {
-            snprintf(msg->text, sizeof msg->text, "%s has %d pages; name one as %s#N (N from 0 to %d)", path,
-                     pages, path, pages - 1);
+        int pages = clx_image_file_pages(*file);
+        if (page >= pages) {
+            snprintf(msg->text, sizeof msg->text, "%s has %d page%s; page %d does not exist", path, pages,
+                     pages == 1 ? "" : "s", page);
             status = CLX_ERR_ARGUMENT;
-        } else {
-            status = clx_image_file_read(file, page < 0 ? 0 : page, image, msg);
         }
-        clx_image_file_close(file);
+        *first = page >= 0 ? page : 0;
+        *last = page >= 0 ? page : pages - 1;
+        *named = page < 0 && pages > 1;     /* an entry that names its page keeps its name */
+    }
+    if (status != CLX_OK) {
+        clx_image_file_close(*file);
+        *file = NULL;
     }
     free(path);
+    return status;
+}
+
+int image_entry_load_single(const char *entry, const char *scan, clx_image *image, clx_message *msg)
+{
+    clx_image_file *file = NULL;
+    int first, last, named;
+    int status = entry_open(entry, scan, &file, &first, &last, &named, msg);
+    if (status == CLX_OK && first != last) {
+        snprintf(msg->text, sizeof msg->text, "%s has %d pages; name one as %s#N (N from 0 to %d)%s", entry,
+                 last + 1, entry, last, clx_image_file_scan(file) && clx_image_file_scan(file)->rows > 0
+                 ? ", or a scan point as #ROW,COL" : "");
+        status = CLX_ERR_ARGUMENT;
+    } else if (status == CLX_OK) {
+        status = clx_image_file_read(file, first, image, msg);
+    }
+    clx_image_file_close(file);
     return status;
 }
 
@@ -142,41 +203,10 @@ void image_cursor_init(struct image_cursor *c, const struct image_list *list)
     c->list = list;
 }
 
-/*
- * Opens the file an entry names and gives the pages it stands for: the page
- * it names, or all of them (named PATH#N in the rows when there are
- * several). *file is NULL after a failure (msg says why).
- */
-static int entry_open(const char *entry, clx_image_file **file, int *first, int *last, int *named,
-                      clx_message *msg)
-{
-    char *path;
-    int page;
-    *file = NULL;
-    if (image_entry_split(entry, &path, &page) != CLX_OK)
-        return CLX_ERR_HOST_MEMORY;
-    int status = clx_image_file_open(path, file, msg);
-    if (status == CLX_OK) {
-        int pages = clx_image_file_pages(*file);
-        if (page >= pages) {
-            snprintf(msg->text, sizeof msg->text, "%s has %d page%s; page %d does not exist", path, pages,
-                     pages == 1 ? "" : "s", page);
-            status = CLX_ERR_ARGUMENT;
-            clx_image_file_close(*file);
-            *file = NULL;
-        }
-        *first = page >= 0 ? page : 0;
-        *last = page >= 0 ? page : pages - 1;
-        *named = page < 0 && pages > 1;     /* an entry that names its page keeps its name */
-    }
-    free(path);
-    return status;
-}
-
 static int open_next_entry(struct image_cursor *c, clx_message *msg)
 {
     c->entry = c->list->entries[c->next_entry++];
-    return entry_open(c->entry, &c->file, &c->page, &c->last_page, &c->named_pages, msg);
+    return entry_open(c->entry, c->list->scan, &c->file, &c->page, &c->last_page, &c->named_pages, msg);
 }
 
 int image_cursor_next(struct image_cursor *c, char **name, clx_image *image, clx_message *msg)
@@ -234,6 +264,23 @@ static int items_add(struct image_items *items, size_t *capacity, size_t entry, 
     return CLX_OK;
 }
 
+/*
+ * Keeps a pattern file open for the run when its pages are many and may be
+ * read from several loader threads at once: a container of 100,000
+ * patterns is opened once, not once per pattern. Other files are opened
+ * for each page, as before (a list of 100,000 TIFFs keeps no file open).
+ */
+static int keep_open(struct image_items *items, size_t e, clx_image_file **file, int first, int last)
+{
+    if (first == last || !clx_image_file_shared(*file))
+        return CLX_OK;
+    if (!items->open && !(items->open = calloc(items->list->count, sizeof *items->open)))
+        return CLX_ERR_HOST_MEMORY;
+    items->open[e] = *file;
+    *file = NULL;
+    return CLX_OK;
+}
+
 int image_items_expand(const struct image_list *list, struct image_items *items)
 {
     size_t capacity = 0;
@@ -244,7 +291,9 @@ int image_items_expand(const struct image_list *list, struct image_items *items)
     for (size_t e = 0; e < list->count; e++) {
         clx_image_file *file;
         int first, last, named;
-        int status = entry_open(list->entries[e], &file, &first, &last, &named, &items->msg);
+        int status = entry_open(list->entries[e], list->scan, &file, &first, &last, &named, &items->msg);
+        if (status == CLX_OK)
+            status = keep_open(items, e, &file, first, last);
         clx_image_file_close(file);
         if (status == CLX_ERR_HOST_MEMORY)
             return status;
@@ -267,9 +316,31 @@ int image_items_expand(const struct image_list *list, struct image_items *items)
 
 void image_items_free(struct image_items *items)
 {
+    for (size_t e = 0; items->open && e < items->list->count; e++)
+        clx_image_file_close(items->open[e]);
+    free(items->open);
+    items->open = NULL;
     free(items->items);
     items->items = NULL;
     items->count = 0;
+}
+
+const clx_scan_info *image_items_scan(const struct image_items *items)
+{
+    if (items->count == 0 || items->status != CLX_OK || !items->open)
+        return NULL;
+    size_t e = items->items[0].entry;
+    const clx_scan_info *scan = clx_image_file_scan(items->open[e]);
+    if (!scan || scan->rows < 1 || items->items[items->count - 1].entry != e)
+        return NULL;
+    return scan;
+}
+
+void image_item_scan_point(const struct image_items *items, size_t i, const clx_scan_info *scan, long *row, long *col)
+{
+    int page = items->items[i].page < 0 ? 0 : items->items[i].page;
+    *row = page / scan->cols;
+    *col = page % scan->cols;
 }
 
 char *image_item_name(const struct image_items *items, size_t i)
@@ -289,7 +360,7 @@ char *image_item_name(const struct image_items *items, size_t i)
 static int item_path(const struct image_items *items, size_t i, char **path)
 {
     int page;
-    return image_entry_split(items->list->entries[items->items[i].entry], path, &page);
+    return image_entry_split(items->list->entries[items->items[i].entry], path, &page, NULL, NULL);
 }
 
 /* An unreadable entry kept as an image (keep_unreadable): its error again. */
@@ -297,7 +368,8 @@ static int unreadable_item(const struct image_items *items, size_t i, clx_messag
 {
     clx_image_file *file;
     int first, last, named;
-    int status = entry_open(items->list->entries[items->items[i].entry], &file, &first, &last, &named, msg);
+    int status = entry_open(items->list->entries[items->items[i].entry], items->list->scan, &file, &first, &last,
+                            &named, msg);
     clx_image_file_close(file);
     if (status == CLX_OK) {
         /* It opens now: it changed since the list was read. */
@@ -313,6 +385,9 @@ int image_item_load(const struct image_items *items, size_t i, clx_image *image,
     char *path;
     if (items->items[i].page < 0)
         return unreadable_item(items, i, msg);
+    clx_image_file *open = items->open ? items->open[items->items[i].entry] : NULL;
+    if (open)
+        return clx_image_file_read(open, items->items[i].page, image, msg);
     if (item_path(items, i, &path) != CLX_OK)
         return CLX_ERR_HOST_MEMORY;
     int status = clx_image_load(path, items->items[i].page, image, msg);
@@ -325,6 +400,9 @@ int image_item_load_into(const struct image_items *items, size_t i, clx_image *d
     char *path;
     if (items->items[i].page < 0)
         return unreadable_item(items, i, msg);
+    clx_image_file *open = items->open ? items->open[items->items[i].entry] : NULL;
+    if (open)
+        return clx_image_file_read_into(open, items->items[i].page, dst, msg);
     if (item_path(items, i, &path) != CLX_OK)
         return CLX_ERR_HOST_MEMORY;
     int status = clx_image_load_into(path, items->items[i].page, dst, msg);

@@ -2,9 +2,12 @@
  * image_list.h - the images of a run, in input order: names from the
  * command line and from --list files, expanded page by page as they are read.
  *
- * An entry "PATH#N" names page N (0-based) of a multi-page TIFF, unless a
- * file with that literal name exists. An entry without "#N" that names a
- * multi-page TIFF stands for all its pages, reported as PATH#0, PATH#1, ...
+ * An entry "PATH#N" names page N (0-based) of a multi-page TIFF or pattern
+ * N of an EBSD pattern file, and "PATH#ROW,COL" the pattern at that point
+ * of a pattern file's scan grid (0-based), unless a file with the entry's
+ * literal name exists. An entry without them that names a file of several
+ * pages stands for all of them, reported as PATH#0, PATH#1, ... (a pattern
+ * file: in scan order).
  */
 #ifndef CLX_IMAGE_LIST_H
 #define CLX_IMAGE_LIST_H
@@ -15,6 +18,7 @@
 struct image_list {
     char **entries;
     size_t count, capacity;
+    const char *scan;          /* --scan: the scan read in pattern files that hold several (NULL: the only one) */
 };
 
 int image_list_add(struct image_list *list, const char *entry);
@@ -29,11 +33,14 @@ int image_list_add_args(struct image_list *list, int argc, char **argv, int firs
 int image_list_read(struct image_list *list, const char *path, clx_message *msg);
 void image_list_free(struct image_list *list);
 
-/* Splits an entry into a path and a page (-1: all pages). *path is malloc'd. */
-int image_entry_split(const char *entry, char **path, int *page);
+/* Splits an entry into a path and a page (-1: all pages, or a scan point),
+ * and "#ROW,COL"'s scan point (-1, -1: none; row and col may be NULL).
+ * *path is malloc'd. */
+int image_entry_split(const char *entry, char **path, int *page, int *row, int *col);
 
-/* Loads one image named by an entry; a multi-page file needs "#N". */
-int image_entry_load_single(const char *entry, clx_image *image, clx_message *msg);
+/* Loads one image named by an entry (the scan `scan` of pattern files that
+ * hold several); a multi-page file needs "#N" (a pattern file: or "#ROW,COL"). */
+int image_entry_load_single(const char *entry, const char *scan, clx_image *image, clx_message *msg);
 
 /* Walks a list image by image. */
 struct image_cursor {
@@ -71,6 +78,9 @@ struct image_items {
     const struct image_list *list;
     struct image_item *items;
     size_t count;
+    /* Per entry, the pattern file kept open for the run (its pages are read
+     * from several loader threads at once); NULL: each page opens its file. */
+    clx_image_file **open;
     int status;
     clx_message msg;
     /* Set before expanding (--skip-bad): an entry that cannot be opened
@@ -82,6 +92,11 @@ struct image_items {
  * items->keep_unreadable is the caller's to set first. */
 int image_items_expand(const struct image_list *list, struct image_items *items);
 void image_items_free(struct image_items *items);
+/* The scan when every image is a pattern of one pattern file with a scan
+ * grid (the run's rows then name scan points, not files); else NULL. */
+const clx_scan_info *image_items_scan(const struct image_items *items);
+/* Image i's point in that scan's grid. */
+void image_item_scan_point(const struct image_items *items, size_t i, const clx_scan_info *scan, long *row, long *col);
 /* The name image i's rows carry (malloc'd; NULL when out of memory). */
 char *image_item_name(const struct image_items *items, size_t i);
 /* Decodes image i (malloc'd pixels). */

@@ -24,6 +24,8 @@ static int resume_starts_fill(struct offsets_run *r, size_t i)
     clx_result *one = calloc(2 * n, sizeof *one), *two = one + n;
     struct csv_text a = { 0 }, b = { 0 };
     char *name = image_item_name(&r->items, r->first + i);
+    struct row_scan_point point;
+    const struct row_scan_point *at = offsets_scan_point(r, r->first + i, &point);
     int ok = one && name;
     for (size_t w = 0; ok && w < n; w++) {
         one[w].dx = one[w].dy = one[w].peak = one[w].zncc = one[w].peak_ratio = 1;
@@ -33,8 +35,8 @@ static int resume_starts_fill(struct offsets_run *r, size_t i)
         one[w].iterations = 1;
         two[w].iterations = 2;
     }
-    ok = ok && row_format_image(r->format, &a, name, r->regions, n, one) == CLX_OK &&
-         row_format_image(r->format, &b, name, r->regions, n, two) == CLX_OK;
+    ok = ok && row_format_image(r->format, &a, name, at, r->regions, n, one) == CLX_OK &&
+         row_format_image(r->format, &b, name, at, r->regions, n, two) == CLX_OK;
     /* Row by row: the common prefix of the two renderings. */
     const char *pa = a.text, *pb = b.text;
     for (size_t w = 0; ok && w < n; w++) {

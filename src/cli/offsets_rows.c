@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,16 @@ int offsets_header_format(const struct offsets_run *r, char *buf, size_t len)
         used = strlen(buf);
     }
     return row_format_header(r->format, buf + used, len - used) < 0 ? -1 : 0;
+}
+
+const struct row_scan_point *offsets_scan_point(const struct offsets_run *r, size_t item, struct row_scan_point *p)
+{
+    if (!r->scan)
+        return NULL;
+    image_item_scan_point(&r->items, item, r->scan, &p->row, &p->col);
+    p->x = r->scan->step_x > 0 ? p->col * r->scan->step_x : NAN;
+    p->y = r->scan->step_y > 0 ? p->row * r->scan->step_y : NAN;
+    return p;
 }
 
 int offsets_rows_init(struct offsets_run *r, size_t in_flight, clx_message *msg)
@@ -54,11 +65,13 @@ int offsets_output_open(struct offsets_run *r, clx_message *msg)
 int offsets_rows_format(void *user, size_t j, const clx_result *results, size_t nregions, clx_message *msg)
 {
     struct offsets_run *r = user;
-    char *name = image_item_name(&r->items, offsets_item_index(r, j));
+    size_t item = offsets_item_index(r, j);
+    struct row_scan_point point;
+    char *name = image_item_name(&r->items, item);
     if (r->unreadable && r->unreadable[j])
         results = r->unreadable_results;
-    int status = name ? row_format_image(r->format, &r->ring[j % r->ring_size], name, r->regions, nregions,
-                                         results)
+    int status = name ? row_format_image(r->format, &r->ring[j % r->ring_size], name,
+                                         offsets_scan_point(r, item, &point), r->regions, nregions, results)
                       : CLX_ERR_HOST_MEMORY;
     free(name);
     if (status != CLX_OK)

@@ -58,6 +58,7 @@ struct offsets_run {
     clx_region *regions;
     size_t nregions;
     struct image_items items;
+    const clx_scan_info *scan;   /* the one pattern file's scan all images come from, or NULL */
     /* This process's images: index j is items[first + (mpi ? split's j-th : j)]. */
     size_t first;                /* --shard: the shard's first image */
     size_t count;                /* the shard's images (all ranks together) */
@@ -147,6 +148,8 @@ void offsets_setup_failed(struct offsets_run *r);
 /* The lines before the rows into buf: a shard's comment line, then the
  * format's header. Returns 0, or -1 when they do not fit. */
 int offsets_header_format(const struct offsets_run *r, char *buf, size_t len);
+/* Item i's scan point into *p, for its rows; NULL when the run is over no scan. */
+const struct row_scan_point *offsets_scan_point(const struct offsets_run *r, size_t item, struct row_scan_point *p);
 /* Room for the rows of `in_flight` images between formatting and writing. */
 int offsets_rows_init(struct offsets_run *r, size_t in_flight, clx_message *msg);
 /* Opens the output (rank 0 only under MPI), now that the plans exist. */

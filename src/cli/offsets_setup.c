@@ -23,7 +23,7 @@ static int inputs_load(struct offsets_args *a, struct offsets_run *r)
         report_error("no images to process: %s lists none", a->img.list_path);
         return -1;
     }
-    if (image_entry_load_single(a->reference, &r->ref, &msg) != CLX_OK) {
+    if (image_entry_load_single(a->reference, a->img.images.scan, &r->ref, &msg) != CLX_OK) {
         report_error("reference: %s", msg.text);
         return -1;
     }
@@ -99,6 +99,21 @@ static int images_select(const struct offsets_args *a, struct offsets_run *r)
     if (r->mpi) {
         mpi_split_init(&r->split, r->count, r->nregions);
         r->local_count = mpi_split_local_count(&r->split);
+    }
+    return 0;
+}
+
+/* A run over one pattern file's scan: its rows name scan points, not files. */
+static int scan_setup(struct offsets_args *a, struct offsets_run *r)
+{
+    clx_message msg;
+    r->scan = image_items_scan(&r->items);
+    int stepped = r->scan && r->scan->step_x > 0 && r->scan->step_y > 0;
+    if (r->scan)
+        row_format_use_scan(&a->format, a->mode.plan.mode == CLX_MODE_ACCURATE, stepped);
+    if (row_format_check_scan(&a->format, r->scan ? 1 + stepped : 0, &msg) != CLX_OK) {
+        report_error("%s", msg.text);
+        return -1;
     }
     return 0;
 }
@@ -182,6 +197,7 @@ static void meta_setup(const struct offsets_args *a, struct offsets_run *r)
     r->meta.plan = &a->mode.plan;
     r->meta.loaders = a->stream.loaders;
     r->meta.shard = a->shard_text;
+    r->meta.scan = r->scan;
     r->meta.mpi_ranks = r->mpi ? mpi_size() : 0;
 }
 
@@ -191,8 +207,8 @@ int offsets_setup(struct offsets_args *a, struct offsets_run *r)
     r->output = a->out.path;
     r->format = &a->format;
     r->explain = a->mode.explain;
-    if (inputs_load(a, r) != 0 || windows_load(a, r) != 0 || images_select(a, r) != 0 || quiver_setup(a, r) != 0 ||
-        resume_setup(a, r) != 0)
+    if (inputs_load(a, r) != 0 || windows_load(a, r) != 0 || images_select(a, r) != 0 || scan_setup(a, r) != 0 ||
+        quiver_setup(a, r) != 0 || resume_setup(a, r) != 0)
         return -1;
     /* A process without images (an empty shard, a rank beyond the chunks) needs no device. */
     if (r->local_count > 0 && devices_open(a, r) != 0)

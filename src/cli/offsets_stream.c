@@ -120,6 +120,25 @@ static void explain_parameters(const char *lines)
     }
 }
 
+/* --explain: the scan the images come from, its grid and geometry. */
+static void explain_scan(const clx_scan_info *s)
+{
+    fprintf(stderr, "clxcorr: scan: %s%s%s%s, %d x %d points (rows x columns)", s->format, s->scan[0] ? " '" : "",
+            s->scan, s->scan[0] ? "'" : "", s->rows, s->cols);
+    if (s->step_x > 0 && s->step_y > 0)
+        fprintf(stderr, ", step %g x %g um", s->step_x, s->step_y);
+    fputc('\n', stderr);
+    if (s->has_pc)
+        fprintf(stderr, "clxcorr:   pattern centre %.5f, %.5f, %.5f (%s; Bruker's convention, from the file's %s)\n",
+                s->pcx, s->pcy, s->pcz, s->pc_per_point ? "the first point's, one per point" : "one for the scan",
+                s->pc_convention);
+    else
+        fprintf(stderr, "clxcorr:   no pattern centre in the file\n");
+    fprintf(stderr, "clxcorr:   sample tilt %g, detector tilt %g, azimuthal %g, twist %g (degrees; nan: not in the "
+            "file); detector pixel %g um, binning %d (0: not in the file)%s\n", s->sample_tilt, s->detector_tilt,
+            s->azimuthal, s->twist, s->pixel_size, s->binning, s->has_euler ? "; orientations per point" : "");
+}
+
 /* The plans exist: the output is opened only now, so that a job the device
  * refuses leaves no file behind. */
 static int started(void *user, const clx_stream_info *info, clx_message *msg)
@@ -139,6 +158,8 @@ static int started(void *user, const clx_stream_info *info, clx_message *msg)
             fprintf(stderr, "clxcorr: parameters: %s\n", clx_plan_tuning(plan));
             explain_parameters(clx_plan_parameters(plan));
         }
+        if (r->explain && r->scan && d == 0)
+            explain_scan(r->scan);
         report_info("%s: batches of %d images", name, clx_plan_batch_size(plan));
         run_meta_device(&r->meta, d, r->ctxs[d], plan);
     }

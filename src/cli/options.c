@@ -174,9 +174,12 @@ static int windows_take(struct window_options *w, int c, const char *value)
 
 static int images_take(struct image_options *o, int c, const char *value)
 {
-    if (c != 'l')
+    if (c == 'l')
+        o->list_path = value;
+    else if (c == OPT_SCAN)
+        o->images.scan = value;
+    else
         return 0;
-    o->list_path = value;
     return 1;
 }
 

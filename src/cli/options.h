@@ -53,6 +53,7 @@ enum option_id {
     OPT_NO_CACHE,
     OPT_FORMAT,
     OPT_COLUMNS,
+    OPT_SCAN,
     OPT_OWN = 512
 };
 
@@ -60,8 +61,10 @@ enum option_id {
 #define OPTIONS_WINDOWS                                                                       \
     { "regions", required_argument, NULL, 'r' }, { "grid", required_argument, NULL, 'g' },   \
     { "window", required_argument, NULL, 'w' }, { "margin", required_argument, NULL, 'm' }
-/* Images: --list FILE, besides the image arguments. */
+/* Images: --list FILE, besides the image arguments, and the scan to read
+ * in pattern files that hold several. */
 #define OPTION_LIST { "list", required_argument, NULL, 'l' }
+#define OPTION_SCAN { "scan", required_argument, NULL, OPT_SCAN }
 /* Mode: how the images are correlated (clx_plan_options). */
 #define OPTION_MODE { "mode", required_argument, NULL, OPT_MODE }
 #define OPTION_METHOD { "method", required_argument, NULL, OPT_METHOD }

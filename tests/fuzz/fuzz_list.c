@@ -110,20 +110,33 @@ static void model_build(char *text, size_t size, struct model *m)
 
 /* ---- Checks -------------------------------------------------------------- */
 
-/* "PATH#N" names page N of PATH unless a file has that literal name (image_list.h). */
+/* 1 to 8 decimal digits, and nothing else, in s[0..len). */
+static int digits_only(const char *s, size_t len)
+{
+    return len > 0 && len < 9 && strspn(s, "0123456789") >= len;
+}
+
+/* "PATH#N" names page N of PATH and "PATH#ROW,COL" a scan point, unless a
+ * file has that literal name (image_list.h). */
 static void split_check(const char *entry)
 {
     char *path;
-    int page;
-    if (image_entry_split(entry, &path, &page) != CLX_OK)
+    int page, row, col;
+    if (image_entry_split(entry, &path, &page, &row, &col) != CLX_OK)
         fuzz_fail("image_entry_split: out of memory");
     const char *hash = strrchr(entry, '#');
-    size_t digits = hash ? strspn(hash + 1, "0123456789") : 0;
-    int named = hash && digits > 0 && hash[1 + digits] == '\0' && digits < 9 && access(entry, F_OK) != 0;
-    if (named && (page != atoi(hash + 1) || strlen(path) != (size_t)(hash - entry)
-                  || strncmp(path, entry, strlen(path)) != 0))
-        fuzz_fail("\"%s\" split as \"%s\" page %d", entry, path, page);
-    if (!named && (page != -1 || strcmp(path, entry) != 0))
+    const char *comma = hash ? strchr(hash, ',') : NULL;
+    int literal = access(entry, F_OK) == 0;
+    int named = hash && !comma && !literal && digits_only(hash + 1, strlen(hash + 1));
+    int point = hash && comma && !literal && digits_only(hash + 1, (size_t)(comma - hash - 1)) &&
+                digits_only(comma + 1, strlen(comma + 1));
+    if ((named || point) && (strlen(path) != (size_t)(hash - entry) || strncmp(path, entry, strlen(path)) != 0))
+        fuzz_fail("\"%s\" split as \"%s\"", entry, path);
+    if (named && (page != atoi(hash + 1) || row != -1 || col != -1))
+        fuzz_fail("\"%s\" split as page %d, point %d,%d", entry, page, row, col);
+    if (point && (page != -1 || row != atoi(hash + 1) || col != atoi(comma + 1)))
+        fuzz_fail("\"%s\" split as page %d, point %d,%d", entry, page, row, col);
+    if (!named && !point && (page != -1 || row != -1 || col != -1 || strcmp(path, entry) != 0))
         fuzz_fail("\"%s\" split as \"%s\" page %d, expected the whole name", entry, path, page);
     free(path);
 }
@@ -140,12 +153,13 @@ static const struct known_file *known_find(const char *name)
 static const struct known_file *entry_model(const char *entry, int *first, int *last, int *named)
 {
     char *path;
-    int page;
-    if (image_entry_split(entry, &path, &page) != CLX_OK)
+    int page, row, col;
+    if (image_entry_split(entry, &path, &page, &row, &col) != CLX_OK)
         fuzz_fail("image_entry_split: out of memory");
     const struct known_file *k = known_find(path);
     free(path);
-    if (!k || page >= k->pages)
+    /* The known files are TIFFs: a scan point names none of their pages. */
+    if (!k || page >= k->pages || row >= 0)
         return NULL;
     *first = page < 0 ? 0 : page;
     *last = page < 0 ? k->pages - 1 : page;

@@ -11,9 +11,16 @@
 
 static const char *const column_names[ROW_COLUMN_COUNT] = {
     "image", "region", "x", "y", "dx", "dy", "peak", "flags", "zncc", "peak_ratio", "iterations",
+    "scan_row", "scan_col", "scan_x", "scan_y",
 };
-/* The first of the accurate mode's own columns. */
+/* The accurate mode's own columns, and the scan point's. */
 #define FIRST_QUALITY_COLUMN ROW_COLUMN_ZNCC
+#define FIRST_SCAN_COLUMN ROW_COLUMN_SCAN_ROW
+
+static int is_quality(enum row_column c)
+{
+    return c >= FIRST_QUALITY_COLUMN && c < FIRST_SCAN_COLUMN;
+}
 
 const char *row_column_name(enum row_column column)
 {
@@ -23,9 +30,46 @@ const char *row_column_name(enum row_column column)
 void row_format_init(struct row_format *f, int quality)
 {
     f->kind = ROW_FORMAT_CSV;
-    f->ncolumns = quality ? ROW_COLUMN_COUNT : FIRST_QUALITY_COLUMN;
+    f->ncolumns = quality ? FIRST_SCAN_COLUMN : FIRST_QUALITY_COLUMN;
     for (size_t i = 0; i < f->ncolumns; i++)
         f->columns[i] = (enum row_column)i;
+    f->chosen = 0;
+}
+
+void row_format_use_scan(struct row_format *f, int quality, int position)
+{
+    size_t n = 0;
+    if (f->chosen)
+        return;
+    f->columns[n++] = ROW_COLUMN_SCAN_ROW;
+    f->columns[n++] = ROW_COLUMN_SCAN_COL;
+    if (position) {
+        f->columns[n++] = ROW_COLUMN_SCAN_X;
+        f->columns[n++] = ROW_COLUMN_SCAN_Y;
+    }
+    for (int c = ROW_COLUMN_REGION; c < (quality ? FIRST_SCAN_COLUMN : FIRST_QUALITY_COLUMN); c++)
+        f->columns[n++] = (enum row_column)c;
+    f->ncolumns = n;
+}
+
+int row_format_check_scan(const struct row_format *f, int scan, clx_message *msg)
+{
+    for (size_t i = 0; i < f->ncolumns; i++) {
+        enum row_column c = f->columns[i];
+        if (c < FIRST_SCAN_COLUMN)
+            continue;
+        if (scan == 0) {
+            snprintf(msg->text, sizeof msg->text, "--columns: %s is written for runs over one EBSD pattern file "
+                     "with a scan grid", column_names[c]);
+            return CLX_ERR_ARGUMENT;
+        }
+        if (scan == 1 && (c == ROW_COLUMN_SCAN_X || c == ROW_COLUMN_SCAN_Y)) {
+            snprintf(msg->text, sizeof msg->text, "--columns: %s needs the scan's step, which its file does not "
+                     "give (scan_row and scan_col can be written)", column_names[c]);
+            return CLX_ERR_ARGUMENT;
+        }
+    }
+    return CLX_OK;
 }
 
 int row_format_set_kind(struct row_format *f, const char *name, clx_message *msg)
@@ -62,11 +106,12 @@ int row_format_set_columns(struct row_format *f, const char *list, int quality, 
         }
         if (c < 0) {
             snprintf(msg->text, sizeof msg->text,
-                     "--columns: unknown column '%.*s' (known: image, region, x, y, dx, dy, peak, flags, and in "
-                     "accurate mode zncc, peak_ratio, iterations)", (int)(len > 100 ? 100 : len), p);
+                     "--columns: unknown column '%.*s' (known: image, region, x, y, dx, dy, peak, flags, in "
+                     "accurate mode zncc, peak_ratio, iterations, and over a scan scan_row, scan_col, scan_x, "
+                     "scan_y)", (int)(len > 100 ? 100 : len), p);
             return CLX_ERR_ARGUMENT;
         }
-        if (c >= FIRST_QUALITY_COLUMN && !quality) {
+        if (is_quality((enum row_column)c) && !quality) {
             snprintf(msg->text, sizeof msg->text, "--columns: %s is written in accurate mode only", column_names[c]);
             return CLX_ERR_ARGUMENT;
         }
@@ -83,6 +128,7 @@ int row_format_set_columns(struct row_format *f, const char *list, int quality, 
     }
     memcpy(f->columns, chosen, n * sizeof *chosen);
     f->ncolumns = n;
+    f->chosen = 1;
     return CLX_OK;
 }
 
@@ -154,6 +200,13 @@ static void put_uint(struct csv_text *t, unsigned long long v)
 
 /* v with `decimals` decimals (as "%.*f"); printf itself for what integers
  * cannot hold exactly. Needs 32 bytes of room. */
+static void put_signed(struct csv_text *t, long long v)
+{
+    if (v < 0)
+        put_char(t, '-');
+    put_uint(t, (unsigned long long)(v < 0 ? -v : v));
+}
+
 static void put_fixed(struct csv_text *t, double v, int decimals)
 {
     static const double scale[] = { 1, 10, 100, 1e3, 1e4, 1e5, 1e6 };
@@ -248,9 +301,12 @@ static void put_json_real(struct csv_text *t, double v, int decimals, int genera
 }
 
 static void put_value(struct csv_text *t, enum row_format_kind kind, enum row_column c, const struct csv_text *name,
-                      size_t index, const clx_region *r, const clx_result *res)
+                      const struct row_scan_point *point, size_t index, const clx_region *r, const clx_result *res)
 {
     int json = kind == ROW_FORMAT_JSONL;
+    static const struct row_scan_point none = { -1, -1, NAN, NAN };
+    if (!point)
+        point = &none;
     switch (c) {
     case ROW_COLUMN_IMAGE: put_bytes(t, name->text, name->len); break;
     case ROW_COLUMN_REGION: put_uint(t, index); break;
@@ -264,17 +320,18 @@ static void put_value(struct csv_text *t, enum row_format_kind kind, enum row_co
     case ROW_COLUMN_PEAK_RATIO:
         json ? put_json_real(t, res->peak_ratio, 4, 1) : put_general(t, res->peak_ratio, 4);
         break;
-    case ROW_COLUMN_ITERATIONS:
-        if (res->iterations < 0)
-            put_char(t, '-');
-        put_uint(t, (unsigned long long)(res->iterations < 0 ? -(long long)res->iterations : res->iterations));
-        break;
+    case ROW_COLUMN_ITERATIONS: put_signed(t, res->iterations); break;
+    case ROW_COLUMN_SCAN_ROW: put_signed(t, point->row); break;
+    case ROW_COLUMN_SCAN_COL: put_signed(t, point->col); break;
+    case ROW_COLUMN_SCAN_X: json ? put_json_real(t, point->x, 4, 0) : put_fixed(t, point->x, 4); break;
+    case ROW_COLUMN_SCAN_Y: json ? put_json_real(t, point->y, 4, 0) : put_fixed(t, point->y, 4); break;
     case ROW_COLUMN_COUNT: break;
     }
 }
 
 int row_format_image(const struct row_format *f, struct csv_text *t, const char *image_name,
-                     const clx_region *regions, size_t nregions, const clx_result *results)
+                     const struct row_scan_point *point, const clx_region *regions, size_t nregions,
+                     const clx_result *results)
 {
     struct csv_text name = { 0 };
     size_t name_room = 6 * strlen(image_name) + 3;
@@ -303,7 +360,7 @@ int row_format_image(const struct row_format *f, struct csv_text *t, const char 
                 put_bytes(t, column_names[f->columns[k]], strlen(column_names[f->columns[k]]));
                 put_bytes(t, "\":", 2);
             }
-            put_value(t, f->kind, f->columns[k], &name, i, &regions[i], &results[i]);
+            put_value(t, f->kind, f->columns[k], &name, point, i, &regions[i], &results[i]);
         }
         if (f->kind == ROW_FORMAT_JSONL)
             put_char(t, '}');

@@ -29,7 +29,8 @@ enum row_format_kind {
     ROW_FORMAT_JSONL = 2
 };
 
-/* Every column, in the default order; the last three in accurate mode only. */
+/* Every column: the default order, the accurate mode's three, then the
+ * scan point's (runs over one EBSD pattern file with a scan grid). */
 enum row_column {
     ROW_COLUMN_IMAGE,
     ROW_COLUMN_REGION,
@@ -42,18 +43,40 @@ enum row_column {
     ROW_COLUMN_ZNCC,
     ROW_COLUMN_PEAK_RATIO,
     ROW_COLUMN_ITERATIONS,
+    ROW_COLUMN_SCAN_ROW,
+    ROW_COLUMN_SCAN_COL,
+    ROW_COLUMN_SCAN_X,
+    ROW_COLUMN_SCAN_Y,
     ROW_COLUMN_COUNT
+};
+
+/* Where an image lies in its scan: grid row and column (0-based), and
+ * position in µm (NAN when the file gives no step). */
+struct row_scan_point {
+    long row, col;
+    double x, y;
 };
 
 struct row_format {
     enum row_format_kind kind;
     enum row_column columns[ROW_COLUMN_COUNT];   /* in output order */
     size_t ncolumns;
+    int chosen;                                  /* --columns chose them */
 };
 
 /* CSV with the mode's columns in the default order: `quality` (accurate
  * mode) adds zncc, peak_ratio and iterations. */
 void row_format_init(struct row_format *format, int quality);
+
+/* A run over a scan: unless --columns chose them, the columns are the scan
+ * point's (scan_row, scan_col, and with `position` scan_x, scan_y) in
+ * place of image, then the mode's others. */
+void row_format_use_scan(struct row_format *format, int quality, int position);
+
+/* The chosen columns can be written: the scan's need a scan (`scan` 0:
+ * none, 1: a grid, 2: a grid with its step). CLX_ERR_ARGUMENT with msg
+ * otherwise. */
+int row_format_check_scan(const struct row_format *format, int scan, clx_message *msg);
 
 /* --format's value: "csv", "tsv" or "jsonl". An unknown name:
  * CLX_ERR_ARGUMENT, msg "--format: unknown format 'xml' (csv, tsv or jsonl)". */
@@ -77,11 +100,13 @@ int row_format_header(const struct row_format *format, char *out, size_t len);
 
 /*
  * Formats one image's rows (one per window, in plan order) into t, replacing
- * its text; t->rows counts them. Thread-safe for different t: the stream's
+ * its text; t->rows counts them. `point` (NULL for images of no scan) gives
+ * the scan columns' values. Thread-safe for different t: the stream's
  * lanes format while the writer writes (csv_output_write writes t).
  * CLX_ERR_HOST_MEMORY when out of memory.
  */
 int row_format_image(const struct row_format *format, struct csv_text *t, const char *image_name,
-                     const clx_region *regions, size_t nregions, const clx_result *results);
+                     const struct row_scan_point *point, const clx_region *regions, size_t nregions,
+                     const clx_result *results);
 
 #endif

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -96,6 +97,42 @@ static void write_device(FILE *f, const struct run_meta_device *d)
     fputs("\n    }", f);
 }
 
+/* The scan's grid and geometry, as the file gives them (the pattern centre
+ * in Bruker's convention; null for what the file does not say). */
+static void write_scan(FILE *f, const clx_scan_info *s)
+{
+    struct json_object o = { f, "    ", 0 };
+    fputc('{', f);
+    text(&o, "format", s->format);
+    text(&o, "scan", s->scan);
+    json_int(&o, "rows", s->rows);
+    json_int(&o, "columns", s->cols);
+    json_double(&o, "step_x_um", "%.9g", s->step_x > 0 ? s->step_x : NAN);
+    json_double(&o, "step_y_um", "%.9g", s->step_y > 0 ? s->step_y : NAN);
+    json_key(&o, "pattern_centre");
+    if (s->has_pc) {
+        struct json_object pc = { f, "      ", 0 };
+        fputc('{', f);
+        json_double(&pc, "pcx", "%.9g", s->pcx);
+        json_double(&pc, "pcy", "%.9g", s->pcy);
+        json_double(&pc, "pcz", "%.9g", s->pcz);
+        text(&pc, "convention", "Bruker");
+        text(&pc, "file_convention", s->pc_convention);
+        json_int(&pc, "per_point", s->pc_per_point);
+        fputs("\n    }", f);
+    } else {
+        fputs("null", f);
+    }
+    json_double(&o, "sample_tilt_deg", "%.9g", s->sample_tilt);
+    json_double(&o, "detector_tilt_deg", "%.9g", s->detector_tilt);
+    json_double(&o, "azimuthal_deg", "%.9g", s->azimuthal);
+    json_double(&o, "twist_deg", "%.9g", s->twist);
+    json_double(&o, "detector_pixel_um", "%.9g", s->pixel_size);
+    json_int(&o, "binning", s->binning);
+    json_int(&o, "orientations", s->has_euler);
+    fputs("\n  }", f);
+}
+
 int run_meta_write(const struct run_meta *m, const char *path, size_t images_done, const char *error)
 {
     FILE *f = fopen(path, "w");
@@ -125,6 +162,11 @@ int run_meta_write(const struct run_meta *m, const char *path, size_t images_don
     json_int(&o, "images_done", (long long)images_done);
     json_int(&o, "windows", (long long)m->windows);
     text(&o, "output", m->output ? m->output : "-");
+    json_key(&o, "scan");
+    if (m->scan)
+        write_scan(f, m->scan);
+    else
+        fputs("null", f);
     json_key(&o, "options");
     write_options(f, m);
     json_key(&o, "devices");

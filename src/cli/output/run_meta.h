@@ -35,6 +35,7 @@ struct run_meta {
     const clx_plan_options *plan;
     int lanes, loaders;
     const char *shard;           /* "K/N" or NULL */
+    const clx_scan_info *scan;   /* the pattern file's scan the images come from, or NULL */
     int mpi_ranks;               /* 0: not under MPI */
     struct run_meta_device devices[RUN_META_MAX_DEVICES];
     size_t ndevices;
