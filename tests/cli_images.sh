@@ -32,7 +32,7 @@ grep -v '^image' "$TMP/page1.csv" | cut -d, -f2- >"$TMP/a"
 grep "image_0002.tif," "$TMP/args.csv" | cut -d, -f2- >"$TMP/b"
 cmp -s "$TMP/a" "$TMP/b" && grep -q "^$TMP/stack.tif#1," "$TMP/page1.csv" \
     && pass "PATH#1 selects page 1" || fail "PATH#1 selection"
-expect_failure "page out of range" 1 "stack.tif has 3 pages; page 7 does not exist" run "$S/reference.tif" "$TMP/stack.tif#7"
+expect_failure "page out of range" 1 "stack.tif has 3 pages \(from 0\); page 7 does not exist" run "$S/reference.tif" "$TMP/stack.tif#7"
 "$IMGTOOL" pages "$TMP/refstack.tif" "$S/reference.tif" "$S/image_0001.tif" || exit 99
 expect_failure "multi-page reference" 1 "refstack.tif has 2 pages; name one as" run "$TMP/refstack.tif" "$S/image_0001.tif"
 run "$TMP/refstack.tif#0" "$S/image_0001.tif" >"$TMP/refpage.csv" && grep "image_0001.tif," "$TMP/args.csv" >"$TMP/b" \

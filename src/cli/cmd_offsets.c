@@ -116,8 +116,11 @@ static const char offsets_help[] =
     "Output:\n"
     "  -o, --output FILE    write the rows to FILE (default: standard output); it is\n"
     "                       written as FILE.part and renamed when the run completes\n"
-    "      --format F       csv (default), tsv, or jsonl (JSON lines: one object per\n"
-    "                       row, no header; nan as null)\n"
+    "      --format F       csv (default), tsv, jsonl (JSON lines: one object per\n"
+    "                       row, no header; nan as null), or h5: an HDF5 file with\n"
+    "                       one dataset per column, shaped (scan rows, scan\n"
+    "                       columns, windows) over a whole scan, else (images,\n"
+    "                       windows); needs -o FILE (builds with HDF5)\n"
     "      --columns LIST   the columns to write, in this order, e.g. image,dx,dy\n"
     "                       (default: all of the mode's, as listed below)\n"
     "      --quiver FILE    also draw FILE (PNG): the reference with one arrow per\n"
@@ -238,6 +241,26 @@ static int offsets_take(void *own, int c, const char *value)
 
 static const struct command_options offsets_options = { "offsets", offsets_help, offsets_table, offsets_take };
 
+/* --format h5 writes a file, whole at the end of the run. */
+static int h5_format_check(const struct offsets_args *a)
+{
+    if (!h5_output_available()) {
+        report_error("--format h5: this clxcorr was built without HDF5 (configure found no libhdf5; install "
+                     "libhdf5-dev and build again)");
+        return -1;
+    }
+    if (!a->out.path || strcmp(a->out.path, "-") == 0) {
+        report_error("--format h5 writes a file: give it with -o FILE.h5");
+        return -1;
+    }
+    if (a->resume) {
+        report_error("--resume continues text outputs (csv, tsv, jsonl); an interrupted --format h5 run starts "
+                     "again");
+        return -1;
+    }
+    return 0;
+}
+
 /* The rows' form, now that the mode (and so its columns) is known. */
 static int format_resolve(struct offsets_args *a)
 {
@@ -249,12 +272,12 @@ static int format_resolve(struct offsets_args *a)
         report_error("%s", msg.text);
         return -1;
     }
-    if (a->shard_count && a->format.kind == ROW_FORMAT_JSONL) {
+    if (a->shard_count && (a->format.kind == ROW_FORMAT_JSONL || a->format.kind == ROW_FORMAT_H5)) {
         report_error("--shard writes CSV or TSV (its first line describes the shard for merge); "
-                     "convert the merged file if JSON lines are wanted");
+                     "convert the merged file if JSON lines or HDF5 are wanted");
         return -1;
     }
-    return 0;
+    return a->format.kind == ROW_FORMAT_H5 ? h5_format_check(a) : 0;
 }
 
 /* Returns -1 after reporting a usage error, 1 after --help, 0 to run. */

@@ -164,8 +164,9 @@ static int entry_open(const char *entry, const char *scan, clx_image_file **file
     if (status == CLX_OK) {
         int pages = clx_image_file_pages(*file);
         if (page >= pages) {
-            snprintf(msg->text, sizeof msg->text, "%s has %d page%s; page %d does not exist", path, pages,
-                     pages == 1 ? "" : "s", page);
+            const char *what = clx_image_file_scan(*file) ? "pattern" : "page";
+            snprintf(msg->text, sizeof msg->text, "%s has %d %s%s (from 0); %s %d does not exist", path, pages, what,
+                     pages == 1 ? "" : "s", what, page);
             status = CLX_ERR_ARGUMENT;
         }
         *first = page >= 0 ? page : 0;

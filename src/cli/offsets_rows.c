@@ -45,13 +45,44 @@ int offsets_rows_init(struct offsets_run *r, size_t in_flight, clx_message *msg)
     return CLX_OK;
 }
 
+/* The run's images are its scan's points, all of them, in scan order: the
+ * HDF5 file's datasets can then have the scan grid's shape. */
+static int run_is_whole_scan(const struct offsets_run *r)
+{
+    if (!r->scan || r->first != 0 || r->count != (size_t)r->scan->rows * (size_t)r->scan->cols)
+        return 0;
+    for (size_t i = 0; i < r->count; i++) {
+        long row, col;
+        image_item_scan_point(&r->items, i, r->scan, &row, &col);
+        if ((size_t)(row * r->scan->cols + col) != i)
+            return 0;
+    }
+    return 1;
+}
+
+static int h5_open(struct offsets_run *r, clx_message *msg)
+{
+    const struct h5_output_shape shape = {
+        .images = r->count,
+        .scan = r->scan,
+        .grid = run_is_whole_scan(r),
+        .regions = r->regions,
+        .nregions = r->nregions,
+        .format = r->format,
+        .mode = r->meta.plan && r->meta.plan->mode == CLX_MODE_ACCURATE ? "accurate" : "seed",
+    };
+    return h5_output_open(&r->h5, r->output, &shape, r->meta.argc, r->meta.argv, msg);
+}
+
 int offsets_output_open(struct offsets_run *r, clx_message *msg)
 {
     if (r->mpi && mpi_rank() != 0)
         return CLX_OK;
     char header[1024];
     int status;
-    if (r->resumed)
+    if (r->format->kind == ROW_FORMAT_H5)
+        status = h5_open(r, msg);
+    else if (r->resumed)
         status = csv_output_open_append(&r->out, r->output, msg);
     else if (offsets_header_format(r, header, sizeof header) != 0)
         status = (snprintf(msg->text, sizeof msg->text, "the header does not fit"), CLX_ERR_HOST_MEMORY);
@@ -65,6 +96,8 @@ int offsets_output_open(struct offsets_run *r, clx_message *msg)
 int offsets_rows_format(void *user, size_t j, const clx_result *results, size_t nregions, clx_message *msg)
 {
     struct offsets_run *r = user;
+    if (r->h5)
+        return CLX_OK;
     size_t item = offsets_item_index(r, j);
     struct row_scan_point point;
     char *name = image_item_name(&r->items, item);
@@ -79,6 +112,20 @@ int offsets_rows_format(void *user, size_t j, const clx_result *results, size_t 
     return status;
 }
 
+/* Image j's results into the HDF5 file's columns. */
+static int h5_write(struct offsets_run *r, size_t j, const clx_result *results, clx_message *msg)
+{
+    size_t item = offsets_item_index(r, j);
+    struct row_scan_point point;
+    char *name = image_item_name(&r->items, item);
+    if (!name)
+        return (snprintf(msg->text, sizeof msg->text, "out of memory"), CLX_ERR_HOST_MEMORY);
+    int status = h5_output_image(r->h5, offsets_run_index(r, j), name, offsets_scan_point(r, item, &point), results,
+                                 msg);
+    free(name);
+    return status;
+}
+
 /* The calling thread, in input order: image j's rows, already formatted.
  * Under MPI, rank 0 writes them after the other ranks' earlier chunks, and
  * the other ranks send them to rank 0. */
@@ -86,8 +133,11 @@ int offsets_rows_write(void *user, size_t j, const clx_result *results, size_t n
 {
     struct offsets_run *r = user;
     const struct csv_text *rows = &r->ring[j % r->ring_size];
-    if (r->drawing && !(r->unreadable && r->unreadable[j]))
+    int unreadable = r->unreadable && r->unreadable[j];
+    if (r->drawing && !unreadable)
         quiver_mean_add_results(&r->mean, results);
+    if (r->h5)
+        return h5_write(r, j, unreadable ? r->unreadable_results : results, msg);
     if (!r->mpi)
         return csv_output_write(&r->out, rows, msg);
     if (mpi_rank() == 0)
@@ -99,13 +149,21 @@ int offsets_output_close(struct offsets_run *r, int failed, size_t written)
 {
     clx_message msg;
     int opened = r->out_open;
-    int closed = opened ? csv_output_close(&r->out, !failed, &msg) : CLX_OK;
+    int closed = CLX_OK;
+    if (opened && r->h5)
+        closed = h5_output_close(r->h5, !failed, &msg);
+    else if (opened)
+        closed = csv_output_close(&r->out, !failed, &msg);
+    r->h5 = NULL;
     r->out_open = 0;
     if (closed != CLX_OK) {
         report_error("%s", msg.text);
         return -1;
     }
-    if (failed && opened && r->output && strcmp(r->output, "-") != 0)
+    if (failed && opened && r->format->kind == ROW_FORMAT_H5)
+        report_note("stopped after %zu images; their values are in %s.part (the others read as NaN, flags "
+                    "as 4294967295)", written, r->output);
+    else if (failed && opened && r->output && strcmp(r->output, "-") != 0)
         report_note("stopped after %zu images; their rows are in %s.part (the same command with --resume "
                     "continues)", written, r->output);
     return failed ? -1 : 0;

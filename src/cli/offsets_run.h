@@ -9,6 +9,7 @@
  *   offsets_stream.c   the images through the devices: loading, the plans
  *                      ready, progress, Ctrl-C, the MPI ranks' agreement
  *   offsets_rows.c     the rows: formatted by the lanes, written in order
+ *                      (or with --format h5 put in the HDF5 file's columns)
  *   offsets_report.c   the end: what failed or how it went, --quiver, --meta
  *
  * The images of one process are the whole list, or with --shard K/N the
@@ -24,6 +25,7 @@
 #include "mpi_ranks.h"
 #include "options.h"
 #include "output/csv_output.h"
+#include "output/h5_output.h"
 #include "output/row_format.h"
 #include "output/run_meta.h"
 #include "plot/quiver.h"
@@ -74,7 +76,8 @@ struct offsets_run {
     int all_set_up;              /* MPI: and every rank was ready */
     const char *output;          /* --output, NULL: standard output */
     const struct row_format *format;
-    struct csv_output out;
+    struct csv_output out;       /* the rows of text, or */
+    struct h5_output *h5;        /* --format h5: the columns as datasets */
     int out_open;
     int explain;
     struct progress_line progress;

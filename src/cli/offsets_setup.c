@@ -138,6 +138,10 @@ static int quiver_setup(const struct offsets_args *a, struct offsets_run *r)
 
 static int resume_setup(const struct offsets_args *a, struct offsets_run *r)
 {
+    if (a->format.kind == ROW_FORMAT_H5 && r->mpi) {
+        report_error("--format h5 is not written under mpirun yet: write CSV (or run one process)");
+        return -1;
+    }
     if (a->resume && r->mpi) {
         report_error("--resume does not run under mpirun yet: resume with one process, or use --shard");
         return -1;
@@ -227,7 +231,9 @@ int offsets_setup(struct offsets_args *a, struct offsets_run *r)
 void offsets_run_free(struct offsets_run *r)
 {
     clx_message msg;
-    if (r->out_open)
+    if (r->out_open && r->h5)
+        h5_output_close(r->h5, 0, &msg);
+    else if (r->out_open)
         csv_output_close(&r->out, 0, &msg);
     mpi_split_free(&r->split);
     image_items_free(&r->items);

@@ -74,13 +74,13 @@ int row_format_check_scan(const struct row_format *f, int scan, clx_message *msg
 
 int row_format_set_kind(struct row_format *f, const char *name, clx_message *msg)
 {
-    static const char *const kinds[] = { "csv", "tsv", "jsonl" };
-    for (int k = 0; k < 3; k++)
+    static const char *const kinds[] = { "csv", "tsv", "jsonl", "h5" };
+    for (int k = 0; k < 4; k++)
         if (strcmp(name, kinds[k]) == 0) {
             f->kind = (enum row_format_kind)k;
             return CLX_OK;
         }
-    snprintf(msg->text, sizeof msg->text, "--format: unknown format '%.100s' (csv, tsv or jsonl)", name);
+    snprintf(msg->text, sizeof msg->text, "--format: unknown format '%.100s' (csv, tsv, jsonl or h5)", name);
     return CLX_ERR_ARGUMENT;
 }
 

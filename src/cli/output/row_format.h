@@ -26,7 +26,8 @@
 enum row_format_kind {
     ROW_FORMAT_CSV = 0,
     ROW_FORMAT_TSV = 1,
-    ROW_FORMAT_JSONL = 2
+    ROW_FORMAT_JSONL = 2,
+    ROW_FORMAT_H5 = 3            /* not rows of text: output/h5_output.h writes it */
 };
 
 /* Every column: the default order, the accurate mode's three, then the
@@ -78,8 +79,8 @@ void row_format_use_scan(struct row_format *format, int quality, int position);
  * otherwise. */
 int row_format_check_scan(const struct row_format *format, int scan, clx_message *msg);
 
-/* --format's value: "csv", "tsv" or "jsonl". An unknown name:
- * CLX_ERR_ARGUMENT, msg "--format: unknown format 'xml' (csv, tsv or jsonl)". */
+/* --format's value: "csv", "tsv", "jsonl" or "h5". An unknown name:
+ * CLX_ERR_ARGUMENT, msg "--format: unknown format 'xml' (csv, tsv, jsonl or h5)". */
 int row_format_set_kind(struct row_format *format, const char *name, clx_message *msg);
 
 /*
