@@ -1,0 +1,104 @@
+#!/bin/sh
+# offsets over EBSD pattern files (tests/data/ebsd, written by kikuchipy,
+# PyEBSDIndex and h5py from the set this test makes again): the offsets of
+# a pattern file are byte for byte those of the same patterns as TIFFs;
+# FILE#ROW,COL and FILE#N name one pattern; --scan chooses a file's scan;
+# the rows of a scan name its points; --format h5 holds the CSV's values,
+# as h5py reads them; wrong names get one line that says what is there.
+. "$TESTS_SRCDIR/lib.sh"
+need_device
+if ! "$CLXCORR" --version | grep -q 'features:.* hdf5'; then
+    echo "SKIP: this clxcorr was built without HDF5"
+    exit 77
+fi
+D=$TESTS_SRCDIR/data/ebsd
+S=$TMP/set
+# The fixtures' patterns (make_fixtures.py): image_0001 .. image_0006 are the scan's 2 rows x 3 columns.
+"$CLXCORR_SAMPLES" --out "$S" --size 96x80 --count 6 --grid 3x2 --window 24x24 --margin 8 --max-shift 2 \
+    >/dev/null || exit 99
+run() {
+    "$CLXCORR" offsets --regions "$S/regions.txt" "$@"
+}
+# Everything but the image's name.
+VALUES=region,x,y,dx,dy,peak,flags,zncc,peak_ratio,iterations
+
+run --columns "$VALUES" "$S/reference.tif" "$S"/image_000[1-6].tif >"$TMP/tiff.csv" || fail "offsets of the TIFFs"
+for f in patterns.h5; do
+    if [ ! -f "$D/$f" ]; then
+        fail "$D/$f is missing"
+        continue
+    fi
+    run --columns "$VALUES" "$S/reference.tif" "$D/$f" >"$TMP/$f.csv" 2>"$TMP/err" || fail "$f: $(cat "$TMP/err")"
+    cmp -s "$TMP/tiff.csv" "$TMP/$f.csv" && [ "$(wc -l <"$TMP/tiff.csv")" -eq 37 ] \
+        && pass "$f: 36 rows byte for byte those of the TIFFs" || fail "$f: rows differ from the TIFFs'"
+done
+
+# A scan's rows name its points: scan_row, scan_col and the position in µm, in place of the image.
+run "$S/reference.tif" "$D/patterns.h5" >"$TMP/scan.csv" || fail "default columns over a scan"
+head -1 "$TMP/scan.csv" | grep -qx 'scan_row,scan_col,scan_x,scan_y,region,x,y,dx,dy,peak,flags,zncc,peak_ratio,iterations' \
+    && pass "scan columns: $(head -1 "$TMP/scan.csv" | cut -c1-40)..." || fail "header: $(head -1 "$TMP/scan.csv")"
+# The 6th pattern (row 1, column 2) lies at x = 2 * 1.5 µm, y = 1 * 2.0 µm.
+sed -n 32p "$TMP/scan.csv" | grep -q '^1,2,3.0000,2.0000,0,' \
+    && pass "pattern 6 is scan point 1,2 at (3.0, 2.0) um" || fail "row 31: $(sed -n 32p "$TMP/scan.csv")"
+cut -d, -f5- "$TMP/scan.csv" | tail -n +2 | cmp -s - "$(tail -n +2 "$TMP/tiff.csv" >"$TMP/tv" && echo "$TMP/tv")" \
+    && pass "the scan's values are the TIFFs'" || fail "the scan's values differ"
+
+# One pattern by its scan point or its index, as reference or image.
+run --columns "$VALUES" "$S/image_0006.tif" "$S/image_0002.tif" >"$TMP/one_tiff.csv" || fail "one TIFF"
+run --columns "$VALUES" "$D/patterns.h5#1,2" "$D/patterns.h5#0,1" >"$TMP/one_point.csv" || fail "FILE#ROW,COL"
+run --columns "$VALUES" "$D/patterns.h5#5" "$D/patterns.h5#1" >"$TMP/one_index.csv" || fail "FILE#N"
+cmp -s "$TMP/one_tiff.csv" "$TMP/one_point.csv" && pass "FILE#1,2 against FILE#0,1: the TIFFs' rows" \
+    || fail "FILE#ROW,COL differs from the TIFFs"
+cmp -s "$TMP/one_tiff.csv" "$TMP/one_index.csv" && pass "FILE#5 against another file's #1: the TIFFs' rows" \
+    || fail "FILE#N differs from the TIFFs"
+run "$D/patterns.h5#1,2" "$D/patterns.h5#0,1" | sed -n 2p | grep -q '^"[^"]*patterns.h5#0,1",0,' \
+    && pass "a named pattern keeps its name in the rows" || fail "name: $(run "$D/patterns.h5#1,2" "$D/patterns.h5#0,1" | sed -n 2p)"
+
+# A file of two scans: one must be chosen; Scan 2 holds Scan 1's patterns in reverse.
+expect_failure "two scans, none chosen" 1 "two_scans.h5 holds 2 scans \('Scan 1' and 'Scan 2'\): choose one with --scan NAME" \
+    run "$S/reference.tif" "$D/two_scans.h5"
+expect_failure "a scan the file does not hold" 1 "has no scan 'Scan 9' with patterns; its scans: 'Scan 1' and 'Scan 2'" \
+    run --scan "Scan 9" "$S/reference.tif" "$D/two_scans.h5"
+run --scan "Scan 2" --columns "$VALUES" "$S/reference.tif" "$D/two_scans.h5" >"$TMP/scan2.csv" || fail "--scan"
+run --columns "$VALUES" "$S/reference.tif" "$S"/image_0006.tif >"$TMP/last.csv" || fail "image 6"
+sed -n 2,7p "$TMP/scan2.csv" | cmp -s - "$(tail -n +2 "$TMP/last.csv" >"$TMP/lv" && echo "$TMP/lv")" \
+    && pass "--scan 'Scan 2': its first point is Scan 1's last" || fail "--scan 'Scan 2' read the wrong scan"
+
+expect_failure "a scan point outside the grid" 1 "patterns.h5: scan point 2,0 is outside its 2 x 3 grid" \
+    run "$S/reference.tif" "$D/patterns.h5#2,0"
+expect_failure "a pattern index past the end" 1 "patterns.h5 has 6 patterns \(from 0\); pattern 6 does not exist" \
+    run "$S/reference.tif" "$D/patterns.h5#6"
+expect_failure "scan columns without a scan" 1 "--columns: scan_row is written for runs over one EBSD pattern file" run --columns scan_row,dx "$S/reference.tif" \
+    "$S/image_0001.tif"
+
+# --format h5: one dataset per column, scan-shaped, the CSV's values.
+run --format h5 -o "$TMP/out.h5" "$S/reference.tif" "$D/patterns.h5" 2>"$TMP/err" || fail "--format h5: $(cat "$TMP/err")"
+[ -f "$TMP/out.h5" ] && [ ! -e "$TMP/out.h5.part" ] && head -c 8 "$TMP/out.h5" | od -c | grep -q 'H   D   F' \
+    && pass "--format h5 wrote an HDF5 file" || fail "--format h5: no HDF5 file"
+if command -v python3 >/dev/null 2>&1 && python3 -c 'import h5py' 2>/dev/null; then
+    python3 - "$TMP/out.h5" "$TMP/scan.csv" <<'EOF' && pass "h5py reads the CSV's values in (2, 3, 6) datasets" \
+        || fail "h5py: the file's values differ from the CSV's"
+import csv, sys
+import h5py, numpy as np
+f = h5py.File(sys.argv[1], "r")
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert f["dx"].shape == (2, 3, 6) and f["scan_x"].shape == (2, 3) and f["region"].shape == (6,), f["dx"].shape
+assert f.attrs["step_x_um"] == 1.5 and f.attrs["scan"] == "Scan 1" and f.attrs["mode"] == "accurate"
+assert f["dx"].attrs["units"] == "px"
+# The CSV's precision: 6 decimals, peak_ratio 4 significant digits, peak 9.
+for name, rtol, atol in (("dx", 0, 6e-7), ("dy", 0, 6e-7), ("zncc", 0, 6e-7), ("peak_ratio", 6e-4, 0),
+                         ("peak", 6e-9, 0)):
+    want = np.array([float(r[name]) for r in rows]).reshape(2, 3, 6)
+    assert np.allclose(f[name][()], want, rtol=rtol, atol=atol, equal_nan=True), name
+assert (f["flags"][()].ravel() == [int(r["flags"]) for r in rows]).all()
+assert (f["scan_col"][()].ravel() == [0, 1, 2, 0, 1, 2]).all()
+assert np.allclose(f["scan_y"][()].ravel(), [0, 0, 0, 2, 2, 2])
+EOF
+else
+    echo "note: no python3 with h5py here; the values of --format h5 are not read back"
+fi
+expect_failure "--format h5 to standard output" 2 "--format h5 writes a file: give it with -o FILE.h5" \
+    run --format h5 "$S/reference.tif" "$D/patterns.h5"
+expect_failure "--format h5 with --resume" 2 "an interrupted --format h5 run starts again" \
+    run --format h5 --resume -o "$TMP/x.h5" "$S/reference.tif" "$D/patterns.h5"
+finish
