@@ -1,7 +1,7 @@
 #!/bin/sh
 # `clxcorr plot`: PNG pictures of a results file of the expected size (read
 # from the PNG header), for the arrows (mean, one image, a chosen width)
-# and the series (all windows, one); a bad results file fails with one
+# and the series (all windows, one); TSV and JSON lines draw as CSV; a bad results file fails with one
 # error line naming the file and line, and leaves no picture behind; the
 # command line is checked. The sample set's truth.csv has the columns of a
 # results file, so most of this needs no device; the last part draws what
@@ -46,6 +46,20 @@ expect_png "arrows, 640 wide" 818x750 --width 640 "$truth" "$ref"
 # The series: 1000 x 720 by default, width x 0.72 otherwise.
 expect_png "series of every window" 1000x720 --series "$truth"
 expect_png "series of window 12, reference ignored" 500x360 --series --region 12 --width 500 "$truth" "$ref"
+
+# The same results as TSV and as JSON lines (keys in another order, the
+# image last): the same picture, byte for byte (the title names the file, so
+# each keeps the name truth.csv in its own folder).
+mkdir -p "$TMP/tsv" "$TMP/jsonl"
+tr , '\t' <"$truth" >"$TMP/tsv/truth.csv"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) name[i] = $i; next }
+    { line = "{"; for (i = NF; i >= 1; i--) line = line sprintf("%s\"%s\": %s", i < NF ? ", " : "", name[i],
+        i == 1 ? "\"" $i "\"" : $i); print line "}" }' "$truth" >"$TMP/jsonl/truth.csv"
+"$CLXCORR" plot -o "$TMP/csv.png" "$truth" "$ref" || fail "arrows from CSV"
+for form in tsv jsonl; do
+    "$CLXCORR" plot -o "$TMP/$form.png" "$TMP/$form/truth.csv" "$ref" && cmp -s "$TMP/csv.png" "$TMP/$form.png" \
+        && pass "arrows from $form: the CSV's picture" || fail "arrows from $form differ from the CSV's"
+done
 
 # Bad results files: exit status 1, the file and line named, no picture.
 printf 'image,region,x,y,dy\nimage_0001.tif,0,69.5,69.5,1\n' >"$TMP/no-dx.csv"

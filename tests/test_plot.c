@@ -3,7 +3,8 @@
  *
  *   - round numbers for scales and tick labels;
  *   - reading results files: columns in any order, quoted names, CRLF,
- *     missing rows, and every error naming the file and line;
+ *     missing rows, TSV and JSON lines, and every error naming the file
+ *     and line;
  *   - the displacement picture read back: its size as quiver.h states it,
  *     the arrows where the windows are, in the colour of their magnitude,
  *     grey elsewhere, flagged windows grey, the colour bar's ends; the mean
@@ -37,6 +38,7 @@
 #include "plot/plot_colours.h"
 #include "plot/plot_numbers.h"
 #include "plot/quiver.h"
+#include "plot/record_reader.h"
 #include "plot/results_csv.h"
 #include "plot/series_plot.h"
 
@@ -171,6 +173,73 @@ static void check_results_bad(void)
     snprintf(want, sizeof want, "%s: No such file or directory", missing);
     CHECK(results_read(missing, &t, &msg) == CLX_ERR_IO && strcmp(msg.text, want) == 0, "missing file: %s",
           msg.text);
+}
+
+/* Reads the file's records to the end: CLX_OK, or the first error. */
+static int read_every_record(const char *path, clx_message *msg)
+{
+    struct record_reader r;
+    long line;
+    int status = record_reader_open(&r, path, msg);
+    if (status != CLX_OK)
+        return status;
+    while ((status = record_read(&r, &line, msg)) == 1)
+        ;
+    record_reader_close(&r);
+    return status;
+}
+
+/* TSV and JSON lines read as CSV does: what `offsets --format` writes. */
+static void check_results_forms(void)
+{
+    struct results_table t;
+    clx_message msg;
+    /* TSV: the writer's escapes in a name, CRLF, a blank line. */
+    const char *tsv = write_file("forms.tsv", "image\tregion\tx\ty\tdx\tdy\r\n"
+                                              "a\\tb\\\\.tif\t0\t1.5\t2.5\t0.5\t-0.25\r\n\r\n"
+                                              "a\\tb\\\\.tif\t1\t7.5\t2.5\tnan\t1\r\n");
+    int status = results_read(tsv, &t, &msg);
+    CHECK(status == CLX_OK, "forms.tsv: %s", msg.text);
+    if (status == CLX_OK) {
+        CHECK(t.images == 1 && t.windows == 2 && strcmp(t.image_names[0], "a\tb\\.tif") == 0 && t.x[1] == 7.5 &&
+                  t.dx[0] == 0.5 && t.dy[0] == -0.25 && isnan(t.dx[1]) && t.dy[1] == 1,
+              "forms.tsv: %zu images, name '%s'", t.images, t.image_names[0]);
+        results_free(&t);
+    }
+    /* JSON lines: keys in another order on each line, null, escapes, a
+     * surrogate pair, a leading blank line. */
+    const char *jsonl = write_file("forms.jsonl",
+                                   "\n{\"image\": \"\\u00b5 \\\"q\\\" \\ud83d\\ude00\", \"region\": 0, \"x\": 1.5, "
+                                   "\"y\": 2.5, \"dx\": 0.5, \"dy\": -0.25, \"flags\": 0}\n"
+                                   "{\"flags\":8,\"dy\":null,\"dx\":1e-1,\"y\":2.5,\"x\":7.5,\"region\":1,"
+                                   "\"image\":\"\\u00b5 \\\"q\\\" \\ud83d\\ude00\"}\n");
+    status = results_read(jsonl, &t, &msg);
+    CHECK(status == CLX_OK, "forms.jsonl: %s", msg.text);
+    if (status == CLX_OK) {
+        CHECK(t.images == 1 && t.windows == 2 && strcmp(t.image_names[0], "\xc2\xb5 \"q\" \xf0\x9f\x98\x80") == 0 &&
+                  t.dx[0] == 0.5 && fabs(t.dx[1] - 0.1) < 1e-15 && isnan(t.dy[1]) && t.flags[1] == 8,
+              "forms.jsonl: %zu images, name '%s'", t.images, t.image_names[0]);
+        results_free(&t);
+    }
+    static const struct {
+        const char *name, *text, *message;   /* %s: the path */
+    } bad[] = {
+        { "missing-key.jsonl", "{\"a\": 1, \"b\": 2}\n{\"a\": 1}\n",
+          "%s:2: no key 'b' (the first line's object has it)" },
+        { "extra-key.jsonl", "{\"a\": 1}\n{\"a\": 1, \"c\": 2}\n", "%s:2: key 'c' is not in the first line's object" },
+        { "twice.jsonl", "{\"a\": 1, \"a\": 2}\n", "%s:1: key 'a' twice" },
+        { "nested.jsonl", "{\"a\": [1]}\n", "%s:1: not a JSON object of results: a nested object or array at column 7" },
+        { "open.jsonl", "{\"a\": \"x}\n", "%s:1: not a JSON object of results: a string is not closed at column 10" },
+        { "not-object.jsonl", "{\"a\": 1}\n[1]\n", "%s:2: not a JSON object of results: expected '{' at column 1" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char want[1024];
+        const char *path = write_file(bad[i].name, bad[i].text);
+        status = read_every_record(path, &msg);
+        snprintf(want, sizeof want, bad[i].message, path);
+        CHECK(status == CLX_ERR_FORMAT && strcmp(msg.text, want) == 0, "%s: status %d, '%s', want '%s'", bad[i].name,
+              status, msg.text, want);
+    }
 }
 
 /* ---- the pictures -------------------------------------------------------- */
@@ -372,6 +441,7 @@ int main(void)
     check_numbers();
     check_results_good();
     check_results_bad();
+    check_results_forms();
     check_quiver();
     check_quiver_mean();
     check_series();
