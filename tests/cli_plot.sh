@@ -201,4 +201,26 @@ cp "$TMP/set/image_0001.tif" "$TMP/set/a,b.tif"
 grep -q '^"' "$TMP/offsets.csv" && pass "offsets quoted the name with a comma" || fail "no quoted name"
 expect_png "arrows from offsets' CSV" 1078x1010 --image 0 "$TMP/offsets.csv" "$ref"
 expect_png "series from offsets' CSV" 1000x720 --series "$TMP/offsets.csv"
+
+# A map of what offsets writes over a scan's pattern file (the fixtures of
+# cli_pattern_files.sh), where this clxcorr reads them (HDF5) and names the
+# scan points in its rows.
+if "$CLXCORR" --version | grep -q 'features:.* hdf5'; then
+    E=$TMP/ebsd
+    "$CLXCORR_SAMPLES" --out "$E" --size 96x80 --count 6 --grid 3x2 --window 24x24 --margin 8 --max-shift 2 \
+        >/dev/null || exit 99
+    "$CLXCORR" offsets -q --regions "$E/regions.txt" -o "$TMP/scan-offsets.csv" "$E/reference.tif" \
+        "$TESTS_SRCDIR/data/ebsd/patterns.h5" || fail "offsets over patterns.h5"
+    if head -1 "$TMP/scan-offsets.csv" | grep -q '^scan_row,scan_col,scan_x,scan_y,'; then
+        # 3 x 2 points 1.5 x 2 um apart: cells of 213 x 284 px, whatever the
+        # values make of the legend and caption around them.
+        "$CLXCORR" plot -v --map dx -o "$TMP/scan-map.png" "$TMP/scan-offsets.csv" 2>"$TMP/err" \
+            && grep -q "dx (px), mean over 6 windows, 3 x 2 points, scan-offsets.csv" "$TMP/err" \
+            && [ "$(png_size "$TMP/scan-map.png" | cut -dx -f1)" -ge 639 ] \
+            && pass "map of offsets over a pattern file: $(png_size "$TMP/scan-map.png")" \
+            || fail "map of offsets over a pattern file: $(cat "$TMP/err")"
+    else
+        echo "offsets does not name the scan points in its rows: its map is not checked"
+    fi
+fi
 finish
