@@ -1,11 +1,13 @@
 #!/bin/sh
 # `clxcorr plot`: PNG pictures of a results file of the expected size (read
-# from the PNG header), for the arrows (mean, one image, a chosen width)
-# and the series (all windows, one); a bad results file fails with one
-# error line naming the file and line, and leaves no picture behind; the
-# command line is checked. The sample set's truth.csv has the columns of a
-# results file, so most of this needs no device; the last part draws what
-# `clxcorr offsets` wrote.
+# from the PNG header), for the arrows (mean, one image, a chosen width),
+# the series (all windows, one) and scan maps (--map, of hand-written
+# scans); TSV and JSON lines draw as CSV does, a scan's rows in any order;
+# a bad results file fails with one error line naming the file and line,
+# and leaves no picture behind, as does a map of a file that is not a scan
+# or of an unknown column; the command line is checked. The sample set's
+# truth.csv has the columns of a results file, so most of this needs no
+# device; the last part draws what `clxcorr offsets` wrote.
 . "$TESTS_SRCDIR/lib.sh"
 
 "$CLXCORR_SAMPLES" --out "$TMP/set" --count 3 || exit 99
@@ -46,6 +48,20 @@ expect_png "arrows, 640 wide" 818x750 --width 640 "$truth" "$ref"
 # The series: 1000 x 720 by default, width x 0.72 otherwise.
 expect_png "series of every window" 1000x720 --series "$truth"
 expect_png "series of window 12, reference ignored" 500x360 --series --region 12 --width 500 "$truth" "$ref"
+
+# The same results as TSV and as JSON lines (keys in another order, the
+# image last): the same picture, byte for byte (the title names the file, so
+# each keeps the name truth.csv in its own folder).
+mkdir -p "$TMP/tsv" "$TMP/jsonl"
+tr , '\t' <"$truth" >"$TMP/tsv/truth.csv"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) name[i] = $i; next }
+    { line = "{"; for (i = NF; i >= 1; i--) line = line sprintf("%s\"%s\": %s", i < NF ? ", " : "", name[i],
+        i == 1 ? "\"" $i "\"" : $i); print line "}" }' "$truth" >"$TMP/jsonl/truth.csv"
+"$CLXCORR" plot -o "$TMP/csv.png" "$truth" "$ref" || fail "arrows from CSV"
+for form in tsv jsonl; do
+    "$CLXCORR" plot -o "$TMP/$form.png" "$TMP/$form/truth.csv" "$ref" && cmp -s "$TMP/csv.png" "$TMP/$form.png" \
+        && pass "arrows from $form: the CSV's picture" || fail "arrows from $form differ from the CSV's"
+done
 
 # Bad results files: exit status 1, the file and line named, no picture.
 printf 'image,region,x,y,dy\nimage_0001.tif,0,69.5,69.5,1\n' >"$TMP/no-dx.csv"
@@ -89,6 +105,94 @@ expect_failure "bad --width" 2 "--width: '20' is not a whole number from 64 to 8
 expect_failure "unknown option" 2 "plot: unknown option '--frobnicate'" \
     "$CLXCORR" plot --frobnicate -o "$TMP/o.png" "$truth" "$ref"
 
+# Scan maps (--map), from hand-written results of a scan of 3 x 2 points
+# 1.5 um apart, two windows each: a nan row, a flagged row (left out), an
+# outlier's row (kept), a point without rows.
+cat >"$TMP/scan.csv" <<'EOF'
+scan_row,scan_col,scan_x,scan_y,region,x,y,dx,dy,peak,flags
+0,0,0.0,0.0,0,50.5,50.5,-1.0,0.5,1000,0
+0,0,0.0,0.0,1,150.5,50.5,-1.0,0.5,1000,0
+0,1,1.5,0.0,0,50.5,50.5,-0.5,0.25,1000,0
+0,1,1.5,0.0,1,150.5,50.5,-0.3,0.25,1100,0
+0,2,3.0,0.0,0,50.5,50.5,0.2,0.0,1000,0
+0,2,3.0,0.0,1,150.5,50.5,9.0,0.0,20,2
+1,0,0.0,1.5,0,50.5,50.5,0.5,-0.25,1000,0
+1,0,0.0,1.5,1,150.5,50.5,0.7,-0.25,1000,8
+1,1,1.5,1.5,0,50.5,50.5,1.0,-0.5,1000,0
+1,1,1.5,1.5,1,150.5,50.5,nan,nan,nan,64
+EOF
+# One row per scan point and no positions (per-pattern strain), JSON lines.
+cat >"$TMP/strain.jsonl" <<'EOF'
+{"scan_row": 0, "scan_col": 0, "e11": 0.0012, "w3": -0.002, "residual": 0.01}
+{"scan_row": 0, "scan_col": 1, "e11": -0.0004, "w3": 0.001, "residual": 0.02}
+{"scan_row": 1, "scan_col": 1, "e11": 0.0002, "w3": null, "residual": 0.03}
+EOF
+expect_png "map of dx" 896x607 --map dx "$TMP/scan.csv"
+expect_png "map of window 1's peak" 896x585 --map peak --region 1 "$TMP/scan.csv"
+expect_png "map 300 wide, sequential, fixed range" 533x425 --map dx --scale sequential --range -0.5,0.5 --width 300 \
+    "$TMP/scan.csv"
+expect_png "map of strain, in scan rows and columns" 873x821 --map e11 "$TMP/strain.jsonl"
+
+# The same scan with its rows in another order, as TSV, as JSON lines: the
+# same picture, byte for byte.
+mkdir -p "$TMP/shuffled" "$TMP/scan-tsv" "$TMP/scan-jsonl"
+{ head -1 "$TMP/scan.csv"; tail -n +2 "$TMP/scan.csv" | sort -r; } >"$TMP/shuffled/scan.csv"
+tr , '\t' <"$TMP/scan.csv" >"$TMP/scan-tsv/scan.csv"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) name[i] = $i; next }
+    { line = "{"; for (i = 1; i <= NF; i++) line = line sprintf("%s\"%s\": %s", i > 1 ? ", " : "", name[i],
+        $i == "nan" ? "null" : $i); print line "}" }' "$TMP/scan.csv" >"$TMP/scan-jsonl/scan.csv"
+"$CLXCORR" plot --map dx -o "$TMP/map.png" "$TMP/scan.csv" || fail "map of dx"
+for form in shuffled scan-tsv scan-jsonl; do
+    "$CLXCORR" plot --map dx -o "$TMP/$form.png" "$TMP/$form/scan.csv" && cmp -s "$TMP/map.png" "$TMP/$form.png" \
+        && pass "map from $form: the same picture" || fail "map from $form differs"
+done
+
+# expect_no_map NAME STATUS PATTERN ARGS...: plot fails with one error line
+# and leaves no picture, finished or not.
+expect_no_map() {
+    name=$1 want=$2 pattern=$3
+    shift 3
+    rm -f "$TMP/out.png" "$TMP/out.png.part"
+    expect_failure "$name" "$want" "$pattern" "$CLXCORR" plot -o "$TMP/out.png" "$@"
+    [ ! -e "$TMP/out.png" ] && [ ! -e "$TMP/out.png.part" ] || fail "$name: a picture was written"
+}
+printf 'scan_row,scan_col,dx\n0,0,0.5\n0,1,x\n' >"$TMP/bad-dx.csv"
+printf 'scan_row,scan_col,region,dx\n0,0,0,1\n0,0,0,2\n' >"$TMP/twice.csv"
+: >"$TMP/empty-scan.csv"
+expect_no_map "--map of results of images" 1 \
+    "^clxcorr: error: --map needs a results file of a scan: scan_row and scan_col columns; .*truth.csv has image, region, x, y, dx, dy$" \
+    --map dx "$truth"
+expect_no_map "--map of an unknown column" 1 \
+    "^clxcorr: error: --map zncc: .*scan.csv has no such column; it has scan_row, scan_col, scan_x, scan_y, region, x, y, dx, dy, peak, flags$" \
+    --map zncc "$TMP/scan.csv"
+expect_no_map "--map, --region out of range" 1 "^clxcorr: error: --region 2: .*scan.csv has windows 0 to 1$" \
+    --map dx --region 2 "$TMP/scan.csv"
+expect_no_map "--map, --region of one row per point" 1 \
+    "^clxcorr: error: --region 0: .*strain.jsonl has no region column \(one row per scan point\)$" \
+    --map e11 --region 0 "$TMP/strain.jsonl"
+expect_no_map "--map, a value that is not a number" 1 "^clxcorr: error: .*bad-dx.csv:3: dx 'x' is not a number$" \
+    --map dx "$TMP/bad-dx.csv"
+expect_no_map "--map, a point twice" 1 \
+    "^clxcorr: error: .*twice.csv:3: scan point \(row 0, column 0\), window 0 again \(first on line 2\)$" \
+    --map dx "$TMP/twice.csv"
+expect_no_map "--map, an empty file" 1 "^clxcorr: error: .*empty-scan.csv: empty; expected a header line" \
+    --map dx "$TMP/empty-scan.csv"
+expect_no_map "--map, a missing file" 1 "^clxcorr: error: .*none.csv: No such file or directory$" \
+    --map dx "$TMP/none.csv"
+expect_failure "--map, unwritable picture" 1 "$TMP/no/dir.png.part: No such file or directory" \
+    "$CLXCORR" plot --map dx -o "$TMP/no/dir.png" "$TMP/scan.csv"
+expect_no_map "--map with a reference" 2 "too many arguments: --map draws RESULTS.csv alone" \
+    --map dx "$TMP/scan.csv" "$ref"
+expect_no_map "--map with --series" 2 "--series and --map draw different pictures" --map dx --series "$TMP/scan.csv"
+expect_no_map "--map with --image" 2 "--image picks the image of the arrows; --map draws" --map dx --image 0 \
+    "$TMP/scan.csv"
+expect_no_map "--scale without --map" 2 "--scale picks the colours of --map" --scale diverging "$truth" "$ref"
+expect_no_map "--range without --map" 2 "--range sets the colour limits of --map" --range 0,1 --series "$truth"
+expect_no_map "bad --range" 2 "--range: '1,0' is not LO,HI \(two numbers, LO below HI\)" --map dx --range 1,0 \
+    "$TMP/scan.csv"
+expect_no_map "bad --scale" 2 "--scale: unknown scale 'rainbow' \(diverging or sequential\)" --map dx \
+    --scale rainbow "$TMP/scan.csv"
+
 # What `clxcorr offsets` writes, quoted names included, draws as well.
 need_device
 cp "$TMP/set/image_0001.tif" "$TMP/set/a,b.tif"
@@ -97,4 +201,26 @@ cp "$TMP/set/image_0001.tif" "$TMP/set/a,b.tif"
 grep -q '^"' "$TMP/offsets.csv" && pass "offsets quoted the name with a comma" || fail "no quoted name"
 expect_png "arrows from offsets' CSV" 1078x1010 --image 0 "$TMP/offsets.csv" "$ref"
 expect_png "series from offsets' CSV" 1000x720 --series "$TMP/offsets.csv"
+
+# A map of what offsets writes over a scan's pattern file (the fixtures of
+# cli_pattern_files.sh), where this clxcorr reads them (HDF5) and names the
+# scan points in its rows.
+if "$CLXCORR" --version | grep -q 'features:.* hdf5'; then
+    E=$TMP/ebsd
+    "$CLXCORR_SAMPLES" --out "$E" --size 96x80 --count 6 --grid 3x2 --window 24x24 --margin 8 --max-shift 2 \
+        >/dev/null || exit 99
+    "$CLXCORR" offsets -q --regions "$E/regions.txt" -o "$TMP/scan-offsets.csv" "$E/reference.tif" \
+        "$TESTS_SRCDIR/data/ebsd/patterns.h5" || fail "offsets over patterns.h5"
+    if head -1 "$TMP/scan-offsets.csv" | grep -q '^scan_row,scan_col,scan_x,scan_y,'; then
+        # 3 x 2 points 1.5 x 2 um apart: cells of 213 x 284 px, whatever the
+        # values make of the legend and caption around them.
+        "$CLXCORR" plot -v --map dx -o "$TMP/scan-map.png" "$TMP/scan-offsets.csv" 2>"$TMP/err" \
+            && grep -q "dx (px), mean over 6 windows, 3 x 2 points, scan-offsets.csv" "$TMP/err" \
+            && [ "$(png_size "$TMP/scan-map.png" | cut -dx -f1)" -ge 639 ] \
+            && pass "map of offsets over a pattern file: $(png_size "$TMP/scan-map.png")" \
+            || fail "map of offsets over a pattern file: $(cat "$TMP/err")"
+    else
+        echo "offsets does not name the scan points in its rows: its map is not checked"
+    fi
+fi
 finish

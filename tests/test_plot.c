@@ -3,12 +3,18 @@
  *
  *   - round numbers for scales and tick labels;
  *   - reading results files: columns in any order, quoted names, CRLF,
- *     missing rows, and every error naming the file and line;
+ *     missing rows, TSV and JSON lines, and every error naming the file
+ *     and line;
  *   - the displacement picture read back: its size as quiver.h states it,
  *     the arrows where the windows are, in the colour of their magnitude,
  *     grey elsewhere, flagged windows grey, the colour bar's ends; the mean
  *     over images, flagged rows left out;
- *   - the series picture's size, and write errors.
+ *   - the series picture's size, and write errors;
+ *   - scans: results files of scan points read into a grid (rows in any
+ *     order, a missing point, nan values and flags left out, one window,
+ *     positions or none, one row per point) and every error; the map's
+ *     colour scale and size; the map read back: each cell in its value's
+ *     colour, the missing point neutral, the bar's ends and triangles.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -36,8 +42,12 @@
 #include "check.h"
 #include "plot/plot_colours.h"
 #include "plot/plot_numbers.h"
+#include "plot/canvas.h"
+#include "plot/map_plot.h"
 #include "plot/quiver.h"
+#include "plot/record_reader.h"
 #include "plot/results_csv.h"
+#include "plot/scan_grid.h"
 #include "plot/series_plot.h"
 
 static char dir[] = "/tmp/clxcorr-test-plot.XXXXXX";
@@ -171,6 +181,73 @@ static void check_results_bad(void)
     snprintf(want, sizeof want, "%s: No such file or directory", missing);
     CHECK(results_read(missing, &t, &msg) == CLX_ERR_IO && strcmp(msg.text, want) == 0, "missing file: %s",
           msg.text);
+}
+
+/* Reads the file's records to the end: CLX_OK, or the first error. */
+static int read_every_record(const char *path, clx_message *msg)
+{
+    struct record_reader r;
+    long line;
+    int status = record_reader_open(&r, path, msg);
+    if (status != CLX_OK)
+        return status;
+    while ((status = record_read(&r, &line, msg)) == 1)
+        ;
+    record_reader_close(&r);
+    return status;
+}
+
+/* TSV and JSON lines read as CSV does: what `offsets --format` writes. */
+static void check_results_forms(void)
+{
+    struct results_table t;
+    clx_message msg;
+    /* TSV: the writer's escapes in a name, CRLF, a blank line. */
+    const char *tsv = write_file("forms.tsv", "image\tregion\tx\ty\tdx\tdy\r\n"
+                                              "a\\tb\\\\.tif\t0\t1.5\t2.5\t0.5\t-0.25\r\n\r\n"
+                                              "a\\tb\\\\.tif\t1\t7.5\t2.5\tnan\t1\r\n");
+    int status = results_read(tsv, &t, &msg);
+    CHECK(status == CLX_OK, "forms.tsv: %s", msg.text);
+    if (status == CLX_OK) {
+        CHECK(t.images == 1 && t.windows == 2 && strcmp(t.image_names[0], "a\tb\\.tif") == 0 && t.x[1] == 7.5 &&
+                  t.dx[0] == 0.5 && t.dy[0] == -0.25 && isnan(t.dx[1]) && t.dy[1] == 1,
+              "forms.tsv: %zu images, name '%s'", t.images, t.image_names[0]);
+        results_free(&t);
+    }
+    /* JSON lines: keys in another order on each line, null, escapes, a
+     * surrogate pair, a leading blank line. */
+    const char *jsonl = write_file("forms.jsonl",
+                                   "\n{\"image\": \"\\u00b5 \\\"q\\\" \\ud83d\\ude00\", \"region\": 0, \"x\": 1.5, "
+                                   "\"y\": 2.5, \"dx\": 0.5, \"dy\": -0.25, \"flags\": 0}\n"
+                                   "{\"flags\":8,\"dy\":null,\"dx\":1e-1,\"y\":2.5,\"x\":7.5,\"region\":1,"
+                                   "\"image\":\"\\u00b5 \\\"q\\\" \\ud83d\\ude00\"}\n");
+    status = results_read(jsonl, &t, &msg);
+    CHECK(status == CLX_OK, "forms.jsonl: %s", msg.text);
+    if (status == CLX_OK) {
+        CHECK(t.images == 1 && t.windows == 2 && strcmp(t.image_names[0], "\xc2\xb5 \"q\" \xf0\x9f\x98\x80") == 0 &&
+                  t.dx[0] == 0.5 && fabs(t.dx[1] - 0.1) < 1e-15 && isnan(t.dy[1]) && t.flags[1] == 8,
+              "forms.jsonl: %zu images, name '%s'", t.images, t.image_names[0]);
+        results_free(&t);
+    }
+    static const struct {
+        const char *name, *text, *message;   /* %s: the path */
+    } bad[] = {
+        { "missing-key.jsonl", "{\"a\": 1, \"b\": 2}\n{\"a\": 1}\n",
+          "%s:2: no key 'b' (the first line's object has it)" },
+        { "extra-key.jsonl", "{\"a\": 1}\n{\"a\": 1, \"c\": 2}\n", "%s:2: key 'c' is not in the first line's object" },
+        { "twice.jsonl", "{\"a\": 1, \"a\": 2}\n", "%s:1: key 'a' twice" },
+        { "nested.jsonl", "{\"a\": [1]}\n", "%s:1: not a JSON object of results: a nested object or array at column 7" },
+        { "open.jsonl", "{\"a\": \"x}\n", "%s:1: not a JSON object of results: a string is not closed at column 10" },
+        { "not-object.jsonl", "{\"a\": 1}\n[1]\n", "%s:2: not a JSON object of results: expected '{' at column 1" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char want[1024];
+        const char *path = write_file(bad[i].name, bad[i].text);
+        status = read_every_record(path, &msg);
+        snprintf(want, sizeof want, bad[i].message, path);
+        CHECK(status == CLX_ERR_FORMAT && strcmp(msg.text, want) == 0, "%s: status %d, '%s', want '%s'", bad[i].name,
+              status, msg.text, want);
+    }
 }
 
 /* ---- the pictures -------------------------------------------------------- */
@@ -363,6 +440,365 @@ static void check_series(void)
     results_free(&t);
 }
 
+
+/* ---- scans and their maps ------------------------------------------------ */
+
+/*
+ * A scan of 3 x 2 points (columns x rows), 1.5 um apart, two windows each.
+ * The points' mean dx: (0,0) -1; (0,1) -0.4; (0,2) 0.2, window 1 flagged 2
+ * (left out); (1,0) 0.6, window 1 flagged 8 (outlier: kept); (1,1) 1,
+ * window 1 nan and flagged 64; (1,2) no rows.
+ */
+static const char scan_in_order[] =
+    "scan_row,scan_col,scan_x,scan_y,region,x,y,dx,dy,peak,flags\n"
+    "0,0,0.0,0.0,0,50.5,50.5,-1.0,0.5,9,0\n"
+    "0,0,0.0,0.0,1,150.5,50.5,-1.0,0.5,9,0\n"
+    "0,1,1.5,0.0,0,50.5,50.5,-0.5,0.5,9,0\n"
+    "0,1,1.5,0.0,1,150.5,50.5,-0.3,0.5,9,0\n"
+    "0,2,3.0,0.0,0,50.5,50.5,0.2,0.5,9,0\n"
+    "0,2,3.0,0.0,1,150.5,50.5,9.0,0.5,9,2\n"
+    "1,0,0.0,1.5,0,50.5,50.5,0.5,0.5,9,0\n"
+    "1,0,0.0,1.5,1,150.5,50.5,0.7,0.5,9,8\n"
+    "1,1,1.5,1.5,0,50.5,50.5,1.0,0.5,9,0\n"
+    "1,1,1.5,1.5,1,150.5,50.5,nan,nan,nan,64\n";
+
+/* The same rows as TSV, in another order, columns in another order. */
+static const char scan_shuffled[] =
+    "flags\tdx\tregion\tscan_col\tscan_row\tscan_y\tscan_x\n"
+    "64\tnan\t1\t1\t1\t1.5\t1.5\n"
+    "0\t0.2\t0\t2\t0\t0.0\t3.0\n"
+    "0\t-1.0\t1\t0\t0\t0.0\t0.0\n"
+    "8\t0.7\t1\t0\t1\t1.5\t0.0\n"
+    "0\t-0.3\t1\t1\t0\t0.0\t1.5\n"
+    "0\t1.0\t0\t1\t1\t1.5\t1.5\n"
+    "2\t9.0\t1\t2\t0\t0.0\t3.0\n"
+    "0\t-0.5\t0\t1\t0\t0.0\t1.5\n"
+    "0\t0.5\t0\t0\t1\t1.5\t0.0\n"
+    "0\t-1.0\t0\t0\t0\t0.0\t0.0\n";
+
+static int same_value(double a, double b)
+{
+    return (isnan(a) && isnan(b)) || fabs(a - b) < 1e-12;
+}
+
+static void check_grid_values(const char *name, const struct scan_grid *g, const double want[6])
+{
+    if (g->rows != 2 || g->cols != 3) {
+        CHECK(0, "%s: %zu x %zu points, want 3 x 2", name, g->cols, g->rows);
+        return;
+    }
+    for (int i = 0; i < 6; i++)
+        CHECK(same_value(g->values[i], want[i]), "%s: point (%d, %d) is %g, want %g", name, i / 3, i % 3,
+              g->values[i], want[i]);
+}
+
+static void check_scan_grid(void)
+{
+    struct scan_grid g;
+    clx_message msg;
+    const double mean[6] = { -1, -0.4, 0.2, 0.6, 1, NAN };
+    const double window1[6] = { -1, -0.3, NAN, 0.7, NAN, NAN };
+    const char *files[2] = { write_file("scan.csv", scan_in_order), write_file("scan-shuffled.tsv", scan_shuffled) };
+    for (int f = 0; f < 2; f++) {
+        if (scan_grid_read(files[f], "dx", -1, &g, &msg) != CLX_OK) {
+            CHECK(0, "%s: %s", files[f], msg.text);
+            continue;
+        }
+        check_grid_values(files[f], &g, mean);
+        CHECK(g.windows == 2 && g.rows_read == 10 && g.rows_used == 8 && g.rows_flagged == 1 && g.rows_nan == 1 &&
+                  g.points_with_value == 5,
+              "%s: %zu windows, rows %zu read %zu used %zu flagged %zu nan, %zu points", files[f], g.windows,
+              g.rows_read, g.rows_used, g.rows_flagged, g.rows_nan, g.points_with_value);
+        CHECK(g.positioned && g.step_x == 1.5 && g.step_y == 1.5 && g.x0 == 0 && g.y0 == 0,
+              "%s: positions %d, steps %g %g, origin %g %g", files[f], g.positioned, g.step_x, g.step_y, g.x0, g.y0);
+        scan_grid_free(&g);
+        if (scan_grid_read(files[f], "dx", 1, &g, &msg) != CLX_OK) {
+            CHECK(0, "%s, window 1: %s", files[f], msg.text);
+            continue;
+        }
+        check_grid_values("window 1", &g, window1);
+        CHECK(g.rows_used == 3 && g.rows_flagged == 1 && g.rows_nan == 1, "window 1: rows %zu used %zu flagged %zu nan",
+              g.rows_used, g.rows_flagged, g.rows_nan);
+        scan_grid_free(&g);
+    }
+    /* One row per point (strain), JSON lines, no positions, a point missing. */
+    const char *strain = write_file("strain.jsonl", "{\"scan_row\": 1, \"scan_col\": 0, \"e11\": 0.002, \"w1\": null}\n"
+                                                    "{\"scan_row\": 0, \"scan_col\": 1, \"e11\": -0.001, \"w1\": 0.5}\n"
+                                                    "{\"scan_row\": 0, \"scan_col\": 0, \"e11\": 0.001, \"w1\": 0.1}\n");
+    if (scan_grid_read(strain, "e11", -1, &g, &msg) == CLX_OK) {
+        CHECK(g.rows == 2 && g.cols == 2 && g.windows == 0 && !g.positioned && g.values[0] == 0.001 &&
+                  g.values[1] == -0.001 && g.values[2] == 0.002 && isnan(g.values[3]) && g.points_with_value == 3,
+              "strain.jsonl: %zu x %zu, %zu windows, positioned %d", g.cols, g.rows, g.windows, g.positioned);
+        scan_grid_free(&g);
+    } else {
+        CHECK(0, "strain.jsonl: %s", msg.text);
+    }
+    /* Flags are not left out of a map of flags. */
+    if (scan_grid_read(files[0], "flags", -1, &g, &msg) == CLX_OK) {
+        CHECK(g.values[2] == 1 && g.values[3] == 4 && g.values[4] == 32 && g.rows_flagged == 0,
+              "a map of flags takes every row: %g %g %g", g.values[2], g.values[3], g.values[4]);
+        scan_grid_free(&g);
+    }
+}
+
+/* Each bad scan fails with exactly this message. */
+static void check_scan_grid_errors(void)
+{
+    static const struct {
+        const char *name, *text, *column;
+        long region;
+        const char *message;   /* %s: the path */
+    } cases[] = {
+        { "offsets.csv", "image,region,x,y,dx,dy\na,0,1,1,0,0\n", "dx", -1,
+          "--map needs a results file of a scan: scan_row and scan_col columns; %s has image, region, x, y, dx, dy" },
+        { "no-zncc.csv", "scan_row,scan_col,region,dx,flags\n0,0,0,1,0\n", "zncc", -1,
+          "--map zncc: %s has no such column; it has scan_row, scan_col, region, dx, flags" },
+        { "bad-dx.csv", "scan_row,scan_col,dx\n0,0,1\n\n0,1,abc\n", "dx", -1, "%s:4: dx 'abc' is not a number" },
+        { "inf-dx.csv", "scan_row,scan_col,dx\n0,0,inf\n", "dx", -1, "%s:2: dx 'inf' is not a number" },
+        { "bad-row.csv", "scan_row,scan_col,dx\n0.5,0,1\n", "dx", -1,
+          "%s:2: scan_row '0.5' is not a whole number from 0 to 99999" },
+        { "bad-x.tsv", "scan_row\tscan_col\tscan_x\tscan_y\tdx\n0\t0\tnan\t0\t1\n", "dx", -1,
+          "%s:2: scan_x 'nan' is not a number" },
+        { "empty.csv", "", "dx", -1, "%s: empty; expected a header line (scan_row,scan_col,...)" },
+        { "header.csv", "scan_row,scan_col,dx\n", "dx", -1, "%s: no rows after the header" },
+        { "short.csv", "scan_row,scan_col,dx\n0,0\n", "dx", -1, "%s:2: 2 fields, but the header has 3" },
+        { "twice.csv", "scan_row,scan_col,region,dx\n0,0,0,1\n1,0,0,1\n0,0,1,1\n0,0,0,2\n", "dx", -1,
+          "%s:5: scan point (row 0, column 0), window 0 again (first on line 2)" },
+        { "twice-point.csv", "scan_row,scan_col,e11\n0,1,1\n0,1,2\n", "e11", -1,
+          "%s:3: scan point (row 0, column 1) again (first on line 2)" },
+        { "region.csv", "scan_row,scan_col,region,dx\n0,0,0,1\n0,0,1,1\n", "dx", 2, "--region 2: %s has windows 0 to 1" },
+        { "no-region.csv", "scan_row,scan_col,e11\n0,0,1\n", "e11", 0,
+          "--region 0: %s has no region column (one row per scan point)" },
+        { "huge.csv", "scan_row,scan_col,dx\n99999,99999,1\n", "dx", -1,
+          "%s: a scan of 100000 x 100000 points is more than a map can show (100000000)" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct scan_grid g;
+        clx_message msg;
+        char want[1024];
+        const char *path = write_file(cases[i].name, cases[i].text);
+        int status = scan_grid_read(path, cases[i].column, cases[i].region, &g, &msg);
+        snprintf(want, sizeof want, cases[i].message, path);
+        CHECK(status == CLX_ERR_FORMAT && strcmp(msg.text, want) == 0, "%s: status %d, '%s', want '%s'",
+              cases[i].name, status, msg.text, want);
+        if (status == CLX_OK)
+            scan_grid_free(&g);
+    }
+}
+
+static void check_map_scale(void)
+{
+    struct map_scale s;
+    struct map_options o = { "zncc", NULL, 0, MAP_SCALE_AUTO, 0, 0, 0 };
+    /* 200 points from 0.80 to 0.995 and one outlier: the 99th percentile
+     * (the 199th of 201) keeps the outlier off the scale. */
+    double v[201];
+    for (int i = 0; i < 200; i++)
+        v[i] = 0.8 + 0.001 * (i < 100 ? 2 * i : 2 * (i - 100) + 1) * 0.98;
+    v[200] = 40;
+    map_scale_choose(v, 201, &o, &s);
+    CHECK(!s.diverging && s.lo > 0.79 && s.lo < 0.81 && s.hi > 0.98 && s.hi < 1 && s.above == 2 && s.below == 2,
+          "zncc: diverging %d, %g to %g, %zu below, %zu above", s.diverging, s.lo, s.hi, s.below, s.above);
+    double both[3] = { -1, NAN, 2 };
+    o.column = "peak";
+    map_scale_choose(both, 3, &o, &s);
+    CHECK(s.diverging && s.lo == -2 && s.hi == 2, "both signs: diverging %d, %g to %g", s.diverging, s.lo, s.hi);
+    double positive[2] = { 0.1, 0.3 };
+    o.column = "dx";
+    map_scale_choose(positive, 2, &o, &s);
+    CHECK(s.diverging && s.lo == -0.3 && s.hi == 0.3, "dx: diverging %d, %g to %g", s.diverging, s.lo, s.hi);
+    o.scale = MAP_SCALE_SEQUENTIAL;
+    map_scale_choose(positive, 2, &o, &s);
+    CHECK(!s.diverging && s.lo == 0.1 && s.hi == 0.3, "dx, sequential: %d, %g to %g", s.diverging, s.lo, s.hi);
+    o.column = "e22";
+    o.scale = MAP_SCALE_AUTO;
+    map_scale_choose(positive, 2, &o, &s);
+    CHECK(s.diverging, "strains are signed");
+    double flat[2] = { 5, 5 }, none[2] = { NAN, NAN };
+    o.column = "residual";
+    map_scale_choose(flat, 2, &o, &s);
+    CHECK(!s.diverging && fabs(s.lo - 4.5) < 1e-12 && fabs(s.hi - 5.5) < 1e-12, "one value: %g to %g", s.lo, s.hi);
+    map_scale_choose(none, 2, &o, &s);
+    CHECK(s.lo == 0 && s.hi == 1 && s.below == 0 && s.above == 0, "no values: %g to %g", s.lo, s.hi);
+    o.fixed_range = 1;
+    o.lo = 0.2;
+    o.hi = 0.25;
+    map_scale_choose(positive, 2, &o, &s);
+    CHECK(s.fixed && s.lo == 0.2 && s.hi == 0.25 && s.below == 1 && s.above == 1, "--range: %g to %g", s.lo, s.hi);
+    CHECK(strcmp(map_column_unit("dy"), "px") == 0 && strcmp(map_column_unit("scan_y"), "\xc2\xb5m") == 0 &&
+              strcmp(map_column_unit("w3"), "rad") == 0 && strcmp(map_column_unit("e11"), "") == 0 &&
+              strcmp(map_column_unit("zncc"), "") == 0,
+          "units");
+}
+
+/* The pieces the maps add: the micro sign is one character, text reading
+ * upwards covers what canvas_text covers turned, the diverging scale is
+ * white in the middle. */
+static void check_map_pieces(void)
+{
+    CHECK(canvas_text_width("\xc2\xb5m", 1) == canvas_text_width("um", 1) &&
+              canvas_text_width("\xc3\xa9", 1) == canvas_text_width("??", 1),
+          "the micro sign is one character, other bytes beyond ASCII one each");
+    struct canvas across, up;
+    clx_message msg;
+    struct rgb white = { 255, 255, 255 }, black = { 0, 0, 0 };
+    if (canvas_create(&across, 40, 20, white, &msg) != CLX_OK || canvas_create(&up, 20, 40, white, &msg) != CLX_OK) {
+        CHECK(0, "canvas_create: %s", msg.text);
+        return;
+    }
+    int len = canvas_text(&across, 0, 0, 1, "y\xc2\xb5", black);
+    CHECK(canvas_text_up(&up, 0, 40, 1, "y\xc2\xb5", black) == len, "both draw %d pixels along", len);
+    int same = 1;
+    for (int y = 0; y < 20; y++)
+        for (int x = 0; x < 20; x++)
+            same &= across.pixels[3 * (y * 40 + x)] == up.pixels[3 * ((39 - x) * 20 + y)];
+    CHECK(same, "text reading upwards is canvas_text turned a quarter left");
+    canvas_free(&across);
+    canvas_free(&up);
+    struct rgb mid = diverging_colour(0.5), low = diverging_colour(0), high = diverging_colour(1);
+    CHECK(mid.r == 247 && mid.g == 247 && mid.b == 247 && low.b > low.r && high.r > high.b,
+          "diverging: blue, white, red");
+}
+
+static void check_map_size(void)
+{
+    struct scan_grid g = { 0 };
+    int w, h;
+    g.cols = 3, g.rows = 2;
+    map_size(&g, 0, &w, &h);
+    CHECK(w == 639 && h == 426, "3 x 2 points: %dx%d, want cells of 213 px", w, h);
+    g.cols = 20, g.rows = 30, g.positioned = 1, g.step_x = 2, g.step_y = 1;
+    map_size(&g, 0, &w, &h);
+    CHECK(w == 640 && h == 480, "20 x 30 points of 2 x 1 um: %dx%d", w, h);
+    g.cols = 2000, g.rows = 1000, g.positioned = 0;
+    map_size(&g, 0, &w, &h);
+    CHECK(w == 4000 && h == 2000, "2000 x 1000 points: %dx%d, cells of 2 px to stay within 4096", w, h);
+    g.cols = 300, g.rows = 200;
+    map_size(&g, 0, &w, &h);
+    CHECK(w == 1200 && h == 800, "300 x 200 points: %dx%d, cells of at least 4 px", w, h);
+    g.cols = 150, g.rows = 1;
+    map_size(&g, 0, &w, &h);
+    CHECK(w == 600 && h == MAP_MIN_SIDE, "a line scan: %dx%d", w, h);
+    g.cols = 120, g.rows = 80;
+    map_size(&g, 300, &w, &h);
+    CHECK(w == 300 && h == 200, "--width 300: %dx%d", w, h);
+}
+
+/* The colour of cell (row, col)'s centre in a picture drawn in frame f. */
+static const unsigned char *cell_pixel(const struct picture *p, const struct map_frame *f, const struct scan_grid *g,
+                                       size_t row, size_t col)
+{
+    return pixel(p, f->map_x + (int)((col + 0.5) * f->map_w / g->cols), f->map_y + (int)((row + 0.5) * f->map_h / g->rows));
+}
+
+static int read_map(const char *path, const struct scan_grid *g, const struct map_options *o, struct picture *p,
+                    struct map_frame *f)
+{
+    clx_message msg;
+    int status = map_write_png(path, g, o, &msg);
+    CHECK(status == CLX_OK, "map_write_png: %s", msg.text);
+    if (status != CLX_OK || map_frame_of(g, o, f, &msg) != CLX_OK || read_png(path, p) != 0) {
+        CHECK(0, "cannot draw or read back %s", path);
+        return -1;
+    }
+    CHECK(p->w == f->width && p->h == f->height, "picture %dx%d, frame %dx%d", p->w, p->h, f->width, f->height);
+    return p->w == f->width && p->h == f->height ? 0 : -1;
+}
+
+/* The whole file's bytes, or NULL; *len its length. */
+static unsigned char *file_bytes(const char *path, long *len)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *bytes = NULL;
+    if (f && fseek(f, 0, SEEK_END) == 0 && (*len = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (bytes = malloc((size_t)*len)) && fread(bytes, 1, (size_t)*len, f) != (size_t)*len) {
+        free(bytes);
+        bytes = NULL;
+    }
+    if (f)
+        fclose(f);
+    return bytes;
+}
+
+/* Rows in another order (and TSV): the same grid, the same picture. */
+static void check_map_order(void)
+{
+    const char *names[2] = { "scan.csv", "scan-shuffled.tsv" }, *pictures[2] = { "order-a.png", "order-b.png" };
+    struct map_options o = { "dx", "the same title", 0, MAP_SCALE_AUTO, 0, 0, 0 };
+    unsigned char *bytes[2] = { NULL, NULL };
+    long len[2] = { 0, 0 };
+    for (int k = 0; k < 2; k++) {
+        struct scan_grid g;
+        clx_message msg;
+        if (scan_grid_read(temp_path(names[k]), "dx", -1, &g, &msg) != CLX_OK ||
+            map_write_png(temp_path(pictures[k]), &g, &o, &msg) != CLX_OK) {
+            CHECK(0, "%s: %s", names[k], msg.text);
+            return;
+        }
+        scan_grid_free(&g);
+        bytes[k] = file_bytes(temp_path(pictures[k]), &len[k]);
+    }
+    CHECK(bytes[0] && bytes[1] && len[0] == len[1] && memcmp(bytes[0], bytes[1], (size_t)len[0]) == 0,
+          "rows in another order draw another picture (%ld and %ld bytes)", len[0], len[1]);
+    free(bytes[0]);
+    free(bytes[1]);
+}
+
+static void check_map_picture(void)
+{
+    struct scan_grid g;
+    struct map_scale s;
+    struct map_frame f;
+    struct picture p;
+    clx_message msg;
+    if (scan_grid_read(temp_path("scan.csv"), "dx", -1, &g, &msg) != CLX_OK) {
+        CHECK(0, "scan.csv: %s", msg.text);
+        return;
+    }
+    struct map_options o = { "dx", "dx (px), scan.csv", 0, MAP_SCALE_AUTO, 0, 0, 0 };
+    map_scale_choose(g.values, 6, &o, &s);
+    CHECK(s.diverging && s.lo == -1 && s.hi == 1, "dx of the scan: diverging %d, %g to %g", s.diverging, s.lo, s.hi);
+    if (read_map(temp_path("map.png"), &g, &o, &p, &f) == 0) {
+        CHECK(f.map_w == 639 && f.map_h == 426, "square cells of 213 px: %dx%d", f.map_w, f.map_h);
+        for (size_t i = 0; i < 6; i++) {
+            const unsigned char *px = cell_pixel(&p, &f, &g, i / 3, i % 3);
+            struct rgb want = map_colour(&s, g.values[i]);
+            CHECK(same_colour(px, want, 0), "cell (%zu, %zu) of %g: %d,%d,%d, want %d,%d,%d", i / 3, i % 3,
+                  g.values[i], px[0], px[1], px[2], want.r, want.g, want.b);
+        }
+        CHECK(same_colour(cell_pixel(&p, &f, &g, 1, 2), MAP_NO_VALUE, 0), "the missing point is neutral grey");
+        /* The bar: dark red at the top, dark blue at the bottom; no
+         * triangles, nothing being clipped. */
+        int mid = f.bar_x + f.bar_w / 2;
+        CHECK(same_colour(pixel(&p, mid, f.bar_y), map_colour(&s, 1), 6) &&
+                  same_colour(pixel(&p, mid, f.bar_y + f.bar_h - 1), map_colour(&s, -1), 6) &&
+                  same_colour(pixel(&p, mid, f.bar_y + f.bar_h / 2), map_colour(&s, 0), 6),
+              "the bar runs from dark red through white to dark blue");
+        CHECK(same_colour(pixel(&p, mid, f.bar_y - 8), (struct rgb){ 255, 255, 255 }, 0) &&
+                  same_colour(pixel(&p, mid, f.bar_y + f.bar_h + 8), (struct rgb){ 255, 255, 255 }, 0),
+              "no triangles");
+        stbi_image_free(p.rgb);
+    }
+    /* Limits of +-0.5: -1 below, 0.6 and 1 above; they take the ends'
+     * colours, and triangles in those colours cap the bar. */
+    o.fixed_range = 1, o.lo = -0.5, o.hi = 0.5;
+    map_scale_choose(g.values, 6, &o, &s);
+    if (read_map(temp_path("map-range.png"), &g, &o, &p, &f) == 0) {
+        int mid = f.bar_x + f.bar_w / 2;
+        CHECK(same_colour(cell_pixel(&p, &f, &g, 1, 1), map_colour(&s, 0.5), 0) &&
+                  same_colour(cell_pixel(&p, &f, &g, 0, 0), map_colour(&s, -0.5), 0),
+              "clipped cells in the ends' colours");
+        CHECK(same_colour(pixel(&p, mid, f.bar_y - 6), map_colour(&s, 0.5), 0) &&
+                  same_colour(pixel(&p, mid, f.bar_y + f.bar_h + 6), map_colour(&s, -0.5), 0),
+              "triangles at both ends: %d,%d,%d and %d,%d,%d", pixel(&p, mid, f.bar_y - 6)[0],
+              pixel(&p, mid, f.bar_y - 6)[1], pixel(&p, mid, f.bar_y - 6)[2], pixel(&p, mid, f.bar_y + f.bar_h + 6)[0],
+              pixel(&p, mid, f.bar_y + f.bar_h + 6)[1], pixel(&p, mid, f.bar_y + f.bar_h + 6)[2]);
+        stbi_image_free(p.rgb);
+    }
+    scan_grid_free(&g);
+    check_map_order();
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) {
@@ -372,9 +808,16 @@ int main(void)
     check_numbers();
     check_results_good();
     check_results_bad();
+    check_results_forms();
     check_quiver();
     check_quiver_mean();
     check_series();
+    check_scan_grid();
+    check_scan_grid_errors();
+    check_map_pieces();
+    check_map_scale();
+    check_map_size();
+    check_map_picture();
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)

@@ -2,7 +2,8 @@
  * cmd_plot.c - `clxcorr plot`: pictures of a results file that `clxcorr
  * offsets` wrote. By default the displacement picture (quiver.h) of the
  * mean offset of each window over all images; --image N draws one image's;
- * --series draws dx and dy against the image index (series_plot.h).
+ * --series draws dx and dy against the image index (series_plot.h); --map
+ * draws one column of a scan's results over the scan grid (map_plot.h).
  *
  * Why the mean by default: for the usual job (many images of one specimen
  * against one reference) it is the picture of the whole file, and it
@@ -18,14 +19,17 @@
 #include "cli.h"
 #include "image_list.h"
 #include "options.h"
+#include "plot/map_plot.h"
 #include "plot/quiver.h"
 #include "plot/results_csv.h"
+#include "plot/scan_grid.h"
 #include "plot/series_plot.h"
 #include "report.h"
 
 static const char plot_help[] =
     "Usage: clxcorr plot [OPTIONS] -o OUT.png RESULTS.csv REFERENCE\n"
     "       clxcorr plot --series [OPTIONS] -o OUT.png RESULTS.csv [REFERENCE]\n"
+    "       clxcorr plot --map COLUMN [OPTIONS] -o OUT.png RESULTS.csv\n"
     "\n"
     "Draw a results file that `clxcorr offsets` wrote as a PNG picture.\n"
     "\n"
@@ -42,30 +46,56 @@ static const char plot_help[] =
     "one, against the image's index in the file; REFERENCE is not drawn and may\n"
     "be left out.\n"
     "\n"
+    "With --map COLUMN: the results of a scan (pattern files whose rows carry\n"
+    "scan_row and scan_col) as a map, one cell per scan point in the colour of\n"
+    "COLUMN's mean over the point's windows (or with --region K, of window K).\n"
+    "Rows with a nan value or with flags other than 8 (outlier) are left out of\n"
+    "the mean; a point left without a value is drawn grey. The colour bar runs\n"
+    "between the points' 1st and 99th percentiles (points beyond take the end\n"
+    "colours, and a triangle on that end says so); signed quantities (dx, dy,\n"
+    "strains, rotations, or values of both signs) get a diverging scale with\n"
+    "white at 0 and symmetric limits. Axes in micrometres when the file has\n"
+    "scan_x and scan_y, else in scan columns and rows.\n"
+    "\n"
     "Options:\n"
     "  -o, --output FILE    the PNG to write (required; written as FILE.part and\n"
     "                       renamed when complete)\n"
     "      --image N        the arrows of image N (0-based, in file order; -1 the\n"
     "                       last) instead of the mean over all images\n"
     "      --series         draw dx and dy against the image index instead\n"
+    "      --map COLUMN     draw COLUMN (dx, dy, zncc, peak_ratio, e11, ...) over\n"
+    "                       the scan grid instead\n"
     "      --region K       with --series: only window K (the results' region\n"
-    "                       column; default: every window, one line each)\n"
+    "                       column; default: every window, one line each); with\n"
+    "                       --map: window K's value instead of the mean\n"
+    "      --scale S        with --map: diverging (white at the middle of the\n"
+    "                       limits) or sequential (default: diverging for signed\n"
+    "                       quantities)\n"
+    "      --range LO,HI    with --map: the colour bar's limits (default: the\n"
+    "                       points' 1st and 99th percentiles, made symmetric\n"
+    "                       about 0 for a diverging scale)\n"
     "      --width W        the picture's width in pixels: of the image part\n"
-    "                       (default: the reference's, within 640..1600), or of\n"
-    "                       the whole series picture (default 1000)\n"
+    "                       (default: the reference's, within 640..1600), of\n"
+    "                       the whole series picture (default 1000), or of the\n"
+    "                       map (default: cells of whole pixels, at least 4,\n"
+    "                       making the map about 640 across)\n"
     "  -v, --verbose        say what was drawn\n"
     "  -q, --quiet          errors only\n"
     "  -h, --help           this help\n"
     "\n"
-    "RESULTS.csv: CSV with a header naming at least image,region,x,y,dx,dy (and\n"
+    "RESULTS.csv: as `clxcorr offsets` writes it, CSV, TSV or JSON lines (told\n"
+    "from the first line), with at least the columns image,region,x,y,dx,dy (and\n"
     "flags); other columns are skipped. Consecutive rows of one image name are\n"
-    "one image.\n"
+    "one image. For --map: the columns scan_row, scan_col and COLUMN (region,\n"
+    "flags, scan_x and scan_y are used when present), rows in any order.\n"
     "\n"
     "Examples:\n"
     "  clxcorr offsets --regions windows.txt -o offsets.csv ref.tif img_*.tif\n"
     "  clxcorr plot -o arrows.png offsets.csv ref.tif\n"
     "  clxcorr plot --image -1 -o last.png offsets.csv ref.tif\n"
     "  clxcorr plot --series --region 12 -o window12.png offsets.csv\n"
+    "  clxcorr plot --map dx -o dx-map.png scan-offsets.csv\n"
+    "  clxcorr plot --map zncc --range 0.8,1 -o zncc-map.png scan-offsets.csv\n"
     "\n"
     "Exit status: 0 success, 1 the run failed (bad results file, unreadable\n"
     "reference, a file that cannot be written), 2 wrong command line.\n";
@@ -77,17 +107,24 @@ struct plot_args {
     int have_image;
     long image;            /* --image N: 0-based, negative from the end */
     int series;
-    long region;           /* --region K with --series; -1: every window */
+    const char *map;       /* --map COLUMN */
+    long region;           /* --region K with --series or --map; -1: every window */
+    enum map_scale_kind scale;
+    int have_range;
+    double range_lo, range_hi;
     int width;
 };
 
-enum { OPT_IMAGE = OPT_OWN, OPT_SERIES, OPT_REGION, OPT_WIDTH };
+enum { OPT_IMAGE = OPT_OWN, OPT_SERIES, OPT_REGION, OPT_WIDTH, OPT_MAP, OPT_SCALE, OPT_RANGE };
 
 static const struct option plot_table[] = {
     OPTION_OUTPUT,
     { "image", required_argument, NULL, OPT_IMAGE },
     { "series", no_argument, NULL, OPT_SERIES },
+    { "map", required_argument, NULL, OPT_MAP },
     { "region", required_argument, NULL, OPT_REGION },
+    { "scale", required_argument, NULL, OPT_SCALE },
+    { "range", required_argument, NULL, OPT_RANGE },
     { "width", required_argument, NULL, OPT_WIDTH },
     OPTIONS_VERBOSITY,
     OPTIONS_END
@@ -105,6 +142,31 @@ static int parse_long(const char *text, const char *option, long min, long max, 
     return 0;
 }
 
+/* --range LO,HI: two finite numbers, LO < HI. */
+static int parse_range(const char *text, double *lo, double *hi)
+{
+    char *end;
+    *lo = strtod(text, &end);
+    if (end != text && *end == ',') {
+        const char *second = end + 1;
+        *hi = strtod(second, &end);
+        if (end != second && *end == '\0' && isfinite(*lo) && isfinite(*hi) && *lo < *hi)
+            return 0;
+    }
+    report_error("--range: '%s' is not LO,HI (two numbers, LO below HI)", text);
+    return -1;
+}
+
+static int parse_scale(const char *text, enum map_scale_kind *out)
+{
+    if (strcmp(text, "diverging") == 0 || strcmp(text, "sequential") == 0) {
+        *out = text[0] == 'd' ? MAP_SCALE_DIVERGING : MAP_SCALE_SEQUENTIAL;
+        return 0;
+    }
+    report_error("--scale: unknown scale '%s' (diverging or sequential)", text);
+    return -1;
+}
+
 static int plot_take(void *own, int c, const char *value)
 {
     struct plot_args *a = own;
@@ -117,6 +179,13 @@ static int plot_take(void *own, int c, const char *value)
         a->series = 1;
         return 1;
     case OPT_REGION: return option_taken(parse_long(value, "--region", 0, 999999, &a->region));
+    case OPT_MAP:
+        a->map = value;
+        return 1;
+    case OPT_SCALE: return option_taken(parse_scale(value, &a->scale));
+    case OPT_RANGE:
+        a->have_range = 1;
+        return option_taken(parse_range(value, &a->range_lo, &a->range_hi));
     case OPT_WIDTH:
         if (parse_long(value, "--width", 64, 8192, &width))
             return -1;
@@ -127,6 +196,30 @@ static int plot_take(void *own, int c, const char *value)
 }
 
 static const struct command_options plot_options = { "plot", plot_help, plot_table, plot_take };
+
+/* The options that go with one picture only. Returns -1 after reporting. */
+static int check_combinations(const struct plot_args *a)
+{
+    const char *wrong = NULL;
+    if (a->series && a->map)
+        wrong = "--series and --map draw different pictures: one of them";
+    else if ((a->series || a->map) && a->have_image)
+        wrong = a->series ? "--image picks the image of the arrows; --series draws every image"
+                          : "--image picks the image of the arrows; --map draws a scan's points";
+    else if (!a->series && !a->map && a->region >= 0)
+        wrong = "--region picks the window of --series or --map; the arrows show every window";
+    else if (!a->map && (a->scale != MAP_SCALE_AUTO || a->have_range))
+        wrong = a->have_range ? "--range sets the colour limits of --map" : "--scale picks the colours of --map";
+    if (wrong) {
+        report_error("%s", wrong);
+        return -1;
+    }
+    if (a->series && a->width && a->width < 400) {
+        report_error("--width %d: the series picture needs at least 400 pixels", a->width);
+        return -1;
+    }
+    return 0;
+}
 
 /* Returns -1 after reporting a usage error, 1 after --help, 0 to run. */
 static int parse_args(int argc, char **argv, struct plot_args *a)
@@ -139,22 +232,13 @@ static int parse_args(int argc, char **argv, struct plot_args *a)
         report_error("plot needs -o OUT.png (see clxcorr plot --help)");
         return -1;
     }
-    if (a->series && a->have_image) {
-        report_error("--image picks the image of the arrows; --series draws every image");
+    if (check_combinations(a))
         return -1;
-    }
-    if (!a->series && a->region >= 0) {
-        report_error("--region picks the window of --series; the arrows show every window");
-        return -1;
-    }
-    if (a->series && a->width && a->width < 400) {
-        report_error("--width %d: the series picture needs at least 400 pixels", a->width);
-        return -1;
-    }
-    int left = argc - optind, want = a->series ? 1 : 2;
-    if (left < want || left > 2) {
+    int left = argc - optind, want = a->series || a->map ? 1 : 2, most = a->map ? 1 : 2;
+    if (left < want || left > most) {
         report_error(left < 1        ? "no results file given (usage: clxcorr plot [OPTIONS] -o OUT.png RESULTS.csv REFERENCE)"
                      : left < want ? "no reference image given: the arrows are drawn on it (or use --series)"
+                     : a->map      ? "too many arguments: --map draws RESULTS.csv alone"
                                    : "too many arguments: RESULTS.csv and REFERENCE only");
         return -1;
     }
@@ -265,6 +349,43 @@ static int plot_series(const struct plot_args *a, const struct results_table *t)
     return EXIT_OK;
 }
 
+/* "dx (px), mean over 50 windows, 3 x 2 points, scan.csv": what is drawn,
+ * of how many windows, over how many points (columns x rows), of which file. */
+static void map_title(const struct plot_args *a, const struct scan_grid *g, char *title, size_t len)
+{
+    char windows[64] = "";
+    const char *unit = map_column_unit(a->map);
+    if (a->region >= 0)
+        snprintf(windows, sizeof windows, ", window %ld", a->region);
+    else if (g->windows > 0)
+        snprintf(windows, sizeof windows, ", mean over %zu window%s", g->windows, g->windows == 1 ? "" : "s");
+    snprintf(title, len, "%s%s%s%s%s, %zu x %zu points, %s", a->map, unit[0] ? " (" : "", unit, unit[0] ? ")" : "",
+             windows, g->cols, g->rows, base_name(a->results));
+}
+
+static int plot_map(const struct plot_args *a)
+{
+    struct scan_grid g;
+    clx_message msg;
+    char title[512];
+    if (scan_grid_read(a->results, a->map, a->region, &g, &msg) != CLX_OK) {
+        report_error("%s", msg.text);
+        return EXIT_FAILURE_RUN;
+    }
+    map_title(a, &g, title, sizeof title);
+    struct map_options opt = { a->map, title, a->width, a->scale, a->have_range, a->range_lo, a->range_hi };
+    int status = map_write_png(a->out.path, &g, &opt, &msg);
+    if (status != CLX_OK)
+        report_error("%s", msg.text);
+    else {
+        size_t empty = g.rows * g.cols - g.points_with_value;
+        report_info("%s: %s; %zu of %zu rows drawn, %zu point%s without a value", a->out.path, title, g.rows_used,
+                    g.rows_read, empty, empty == 1 ? "" : "s");
+    }
+    scan_grid_free(&g);
+    return status == CLX_OK ? EXIT_OK : EXIT_FAILURE_RUN;
+}
+
 int cmd_plot(int argc, char **argv)
 {
     struct plot_args a;
@@ -276,6 +397,8 @@ int cmd_plot(int argc, char **argv)
     int parsed = parse_args(argc, argv, &a);
     if (parsed != 0)
         return parsed > 0 ? EXIT_OK : EXIT_USAGE;
+    if (a.map)
+        return plot_map(&a);
     if (results_read(a.results, &t, &msg) != CLX_OK) {
         report_error("%s", msg.text);
         return EXIT_FAILURE_RUN;

@@ -1,6 +1,6 @@
 /*
- * bitmap_font.c - a 5 x 7 pixel font (with descenders below) for the printable ASCII characters, for
- * the labels of the pictures clxcorr draws (quiver.c, series_plot.c).
+ * bitmap_font.c - a 5 x 7 pixel font (with descenders below) for the printable ASCII characters and
+ * the micro sign, for the labels of the pictures clxcorr draws (quiver.c, series_plot.c, map_plot.c).
  *
  * Each glyph is drawn as nine rows of five characters, '#' for ink, so that
  * the table can be read and corrected by eye: seven rows down to the
@@ -114,6 +114,22 @@ static const char *const glyphs[LAST_CHAR - FIRST_CHAR + 1][FONT_HEIGHT] = {
     /* '~' */ { ".....", ".....", ".#...", "#.#.#", "...#.", ".....", ".....", ".....", "....." },
 };
 
+/* The one glyph beyond ASCII: the micro sign of the maps' "µm", a 'u'
+ * with a stem down on the left. */
+static const char *const micro_sign[FONT_HEIGHT] = { ".....", ".....", "#...#", "#...#", "#...#", "#..##",
+                                                     "###.#", "#....", "#...." };
+
+static void glyph_bits(const char *const glyph[FONT_HEIGHT], unsigned char rows[FONT_HEIGHT])
+{
+    for (int r = 0; r < FONT_HEIGHT; r++) {
+        unsigned char bits = 0;
+        for (int x = 0; x < FONT_WIDTH; x++)
+            if (glyph[r][x] == '#')
+                bits |= (unsigned char)(1u << x);
+        rows[r] = bits;
+    }
+}
+
 int font_glyph_rows(char c, unsigned char rows[FONT_HEIGHT])
 {
     int index = (unsigned char)c;
@@ -121,13 +137,11 @@ int font_glyph_rows(char c, unsigned char rows[FONT_HEIGHT])
      * with other bytes still shows where they are. */
     if (index < FIRST_CHAR || index > LAST_CHAR)
         index = '?';
-    for (int r = 0; r < FONT_HEIGHT; r++) {
-        const char *row = glyphs[index - FIRST_CHAR][r];
-        unsigned char bits = 0;
-        for (int x = 0; x < FONT_WIDTH; x++)
-            if (row[x] == '#')
-                bits |= (unsigned char)(1u << x);
-        rows[r] = bits;
-    }
+    glyph_bits(glyphs[index - FIRST_CHAR], rows);
     return index == (unsigned char)c;
+}
+
+void font_micro_sign_rows(unsigned char rows[FONT_HEIGHT])
+{
+    glyph_bits(micro_sign, rows);
 }

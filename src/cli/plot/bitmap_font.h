@@ -1,5 +1,5 @@
-/* bitmap_font.h - a 5 x 7 pixel font of the printable ASCII characters, with
- * two rows below the baseline for descenders. */
+/* bitmap_font.h - a 5 x 7 pixel font of the printable ASCII characters and
+ * the micro sign, with two rows below the baseline for descenders. */
 #ifndef CLX_BITMAP_FONT_H
 #define CLX_BITMAP_FONT_H
 
@@ -15,5 +15,8 @@
  * '?' was given instead.
  */
 int font_glyph_rows(char c, unsigned char rows[FONT_HEIGHT]);
+
+/* The glyph of the micro sign (U+00B5), as font_glyph_rows gives them. */
+void font_micro_sign_rows(unsigned char rows[FONT_HEIGHT]);
 
 #endif

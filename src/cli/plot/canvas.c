@@ -157,9 +157,34 @@ void canvas_triangle(struct canvas *c, const double x[3], const double y[3], dou
         }
 }
 
+/* The micro sign in UTF-8: the one character beyond ASCII the font has. */
+#define MICRO_SIGN "\xc2\xb5"
+
+/* The glyph of the character at s; returns the bytes it takes. Other bytes
+ * beyond ASCII draw as one '?' each, as they always have. */
+static int next_glyph(const char *s, unsigned char rows[FONT_HEIGHT])
+{
+    if (strncmp(s, MICRO_SIGN, 2) == 0) {
+        font_micro_sign_rows(rows);
+        return 2;
+    }
+    font_glyph_rows(*s, rows);
+    return 1;
+}
+
+/* The characters canvas_text draws for text. */
+static size_t glyph_count(const char *text)
+{
+    size_t n = 0;
+    unsigned char rows[FONT_HEIGHT];
+    for (const char *s = text; *s; s += next_glyph(s, rows))
+        n++;
+    return n;
+}
+
 int canvas_text_width(const char *text, int scale)
 {
-    size_t n = strlen(text);
+    size_t n = glyph_count(text);
     return n ? (int)((n - 1) * FONT_ADVANCE + FONT_WIDTH) * scale : 0;
 }
 
@@ -172,14 +197,32 @@ int canvas_text_height(int scale)
 
 int canvas_text(struct canvas *c, int x, int y, int scale, const char *text, struct rgb colour)
 {
-    for (const char *s = text; *s; s++) {
-        unsigned char rows[FONT_HEIGHT];
-        font_glyph_rows(*s, rows);
-        int left = x + (int)(s - text) * FONT_ADVANCE * scale;
+    unsigned char rows[FONT_HEIGHT];
+    int k = 0;
+    for (const char *s = text; *s; k++) {
+        s += next_glyph(s, rows);
+        int left = x + k * FONT_ADVANCE * scale;
         for (int r = 0; r < FONT_HEIGHT; r++)
             for (int col = 0; col < FONT_WIDTH; col++)
                 if (rows[r] & (1u << col))
                     canvas_fill_rect(c, left + col * scale, y + r * scale, scale, scale, colour);
+    }
+    return canvas_text_width(text, scale);
+}
+
+int canvas_text_up(struct canvas *c, int x, int y, int scale, const char *text, struct rgb colour)
+{
+    /* canvas_text turned a quarter left: a glyph's rows run left to right,
+     * its columns bottom to top. */
+    unsigned char rows[FONT_HEIGHT];
+    int k = 0;
+    for (const char *s = text; *s; k++) {
+        s += next_glyph(s, rows);
+        int bottom = y - k * FONT_ADVANCE * scale;
+        for (int r = 0; r < FONT_HEIGHT; r++)
+            for (int col = 0; col < FONT_WIDTH; col++)
+                if (rows[r] & (1u << col))
+                    canvas_fill_rect(c, x + r * scale, bottom - (col + 1) * scale, scale, scale, colour);
     }
     return canvas_text_width(text, scale);
 }

@@ -45,8 +45,13 @@ void canvas_triangle(struct canvas *c, const double x[3], const double y[3], dou
 /* Text in the 5 x 7 font, each font pixel drawn scale x scale, its top-left
  * corner at (x, y). Returns the width drawn. */
 int canvas_text(struct canvas *c, int x, int y, int scale, const char *text, struct rgb colour);
+/* The same text reading upwards (an axis name at the side of a plot): its
+ * baseline on the right, the first character's bottom-left corner at
+ * (x, y). Returns the length drawn upwards. */
+int canvas_text_up(struct canvas *c, int x, int y, int scale, const char *text, struct rgb colour);
 /* The width canvas_text would draw, and the height of its capitals
- * (descenders reach 2 * scale below). */
+ * (descenders reach 2 * scale below). Text is ASCII and the micro sign
+ * "µ" (UTF-8). */
 int canvas_text_width(const char *text, int scale);
 int canvas_text_height(int scale);
 

@@ -7,133 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plot/record_reader.h"
 #include "plot/results_csv.h"
 
 /* Region indices beyond this are taken for a corrupt field, not a window. */
 #define MAX_WINDOWS 1000000
-
-/* ---- CSV records --------------------------------------------------------- */
-
-struct csv_reader {
-    FILE *f;
-    const char *path;
-    long line;             /* the line the next character is on */
-    char *text;            /* the record's fields, each ended by '\0' */
-    size_t len, cap;
-    size_t *start;         /* where each field begins in text */
-    size_t fields, fields_cap;
-};
-
-static int put(struct csv_reader *r, char ch, clx_message *msg)
-{
-    if (r->len == r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 256;
-        char *t = realloc(r->text, cap);
-        if (!t) {
-            snprintf(msg->text, sizeof msg->text, "%s: out of memory", r->path);
-            return CLX_ERR_HOST_MEMORY;
-        }
-        r->text = t;
-        r->cap = cap;
-    }
-    r->text[r->len++] = ch;
-    return CLX_OK;
-}
-
-static int begin_field(struct csv_reader *r, clx_message *msg)
-{
-    if (r->fields == r->fields_cap) {
-        size_t cap = r->fields_cap ? 2 * r->fields_cap : 16;
-        size_t *s = realloc(r->start, cap * sizeof *s);
-        if (!s) {
-            snprintf(msg->text, sizeof msg->text, "%s: out of memory", r->path);
-            return CLX_ERR_HOST_MEMORY;
-        }
-        r->start = s;
-        r->fields_cap = cap;
-    }
-    r->start[r->fields++] = r->len;
-    return CLX_OK;
-}
-
-static const char *field(const struct csv_reader *r, size_t i)
-{
-    return r->text + r->start[i];
-}
-
-/*
- * Reads the next record that is not a blank line into r's fields, *first_line
- * the line it starts on. Returns 1 for a record, 0 at the end of the file,
- * or an error status with msg set.
- */
-static int read_record(struct csv_reader *r, long *first_line, clx_message *msg)
-{
-    int ch, status;
-    for (;;) {
-        r->len = 0;
-        r->fields = 0;
-        *first_line = r->line;
-        ch = getc(r->f);
-        if (ch == EOF)
-            return ferror(r->f) ? (snprintf(msg->text, sizeof msg->text, "%s: %s", r->path, strerror(errno)),
-                                   CLX_ERR_IO)
-                                : 0;
-        if (ch == '\n' || (ch == '\r' && (ch = getc(r->f)) == '\n')) {
-            r->line++;
-            continue;
-        }
-        ungetc(ch, r->f);
-        break;
-    }
-    for (;;) {
-        if ((status = begin_field(r, msg)) != CLX_OK)
-            return status;
-        ch = getc(r->f);
-        if (ch == '"') {
-            /* Quoted: up to the closing quote, "" standing for one quote. */
-            for (;;) {
-                ch = getc(r->f);
-                if (ch == EOF) {
-                    snprintf(msg->text, sizeof msg->text, "%s:%ld: a quoted field is not closed", r->path,
-                             *first_line);
-                    return CLX_ERR_FORMAT;
-                }
-                if (ch == '"') {
-                    ch = getc(r->f);
-                    if (ch != '"')
-                        break;
-                }
-                if (ch == '\n')
-                    r->line++;
-                if ((status = put(r, (char)ch, msg)) != CLX_OK)
-                    return status;
-            }
-            if (ch == '\r')
-                ch = getc(r->f);
-            if (ch != ',' && ch != '\n' && ch != EOF) {
-                snprintf(msg->text, sizeof msg->text, "%s:%ld: text after the closing quote of field %zu",
-                         r->path, r->line, r->fields);
-                return CLX_ERR_FORMAT;
-            }
-        } else {
-            while (ch != ',' && ch != '\n' && ch != EOF) {
-                if ((status = put(r, (char)ch, msg)) != CLX_OK)
-                    return status;
-                ch = getc(r->f);
-            }
-            /* CRLF line ends: the CR is not part of the last field. */
-            if (ch != ',' && r->len > r->start[r->fields - 1] && r->text[r->len - 1] == '\r')
-                r->len--;
-        }
-        if ((status = put(r, '\0', msg)) != CLX_OK)
-            return status;
-        if (ch != ',') {
-            if (ch == '\n')
-                r->line++;
-            return 1;
-        }
-    }
-}
 
 /* ---- the results --------------------------------------------------------- */
 
@@ -171,12 +49,12 @@ static int parse_count(const char *text, unsigned long max, unsigned long *out)
 }
 
 /* Where each needed column is in the header; -1 for an absent flags column. */
-static int map_columns(const struct csv_reader *r, long line, int where[COLUMNS], clx_message *msg)
+static int map_columns(const struct record_reader *r, long line, int where[COLUMNS], clx_message *msg)
 {
     for (int c = 0; c < COLUMNS; c++) {
         where[c] = -1;
         for (size_t i = 0; i < r->fields; i++)
-            if (strcmp(field(r, i), column_names[c]) == 0) {
+            if (strcmp(record_field(r, i), column_names[c]) == 0) {
                 where[c] = (int)i;
                 break;
             }
@@ -252,17 +130,17 @@ static int grow_windows(struct gathered *g, size_t need)
     return 0;
 }
 
-static int gather_row(struct gathered *g, struct results_table *t, const struct csv_reader *r, long line,
+static int gather_row(struct gathered *g, struct results_table *t, const struct record_reader *r, long line,
                       const int col[COLUMNS], clx_message *msg)
 {
     struct row row;
     unsigned long window, flags = 0;
     double x, y;
-    const char *name = field(r, (size_t)col[COL_IMAGE]);
+    const char *name = record_field(r, (size_t)col[COL_IMAGE]);
 
-    if (parse_count(field(r, (size_t)col[COL_REGION]), MAX_WINDOWS - 1, &window)) {
+    if (parse_count(record_field(r, (size_t)col[COL_REGION]), MAX_WINDOWS - 1, &window)) {
         snprintf(msg->text, sizeof msg->text, "%s:%ld: region '%.40s' is not a window index (0 to %d)", r->path,
-                 line, field(r, (size_t)col[COL_REGION]), MAX_WINDOWS - 1);
+                 line, record_field(r, (size_t)col[COL_REGION]), MAX_WINDOWS - 1);
         return CLX_ERR_FORMAT;
     }
     const struct {
@@ -271,14 +149,14 @@ static int gather_row(struct gathered *g, struct results_table *t, const struct 
         int nan_ok;
     } reals[] = { { COL_X, &x, 0 }, { COL_Y, &y, 0 }, { COL_DX, &row.dx, 1 }, { COL_DY, &row.dy, 1 } };
     for (size_t k = 0; k < sizeof reals / sizeof reals[0]; k++)
-        if (parse_real(field(r, (size_t)col[reals[k].c]), reals[k].nan_ok, reals[k].out)) {
+        if (parse_real(record_field(r, (size_t)col[reals[k].c]), reals[k].nan_ok, reals[k].out)) {
             snprintf(msg->text, sizeof msg->text, "%s:%ld: %s '%.40s' is not a number", r->path, line,
-                     column_names[reals[k].c], field(r, (size_t)col[reals[k].c]));
+                     column_names[reals[k].c], record_field(r, (size_t)col[reals[k].c]));
             return CLX_ERR_FORMAT;
         }
-    if (col[COL_FLAGS] >= 0 && parse_count(field(r, (size_t)col[COL_FLAGS]), 0xffffffffUL, &flags)) {
+    if (col[COL_FLAGS] >= 0 && parse_count(record_field(r, (size_t)col[COL_FLAGS]), 0xffffffffUL, &flags)) {
         snprintf(msg->text, sizeof msg->text, "%s:%ld: flags '%.40s' is not a whole number >= 0", r->path, line,
-                 field(r, (size_t)col[COL_FLAGS]));
+                 record_field(r, (size_t)col[COL_FLAGS]));
         return CLX_ERR_FORMAT;
     }
 
@@ -365,20 +243,16 @@ static int lay_out(struct gathered *g, struct results_table *t, const char *path
 
 int results_read(const char *path, struct results_table *t, clx_message *msg)
 {
-    struct csv_reader r = { 0 };
+    struct record_reader r;
     struct gathered g = { 0 };
     int col[COLUMNS], status;
     long line;
 
     memset(t, 0, sizeof *t);
     msg->text[0] = '\0';
-    r.path = path;
-    r.line = 1;
-    if (!(r.f = fopen(path, "rb"))) {
-        snprintf(msg->text, sizeof msg->text, "%s: %s", path, strerror(errno));
-        return CLX_ERR_IO;
-    }
-    status = read_record(&r, &line, msg);
+    if ((status = record_reader_open(&r, path, msg)) != CLX_OK)
+        return status;
+    status = record_read(&r, &line, msg);
     if (status == 0) {
         snprintf(msg->text, sizeof msg->text, "%s: empty; expected a header line (image,region,x,y,dx,dy,...)", path);
         status = CLX_ERR_FORMAT;
@@ -386,7 +260,7 @@ int results_read(const char *path, struct results_table *t, clx_message *msg)
     if (status < 0 || (status = map_columns(&r, line, col, msg)) != CLX_OK)
         goto done;
     size_t header_fields = r.fields;
-    while ((status = read_record(&r, &line, msg)) == 1) {
+    while ((status = record_read(&r, &line, msg)) == 1) {
         if (r.fields != header_fields) {
             snprintf(msg->text, sizeof msg->text, "%s:%ld: %zu field%s, but the header has %zu", path, line, r.fields,
                      r.fields == 1 ? "" : "s", header_fields);
@@ -406,9 +280,7 @@ int results_read(const char *path, struct results_table *t, clx_message *msg)
     status = lay_out(&g, t, path, msg);
 
 done:
-    fclose(r.f);
-    free(r.text);
-    free(r.start);
+    record_reader_close(&r);
     free(g.rows);
     if (g.names) {
         for (size_t i = 0; i < t->images; i++)

@@ -2,11 +2,12 @@
  * results_csv.h - reading a results file that `clxcorr offsets` wrote, for
  * `clxcorr plot`.
  *
- * The file is CSV with a header naming its columns; image, region, x, y, dx
- * and dy are needed, flags is used when present, others (peak, zncc, ...)
- * are skipped, in any order. Fields may be quoted as RFC 4180 says (the
- * command quotes image names that hold a comma or a quote). Consecutive rows
- * with one image name are one image; images are numbered in file order.
+ * The file is CSV, TSV or JSON lines (record_reader.h) with a header naming
+ * its columns; image, region, x, y, dx and dy are needed, flags is used when
+ * present, others (peak, zncc, ...) are skipped, in any order. CSV fields
+ * may be quoted as RFC 4180 says (the command quotes image names that hold a
+ * comma or a quote). Consecutive rows with one image name are one image;
+ * images are numbered in file order.
  */
 #ifndef CLX_RESULTS_CSV_H
 #define CLX_RESULTS_CSV_H
