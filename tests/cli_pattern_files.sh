@@ -12,16 +12,7 @@ if ! "$CLXCORR" --version | grep -q 'features:.* hdf5'; then
     exit 77
 fi
 D=$TESTS_SRCDIR/data/ebsd
-# Sanitizer builds: LeakSanitizer's thread tracer crashes ("Tracer caught
-# signal 11") scanning the dynamic TLS of PoCL's LLVM in a process that
-# started HDF5 before PoCL loaded LLVM (GCC 12's runtime; valgrind finds
-# nothing wrong in the same run). Leaks are still checked, with TLS left
-# unscanned (which can only add reports, never hide one); HDF5's per-thread
-# state, held there, is suppressed in tests/sanitizer/lsan.supp.
-if [ -n "${SANITIZER_FLAGS:-}" ]; then
-    LSAN_OPTIONS="${LSAN_OPTIONS:-}:use_tls=0"
-    export LSAN_OPTIONS
-fi
+lsan_with_hdf5
 S=$TMP/set
 # The fixtures' patterns (make_fixtures.py): image_0001 .. image_0006 are the scan's 2 rows x 3 columns.
 "$CLXCORR_SAMPLES" --out "$S" --size 96x80 --count 6 --grid 3x2 --window 24x24 --margin 8 --max-shift 2 \

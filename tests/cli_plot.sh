@@ -206,6 +206,7 @@ expect_png "series from offsets' CSV" 1000x720 --series "$TMP/offsets.csv"
 # cli_pattern_files.sh), where this clxcorr reads them (HDF5) and names the
 # scan points in its rows.
 if "$CLXCORR" --version | grep -q 'features:.* hdf5'; then
+    lsan_with_hdf5
     E=$TMP/ebsd
     "$CLXCORR_SAMPLES" --out "$E" --size 96x80 --count 6 --grid 3x2 --window 24x24 --margin 8 --max-shift 2 \
         >/dev/null || exit 99
