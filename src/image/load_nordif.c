@@ -204,8 +204,14 @@ static int pair_parse(const char *text, long long *a, long long *b)
 static int value_refuse(const struct settings *s, const char *section, const char *key, const char *value,
                         const char *expected, clx_message *msg)
 {
+    /* The value as printable ASCII: a damaged file's bytes must not reach a terminal as they are. */
+    char shown[64];
+    size_t n = 0;
+    for (; value[n] && n < sizeof shown - 1; n++)
+        shown[n] = value[n] >= 0x20 && value[n] < 0x7f ? value[n] : '?';
+    shown[n] = '\0';
     return msg_fail(msg, CLX_ERR_FORMAT, "%s: %s: %s %s is '%s', not %s", s->pattern_path, s->path, section,
-                    key, value, expected);
+                    key, shown, expected);
 }
 
 /* An optional number: *out is left alone where the key is missing; a value that is no number is an error. */
