@@ -30,12 +30,12 @@ static const struct image_format *const image_formats[] = {
     &image_format_tiff,
     &image_format_pnm,
     &image_format_stb,
-    &image_format_up,
-    &image_format_nordif,
-    &image_format_ebsp,
 #ifdef HAVE_HDF5
     &image_format_hdf5,
 #endif
+    &image_format_up,
+    &image_format_nordif,
+    &image_format_ebsp,
 };
 
 static int head_read(const char *path, unsigned char *head, size_t *length, clx_message *msg)
