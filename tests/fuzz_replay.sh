@@ -7,7 +7,7 @@
 # regular expression per line, each matching a line the harness reports.
 . "$TESTS_SRCDIR/lib.sh"
 
-for target in image regions list; do
+for target in image regions list patterns; do
     replay=$FUZZ_REPLAY/replay-$target
     corpus=$TESTS_SRCDIR/fuzz/corpus/$target
     if "$replay" "$corpus"/* >"$TMP/out" 2>"$TMP/err"; then

@@ -1,9 +1,10 @@
 /*
  * image_file.c - image files: the format-neutral part.
  *
- * A file's format is recognised from its first bytes, never its name, and
+ * A file's format is recognised from its first bytes, or, for the binary
+ * EBSD pattern files, which have no magic number, from its name, and
  * handed to the backend that claims it (load_tiff.c, load_pnm.c,
- * load_stb.c). This file owns the checks every format shares, so that a
+ * load_stb.c, load_up.c, load_nordif.c, load_ebsp.c, load_hdf5.c). This file owns the checks every format shares, so that a
  * backend only decodes: the file exists and is not empty, the page index is
  * in range, and a failed read leaves the caller's image empty rather than
  * half-filled.
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "image/loaders.h"
 #include "runtime/message.h"
@@ -31,6 +33,9 @@ static const struct image_format *const image_formats[] = {
 #ifdef HAVE_HDF5
     &image_format_hdf5,
 #endif
+    &image_format_up,
+    &image_format_nordif,
+    &image_format_ebsp,
 };
 
 static int head_read(const char *path, unsigned char *head, size_t *length, clx_message *msg)
@@ -67,6 +72,11 @@ static int unknown_format(const char *path, const unsigned char *head, size_t le
         return msg_fail(msg, CLX_ERR_UNSUPPORTED, "%s: an HDF5 file, and this clxcorr was built without HDF5 "
                         "(configure found no libhdf5; install libhdf5-dev and build again)", path);
 #endif
+    /* A NORDIF Pattern.dat is known only by the Setting.txt beside it: say so, rather than only "unsupported". */
+    size_t n = strlen(path);
+    if (n > 4 && strcasecmp(path + n - 4, ".dat") == 0)
+        return msg_fail(msg, CLX_ERR_FORMAT, "%s: unsupported image format (a .dat file is read as NORDIF "
+                        "patterns only with the Setting.txt that NORDIF writes beside it)", path);
     return msg_fail(msg, CLX_ERR_FORMAT,
                     "%s: unsupported image format (not TIFF, PNG, JPEG, BMP, PGM or an EBSD pattern file)", path);
 }

@@ -60,6 +60,10 @@ struct image_format {
 extern const struct image_format image_format_tiff;
 extern const struct image_format image_format_pnm;
 extern const struct image_format image_format_stb;
+/* The binary EBSD pattern files, known by their names (load_up.c, load_nordif.c, load_ebsp.c). */
+extern const struct image_format image_format_up;
+extern const struct image_format image_format_nordif;
+extern const struct image_format image_format_ebsp;
 #ifdef HAVE_HDF5
 extern const struct image_format image_format_hdf5;
 #endif

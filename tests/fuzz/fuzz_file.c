@@ -1,6 +1,7 @@
 /* fuzz_file.c - the fuzz input as a file, and failing loudly (fuzz_file.h). */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -56,6 +57,61 @@ const char *fuzz_file_write(const uint8_t *data, size_t size)
         done += (size_t)n;
     }
     return input_path;
+}
+
+/* ---- named files, in a private directory ---------------------------------- */
+
+static char named_dir[4096];
+
+static void named_dir_remove(void)
+{
+    DIR *d = opendir(named_dir);
+    struct dirent *e;
+    char path[8192];
+    while (d && (e = readdir(d)))
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+            snprintf(path, sizeof path, "%s/%s", named_dir, e->d_name);
+            unlink(path);
+        }
+    if (d)
+        closedir(d);
+    rmdir(named_dir);
+}
+
+static void named_dir_make(void)
+{
+    /* In memory where there is a tmpfs for it: millions of inputs. */
+    const char *tmp = getenv("TMPDIR");
+    const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : tmp && *tmp ? tmp : "/tmp";
+    snprintf(named_dir, sizeof named_dir, "%s/clxcorr-fuzz.XXXXXX", base);
+    if (!mkdtemp(named_dir))
+        fuzz_fail("cannot create a directory %s: %s", named_dir, strerror(errno));
+    atexit(named_dir_remove);
+}
+
+static const char *named_path(const char *name)
+{
+    static char path[8192];
+    if (!named_dir[0])
+        named_dir_make();
+    snprintf(path, sizeof path, "%s/%s", named_dir, name);
+    return path;
+}
+
+const char *fuzz_named_file_write(const char *name, const uint8_t *data, size_t size)
+{
+    const char *path = named_path(name);
+    FILE *f = fopen(path, "wb");
+    if (!f || (size && fwrite(data, 1, size, f) != size) || fclose(f) != 0)
+        fuzz_fail("cannot write %s: %s", path, strerror(errno));
+    return path;
+}
+
+void fuzz_named_file_remove(const char *name)
+{
+    const char *path = named_path(name);
+    if (unlink(path) != 0 && errno != ENOENT)
+        fuzz_fail("cannot remove %s: %s", path, strerror(errno));
 }
 
 void fuzz_fail(const char *fmt, ...)
