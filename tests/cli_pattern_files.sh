@@ -24,7 +24,7 @@ run() {
 VALUES=region,x,y,dx,dy,peak,flags,zncc,peak_ratio,iterations
 
 run --columns "$VALUES" "$S/reference.tif" "$S"/image_000[1-6].tif >"$TMP/tiff.csv" || fail "offsets of the TIFFs"
-for f in patterns.h5; do
+for f in patterns.h5 patterns.up2; do
     if [ ! -f "$D/$f" ]; then
         fail "$D/$f is missing"
         continue
@@ -47,7 +47,7 @@ cut -d, -f5- "$TMP/scan.csv" | tail -n +2 | cmp -s - "$(tail -n +2 "$TMP/tiff.cs
 # One pattern by its scan point or its index, as reference or image.
 run --columns "$VALUES" "$S/image_0006.tif" "$S/image_0002.tif" >"$TMP/one_tiff.csv" || fail "one TIFF"
 run --columns "$VALUES" "$D/patterns.h5#1,2" "$D/patterns.h5#0,1" >"$TMP/one_point.csv" || fail "FILE#ROW,COL"
-run --columns "$VALUES" "$D/patterns.h5#5" "$D/patterns.h5#1" >"$TMP/one_index.csv" || fail "FILE#N"
+run --columns "$VALUES" "$D/patterns.h5#5" "$D/patterns.up2#1" >"$TMP/one_index.csv" || fail "FILE#N"
 cmp -s "$TMP/one_tiff.csv" "$TMP/one_point.csv" && pass "FILE#1,2 against FILE#0,1: the TIFFs' rows" \
     || fail "FILE#ROW,COL differs from the TIFFs"
 cmp -s "$TMP/one_tiff.csv" "$TMP/one_index.csv" && pass "FILE#5 against another file's #1: the TIFFs' rows" \
