@@ -684,10 +684,11 @@ static void open_and_read_all(const char *what, const char *path)
     clx_image_file_close(f);
 }
 
-static void test_damaged(void)
+/* Damage to a fixture: `fixture` is read in place (contiguous or one pattern a chunk) or LZF-decoded in the reader. */
+static void test_damaged(const char *fixture)
 {
     char src[1200], path[1200];
-    fixture_path(src, sizeof src, "patterns.h5");
+    fixture_path(src, sizeof src, fixture);
     path_make(path, sizeof path, "damaged.h5");
     long size = file_size(src);
     CHECK(size > 4096, "%s: size %ld", src, size);
@@ -717,10 +718,56 @@ static void test_damaged(void)
             fputc((int)(seed >> 16) & 0xff, f);
         }
         fclose(f);
-        char what[64];
-        snprintf(what, sizeof what, "damaged copy %d", k);
+        char what[128];
+        snprintf(what, sizeof what, "%s: damaged copy %d", fixture, k);
         open_and_read_all(what, path);
     }
+}
+
+/* An H5OINA file whose chunk of pattern 3 is overwritten: the reader decodes
+ * the LZF itself (outside HDF5's lock) and names the pattern; the others read. */
+static void test_damaged_lzf_chunk(void)
+{
+    char src[1200], path[1200];
+    fixture_path(src, sizeof src, "patterns.h5oina");
+    path_make(path, sizeof path, "damaged-chunk.h5oina");
+    haddr_t at = HADDR_UNDEF;
+    hsize_t coord[3] = { 3, 0, 0 }, stored = 0;
+    unsigned mask = 0;
+    hid_t f = H5Fopen(src, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t d = f >= 0 ? H5Dopen2(f, "1/EBSD/Data/Processed Patterns", H5P_DEFAULT) : -1;
+    if (d >= 0)
+        H5Dget_chunk_info_by_coord(d, coord, &mask, &at, &stored);
+    if (d >= 0)
+        H5Dclose(d);
+    if (f >= 0)
+        H5Fclose(f);
+    CHECK(at != HADDR_UNDEF && stored > 64 && mask == 0, "%s: pattern 3's chunk: %llu bytes", src,
+          (unsigned long long)stored);
+    FILE *out;
+    if (at == HADDR_UNDEF || stored <= 64 || file_copy(src, path, -1) != 0 || !(out = fopen(path, "r+b")))
+        return;
+    /* The chunk opens with a back reference, to bytes before its start. */
+    fseek(out, (long)at, SEEK_SET);
+    fputc(0xFF, out);
+    fputc(0xFF, out);
+    fputc(0xFF, out);
+    fclose(out);
+    clx_image_file *file = open_ok(path, NULL);
+    if (!file)
+        return;
+    for (int p = 0; p < 6; p++) {
+        clx_image im = { 0 };
+        clx_message msg = { "" };
+        int status = clx_image_file_read(file, p, &im, &msg);
+        if (p == 3)
+            CHECK(status == CLX_ERR_FORMAT && strstr(msg.text, "pattern 3: its LZF data is damaged") &&
+                  strncmp(msg.text, path, strlen(path)) == 0, "pattern 3: status %d: %s", status, msg.text);
+        else
+            CHECK(status == CLX_OK, "pattern %d: %s", p, msg.text);
+        clx_image_free(&im);
+    }
+    clx_image_file_close(file);
 }
 
 /* ---- many readers ---------------------------------------------------------- */
@@ -832,7 +879,9 @@ int main(void)
     test_bruker();
     test_emsoft();
     test_header_errors();
-    test_damaged();
+    test_damaged("patterns.h5");
+    test_damaged("patterns.h5oina");
+    test_damaged_lzf_chunk();
     test_threads();
 
     if (!getenv("KEEP"))

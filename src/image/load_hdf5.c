@@ -6,12 +6,18 @@
  * checks the header against the pattern dataset and reads patterns.
  *
  * Reading is made for runs of 100,000 patterns, from several loader
- * threads on one open file. A contiguous, unfiltered dataset of 8- or
- * 16-bit pixels (what acquisition software writes) is read with pread at
- * the pattern's offset in the file, in parallel and with no copy; anything
- * else (chunked, compressed, other types) through H5Dread, which the
- * thread-safe HDF5 library serialises, with a chunk cache large enough
- * that patterns read in order decompress each chunk once.
+ * threads on one open file, and HDF5 serialises every call (its
+ * thread-safe build holds one global lock), so the readers call it as
+ * little as they can:
+ *   - a contiguous, unfiltered dataset of 8- or 16-bit pixels (what
+ *     acquisition software writes) is read with pread at the pattern's
+ *     offset in the file, in parallel and with no copy;
+ *   - a dataset chunked one pattern per chunk, unfiltered or LZF (kikuchipy,
+ *     H5OINA), asks HDF5 only where the chunk lies, then preads it and
+ *     decodes the LZF in the loader thread, in parallel;
+ *   - anything else (gzip, other chunk shapes, other types) goes through
+ *     H5Dread, serialised, with a chunk cache large enough that patterns
+ *     read in order decompress each chunk once.
  */
 #include "config.h"
 
@@ -47,8 +53,10 @@ struct hdf5_file {
     int width, height;
     hsize_t count;                    /* patterns in the dataset */
     int *entry_of_page;               /* the dataset entry of each page (Bruker ROIs); NULL: the page's index */
-    int fd;                           /* >= 0: patterns are pread from here */
-    off_t offset;                     /* the contiguous data's offset in the file */
+    enum { READ_H5DREAD, READ_CONTIGUOUS, READ_CHUNKS } path;   /* how patterns are read (see above) */
+    int lzf;                          /* READ_CHUNKS: the chunks are LZF-compressed */
+    int fd;                           /* the file, for READ_CONTIGUOUS and READ_CHUNKS */
+    off_t offset;                     /* READ_CONTIGUOUS: the data's offset in the file */
     size_t pattern_bytes;             /* one stored pattern */
 };
 
@@ -183,6 +191,13 @@ static int pixel_type_of(hid_t type, clx_pixel_type *out, int *as_stored)
     int unsigned_int = class == H5T_INTEGER && H5Tget_sign(type) == H5T_SGN_NONE;
     if (class != H5T_INTEGER && class != H5T_FLOAT)
         return -1;
+    /* Numbers of the sizes C has, whose bits fit: HDF5 1.10 accepts a damaged
+     * type of 200 bytes for 8 bits and then overruns converting it. */
+    size_t precision = H5Tget_precision(type);
+    if (class == H5T_INTEGER ? size != 1 && size != 2 && size != 4 && size != 8 : size != 4 && size != 8)
+        return -1;
+    if (precision == 0 || precision > 8 * size)
+        return -1;
     *out = unsigned_int && size == 1 ? CLX_PIXEL_U8 : unsigned_int && size == 2 ? CLX_PIXEL_U16 : CLX_PIXEL_F32;
     *as_stored = (*out == CLX_PIXEL_U8 && H5Tequal(type, H5T_NATIVE_UCHAR) > 0) ||
                  (*out == CLX_PIXEL_U16 && H5Tequal(type, H5T_NATIVE_USHORT) > 0);
@@ -202,6 +217,45 @@ static hid_t access_list(hid_t dcpl, size_t element)
     return dapl;
 }
 
+/*
+ * How the patterns of a dataset (dims: count, height, width) are read: in
+ * place where they are stored as they read (as_stored) and either lie one
+ * after another (*offset set) or one to a chunk, unfiltered or with LZF
+ * alone (*lzf set); else through H5Dread.
+ */
+static int read_path_of(hid_t dataset, hid_t dcpl, int as_stored, const hsize_t dims[3], off_t *offset, int *lzf)
+{
+    int filters = H5Pget_nfilters(dcpl);
+    *offset = -1;
+    *lzf = 0;
+    if (!as_stored || filters < 0)
+        return READ_H5DREAD;
+    if (H5Pget_layout(dcpl) == H5D_CONTIGUOUS) {
+        haddr_t at = H5Dget_offset(dataset);
+        if (filters != 0 || at == HADDR_UNDEF)
+            return READ_H5DREAD;
+        *offset = (off_t)at;
+        return READ_CONTIGUOUS;
+    }
+#if H5_VERSION_GE(1, 10, 5)
+    hsize_t chunk[3];
+    if (H5Pget_layout(dcpl) != H5D_CHUNKED || H5Pget_chunk(dcpl, 3, chunk) != 3 || chunk[0] != 1 ||
+        chunk[1] != dims[1] || chunk[2] != dims[2] || filters > 1)
+        return READ_H5DREAD;
+    if (filters == 1) {
+        unsigned flags = 0;
+        size_t nvalues = 0;
+        if (H5Pget_filter2(dcpl, 0, &flags, &nvalues, NULL, 0, NULL, NULL) != (H5Z_filter_t)LZF_FILTER_ID)
+            return READ_H5DREAD;
+        *lzf = 1;
+    }
+    return READ_CHUNKS;
+#else
+    (void)dims;
+    return READ_H5DREAD;   /* H5Dget_chunk_info_by_coord came with HDF5 1.10.5 */
+#endif
+}
+
 /* Opens the pattern dataset: its size and type, and the pread path where the data allows it. */
 static int patterns_open(struct hdf5_file *h, const char *path, clx_message *msg)
 {
@@ -217,19 +271,14 @@ static int patterns_open(struct hdf5_file *h, const char *path, clx_message *msg
         status = msg_fail(msg, CLX_ERR_FORMAT, "%s: %s%s%s: expected patterns (count, height, width), found a "
                           "dataset of rank %d", path, h->scan_name, h->scan_name[0] ? "/" : "", h->dataset, rank);
     else if (pixel_type_of(type, &h->type, &as_stored) != 0)
-        status = msg_fail(msg, CLX_ERR_FORMAT, "%s: %s%s%s does not hold numbers", path, h->scan_name,
+        status = msg_fail(msg, CLX_ERR_FORMAT, "%s: %s%s%s does not hold numbers of 1 to 8 bytes", path, h->scan_name,
                           h->scan_name[0] ? "/" : "", h->dataset);
     else if ((status = image_size_check(path, "pattern", (long long)dims[2], (long long)dims[1], msg)) == CLX_OK) {
         h->count = dims[0];
         h->height = (int)dims[1];
         h->width = (int)dims[2];
         h->pattern_bytes = (size_t)h->width * h->height * H5Tget_size(type);
-        /* Contiguous and unfiltered: the patterns lie one after another in the file. */
-        haddr_t at = H5Dget_offset(probe);
-        if (as_stored && H5Pget_layout(dcpl) == H5D_CONTIGUOUS && H5Pget_nfilters(dcpl) == 0 && at != HADDR_UNDEF)
-            h->offset = (off_t)at;
-        else
-            h->offset = -1;
+        h->path = read_path_of(probe, dcpl, as_stored, dims, &h->offset, &h->lzf);
         hid_t dapl = access_list(dcpl, H5Tget_size(type));
         h->patterns = H5Dopen2(h->scan, h->dataset, dapl);
         if (dapl >= 0)
@@ -244,8 +293,8 @@ static int patterns_open(struct hdf5_file *h, const char *path, clx_message *msg
     if (space >= 0)
         H5Sclose(space);
     H5Dclose(probe);
-    if (status == CLX_OK && h->offset >= 0 && (h->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-        h->offset = -1;   /* read through HDF5 instead */
+    if (status == CLX_OK && h->path != READ_H5DREAD && (h->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        h->path = READ_H5DREAD;
     return status;
 }
 
@@ -349,13 +398,13 @@ static int hdf5_open(clx_image_file *file, const char *scan, clx_message *msg)
 
 /* ---- read ------------------------------------------------------------------ */
 
-/* Pattern `entry` straight from the file into dst's pixels (pread; any thread). */
-static int pattern_pread(clx_image_file *file, struct hdf5_file *h, hsize_t entry, clx_image *dst, clx_message *msg)
+/* Reads bytes [at, at + n) of the file into buf for pattern `entry` (pread; any thread). */
+static int read_at(clx_image_file *file, struct hdf5_file *h, hsize_t entry, off_t at, void *buf, size_t n,
+                   clx_message *msg)
 {
-    off_t at = h->offset + (off_t)entry * (off_t)h->pattern_bytes;
     size_t done = 0;
-    while (done < h->pattern_bytes) {
-        ssize_t got = pread(h->fd, (char *)dst->pixels + done, h->pattern_bytes - done, at + (off_t)done);
+    while (done < n) {
+        ssize_t got = pread(h->fd, (char *)buf + done, n - done, at + (off_t)done);
         if (got < 0 && errno == EINTR)
             continue;
         if (got <= 0)
@@ -364,10 +413,70 @@ static int pattern_pread(clx_image_file *file, struct hdf5_file *h, hsize_t entr
                             got < 0 ? strerror(errno) : "lies past the end of the file (truncated?)");
         done += (size_t)got;
     }
-    if (dst->type != h->type)
-        image_widen(dst, h->type);
     return CLX_OK;
 }
+
+/* Pattern `entry` of contiguous data straight from the file into dst's pixels. */
+static int pattern_pread(clx_image_file *file, struct hdf5_file *h, hsize_t entry, clx_image *dst, clx_message *msg)
+{
+    off_t at = h->offset + (off_t)entry * (off_t)h->pattern_bytes;
+    int status = read_at(file, h, entry, at, dst->pixels, h->pattern_bytes, msg);
+    if (status == CLX_OK && dst->type != h->type)
+        image_widen(dst, h->type);
+    return status;
+}
+
+static int pattern_h5read(clx_image_file *file, struct hdf5_file *h, hsize_t entry, clx_image *dst, clx_message *msg);
+
+#if H5_VERSION_GE(1, 10, 5)
+/*
+ * Pattern `entry`, one chunk of its own: HDF5 says where the chunk lies (the
+ * only call under its lock), then this thread reads it and, where it is
+ * LZF, decodes it into dst's pixels. A chunk never written holds the fill
+ * value: HDF5 reads that one.
+ */
+static int pattern_chunk(clx_image_file *file, struct hdf5_file *h, hsize_t entry, clx_image *dst, clx_message *msg)
+{
+    hsize_t coord[3] = { entry, 0, 0 }, stored = 0;
+    haddr_t at = HADDR_UNDEF;
+    unsigned skipped = 0;   /* bit 0 set: the LZF filter was skipped for this chunk (it did not compress) */
+    struct h5_quiet q;
+    int safe = library_threadsafe();
+    if (!safe)
+        pthread_mutex_lock(&unsafe_lock);
+    h5_quiet_begin(&q);
+    herr_t found = H5Dget_chunk_info_by_coord(h->patterns, coord, &skipped, &at, &stored);
+    h5_quiet_end(&q);
+    if (!safe)
+        pthread_mutex_unlock(&unsafe_lock);
+    if (found < 0 || at == HADDR_UNDEF)
+        return pattern_h5read(file, h, entry, dst, msg);
+    int status;
+    if (!h->lzf || (skipped & 1)) {
+        status = stored == h->pattern_bytes ? read_at(file, h, entry, (off_t)at, dst->pixels, h->pattern_bytes, msg)
+                 : msg_fail(msg, CLX_ERR_FORMAT, "%s: %s%s%s: pattern %llu is stored in %llu bytes, not %zu", file->path,
+                            h->scan_name, h->scan_name[0] ? "/" : "", h->dataset, (unsigned long long)entry,
+                            (unsigned long long)stored, h->pattern_bytes);
+    } else {
+        unsigned char *packed = stored > 0 && stored <= 2 * h->pattern_bytes ? malloc((size_t)stored) : NULL;
+        int too_small = 0;
+        if (!packed)
+            status = stored > 0 && stored <= 2 * h->pattern_bytes
+                     ? msg_fail(msg, CLX_ERR_HOST_MEMORY, "%s: out of memory", file->path)
+                     : msg_fail(msg, CLX_ERR_FORMAT, "%s: %s%s%s: pattern %llu has a chunk of %llu bytes", file->path,
+                                h->scan_name, h->scan_name[0] ? "/" : "", h->dataset, (unsigned long long)entry,
+                                (unsigned long long)stored);
+        else if ((status = read_at(file, h, entry, (off_t)at, packed, (size_t)stored, msg)) == CLX_OK &&
+                 lzf_decode(packed, (size_t)stored, dst->pixels, h->pattern_bytes, &too_small) != h->pattern_bytes)
+            status = msg_fail(msg, CLX_ERR_FORMAT, "%s: %s%s%s: pattern %llu: its LZF data is damaged", file->path,
+                              h->scan_name, h->scan_name[0] ? "/" : "", h->dataset, (unsigned long long)entry);
+        free(packed);
+    }
+    if (status == CLX_OK && dst->type != h->type)
+        image_widen(dst, h->type);
+    return status;
+}
+#endif
 
 /* Pattern `entry` through HDF5, converted to dst's type. */
 static int pattern_h5read(clx_image_file *file, struct hdf5_file *h, hsize_t entry, clx_image *dst, clx_message *msg)
@@ -406,7 +515,16 @@ static int hdf5_read_into(clx_image_file *file, int page, clx_image *dst, clx_me
     if (status != CLX_OK)
         return status;
     hsize_t entry = h->entry_of_page ? (hsize_t)h->entry_of_page[page] : (hsize_t)page;
-    return h->fd >= 0 ? pattern_pread(file, h, entry, dst, msg) : pattern_h5read(file, h, entry, dst, msg);
+    switch (h->path) {
+    case READ_CONTIGUOUS:
+        return pattern_pread(file, h, entry, dst, msg);
+#if H5_VERSION_GE(1, 10, 5)
+    case READ_CHUNKS:
+        return pattern_chunk(file, h, entry, dst, msg);
+#endif
+    default:
+        return pattern_h5read(file, h, entry, dst, msg);
+    }
 }
 
 static int hdf5_read(clx_image_file *file, int page, clx_image *image, clx_message *msg)

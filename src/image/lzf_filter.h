@@ -10,6 +10,9 @@
 
 #include <stddef.h>
 
+/* h5py's registered filter number for LZF. */
+#define LZF_FILTER_ID 32000
+
 /* Registers the decoder with HDF5 unless filter 32000 is available already
  * (once per process; any thread). */
 void lzf_filter_register(void);
