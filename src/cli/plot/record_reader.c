@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -567,4 +568,24 @@ void record_reader_close(struct record_reader *r)
         free(r->keys[k]);
     free(r->keys);
     memset(r, 0, sizeof *r);
+}
+
+int field_real(const char *text, int nan_ok, double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(text, &end);
+    if (end == text || *end != '\0' || errno == ERANGE)
+        return -1;
+    return isfinite(*out) || (nan_ok && isnan(*out)) ? 0 : -1;
+}
+
+int field_count(const char *text, unsigned long max, unsigned long *out)
+{
+    char *end;
+    if (text[0] < '0' || text[0] > '9')
+        return -1;
+    errno = 0;
+    *out = strtoul(text, &end, 10);
+    return *end == '\0' && errno == 0 && *out <= max ? 0 : -1;
 }

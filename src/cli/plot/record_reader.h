@@ -59,6 +59,13 @@ int record_read(struct record_reader *r, long *first_line, clx_message *msg);
 
 const char *record_field(const struct record_reader *r, size_t i);
 
+/* A whole field as a number: finite, or NaN when `nan_ok` (an offset the
+ * command could not measure). 0, or -1 for anything else. */
+int field_real(const char *text, int nan_ok, double *out);
+
+/* A whole field as a count of digits only, at most max. 0, or -1. */
+int field_count(const char *text, unsigned long max, unsigned long *out);
+
 void record_reader_close(struct record_reader *r);
 
 #endif

@@ -26,28 +26,6 @@ struct row {
     long line;
 };
 
-/* A whole field as a number: finite, or NaN when `nan_ok` (an offset the
- * command could not measure). */
-static int parse_real(const char *text, int nan_ok, double *out)
-{
-    char *end;
-    errno = 0;
-    *out = strtod(text, &end);
-    if (end == text || *end != '\0' || errno == ERANGE)
-        return -1;
-    return isfinite(*out) || (nan_ok && isnan(*out)) ? 0 : -1;
-}
-
-static int parse_count(const char *text, unsigned long max, unsigned long *out)
-{
-    char *end;
-    if (text[0] < '0' || text[0] > '9')
-        return -1;
-    errno = 0;
-    *out = strtoul(text, &end, 10);
-    return *end == '\0' && errno == 0 && *out <= max ? 0 : -1;
-}
-
 /* Where each needed column is in the header; -1 for an absent flags column. */
 static int map_columns(const struct record_reader *r, long line, int where[COLUMNS], clx_message *msg)
 {
@@ -138,7 +116,7 @@ static int gather_row(struct gathered *g, struct results_table *t, const struct 
     double x, y;
     const char *name = record_field(r, (size_t)col[COL_IMAGE]);
 
-    if (parse_count(record_field(r, (size_t)col[COL_REGION]), MAX_WINDOWS - 1, &window)) {
+    if (field_count(record_field(r, (size_t)col[COL_REGION]), MAX_WINDOWS - 1, &window)) {
         snprintf(msg->text, sizeof msg->text, "%s:%ld: region '%.40s' is not a window index (0 to %d)", r->path,
                  line, record_field(r, (size_t)col[COL_REGION]), MAX_WINDOWS - 1);
         return CLX_ERR_FORMAT;
@@ -149,12 +127,12 @@ static int gather_row(struct gathered *g, struct results_table *t, const struct 
         int nan_ok;
     } reals[] = { { COL_X, &x, 0 }, { COL_Y, &y, 0 }, { COL_DX, &row.dx, 1 }, { COL_DY, &row.dy, 1 } };
     for (size_t k = 0; k < sizeof reals / sizeof reals[0]; k++)
-        if (parse_real(record_field(r, (size_t)col[reals[k].c]), reals[k].nan_ok, reals[k].out)) {
+        if (field_real(record_field(r, (size_t)col[reals[k].c]), reals[k].nan_ok, reals[k].out)) {
             snprintf(msg->text, sizeof msg->text, "%s:%ld: %s '%.40s' is not a number", r->path, line,
                      column_names[reals[k].c], record_field(r, (size_t)col[reals[k].c]));
             return CLX_ERR_FORMAT;
         }
-    if (col[COL_FLAGS] >= 0 && parse_count(record_field(r, (size_t)col[COL_FLAGS]), 0xffffffffUL, &flags)) {
+    if (col[COL_FLAGS] >= 0 && field_count(record_field(r, (size_t)col[COL_FLAGS]), 0xffffffffUL, &flags)) {
         snprintf(msg->text, sizeof msg->text, "%s:%ld: flags '%.40s' is not a whole number >= 0", r->path, line,
                  record_field(r, (size_t)col[COL_FLAGS]));
         return CLX_ERR_FORMAT;

@@ -95,27 +95,6 @@ static int find_columns(struct reading *rd, clx_message *msg)
 
 /* ---- the rows ------------------------------------------------------------------ */
 
-static int parse_whole(const char *text, unsigned long max, unsigned long *out)
-{
-    char *end;
-    if (text[0] < '0' || text[0] > '9')
-        return -1;
-    errno = 0;
-    *out = strtoul(text, &end, 10);
-    return *end == '\0' && errno == 0 && *out <= max ? 0 : -1;
-}
-
-/* A whole field as a number: finite, or NaN when `nan_ok`. */
-static int parse_real(const char *text, int nan_ok, double *out)
-{
-    char *end;
-    errno = 0;
-    *out = strtod(text, &end);
-    if (end == text || *end != '\0' || errno == ERANGE)
-        return -1;
-    return isfinite(*out) || (nan_ok && isnan(*out)) ? 0 : -1;
-}
-
 static int bad_field(const struct reading *rd, long line, const char *name, const char *text, const char *what,
                      clx_message *msg)
 {
@@ -157,7 +136,7 @@ static int parse_indices(const struct reading *rd, long line, struct entry *e, c
     unsigned long v[4] = { 0, 0, 0, 0 };
     for (size_t k = 0; k < 4; k++) {
         const char *text = field_text(rd, wholes[k].f);
-        if (text && parse_whole(text, wholes[k].max, &v[k]))
+        if (text && field_count(text, wholes[k].max, &v[k]))
             return bad_field(rd, line, field_names[wholes[k].f], text, wholes[k].what, msg);
     }
     e->row = (unsigned)v[0];
@@ -175,12 +154,12 @@ static int read_row(struct reading *rd, long line, clx_message *msg)
     if (status != CLX_OK)
         return status;
     const char *value = field_text(rd, FIELD_VALUE);
-    if (parse_real(value, 1, &e.value))
+    if (field_real(value, 1, &e.value))
         return bad_field(rd, line, rd->column, value, "not a number", msg);
     if (rd->where[FIELD_X] >= 0) {
-        if (parse_real(field_text(rd, FIELD_X), 0, &x))
+        if (field_real(field_text(rd, FIELD_X), 0, &x))
             return bad_field(rd, line, "scan_x", field_text(rd, FIELD_X), "not a number", msg);
-        if (parse_real(field_text(rd, FIELD_Y), 0, &y))
+        if (field_real(field_text(rd, FIELD_Y), 0, &y))
             return bad_field(rd, line, "scan_y", field_text(rd, FIELD_Y), "not a number", msg);
         note_position(&rd->x_ends, e.col, x);
         note_position(&rd->y_ends, e.row, y);
