@@ -797,6 +797,119 @@ void clx_context_stage_times_reset(clx_context *context);
  * (read + write), in GB/s, measured with buffers of up to 256 MiB (two on the device). */
 int clx_context_bandwidth(clx_context *context, double *bus_gbs, double *memory_gbs);
 
+/* ------------------------------------------------------------------------ */
+/* HR-EBSD: elastic strain and lattice rotation from window shifts           */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The frames, signs and formulas are those of doc/hrebsd-conventions.md
+ * (and the README's HR-EBSD section): pattern pixels (u right, v down), the
+ * detector frame d, the sample frame s, beta the displacement gradient,
+ * q = beta r - ((beta r) . n / (r . n)) r the shift of the window seen
+ * along r.
+ */
+typedef struct clx_detector {
+    int width, height;          /* pattern size, px */
+    double pcx, pcy, pcz;       /* pattern centre, Bruker's convention (as clx_scan_info) */
+    double sample_tilt;         /* degrees (typically 70) */
+    double detector_tilt;       /* degrees: the camera's elevation */
+} clx_detector;
+
+/*
+ * The pattern centre of the pattern taken x_um, y_um micrometres from the
+ * reference's scan point along the scan's x and y (x_s, y_s), on a detector
+ * whose pattern pixels are pixel_um micrometres wide (unbinned pixel times
+ * binning). CLX_ERR_ARGUMENT for a pixel size that is not positive or a
+ * geometry that is not finite.
+ */
+int clx_detector_shift(const clx_detector *reference, double x_um, double y_um, double pixel_um, double pc[3],
+                       clx_message *msg);
+
+/*
+ * Parses a stiffness tensor: "cubic:C11,C12,C44" or
+ * "hexagonal:C11,C12,C13,C33,C44" in GPa, into the Voigt 6x6 matrix c
+ * (row-major, order 11 22 33 23 13 12, crystal frame). CLX_ERR_ARGUMENT
+ * with msg naming what does not parse, or a tensor that is not positive
+ * definite.
+ */
+int clx_stiffness_parse(const char *spec, double c[36], clx_message *msg);
+
+typedef struct clx_strain_options {
+    double min_zncc;        /* windows whose zncc is below are not used (default 0.2; NaN zncc: used) */
+    double min_peak_ratio;  /* ... whose peak_ratio is below (default 1.0; NaN: used) */
+    /* The robust rule: after each fit, the window with the largest residual
+     * |q - q_model| is dropped while that residual exceeds both
+     * residual_factor times the RMS residual and max_residual px, and more
+     * than min_windows windows remain (defaults 3, 0.1 px). */
+    double residual_factor, max_residual;
+    int min_windows;        /* at least 4 (default 4) */
+    /* Voigt 6x6 stiffness (GPa, crystal frame) for the traction-free full
+     * strain, with the pattern's orientation; NULL: deviatoric strain. */
+    const double *stiffness;
+} clx_strain_options;
+
+void clx_strain_options_init(clx_strain_options *options);
+
+#define CLX_STRAIN_FEW_WINDOWS 1u   /* fewer than min_windows usable windows: no numbers (NaN) */
+#define CLX_STRAIN_SINGULAR    2u   /* the windows do not fix beta (on a line, say): NaN */
+#define CLX_STRAIN_DEVIATORIC  4u   /* e is the deviatoric strain (no stiffness or no orientation) */
+#define CLX_STRAIN_DROPPED     8u   /* the robust rule dropped windows */
+
+typedef struct clx_strain {
+    double e[9];            /* strain, sample frame, row-major 3x3 (tensor shears) */
+    double w[3];            /* rotation (radians): w1 = W32, w2 = W13, w3 = W21 */
+    double beta[9];         /* displacement gradient, sample frame, row-major */
+    double beta_detector[9];/* the same in the detector frame (for remapping) */
+    double residual;        /* RMS |q - q_model| over the windows used, px */
+    int windows;            /* windows used */
+    unsigned flags;         /* CLX_STRAIN_* */
+} clx_strain;
+
+/*
+ * Fits one pattern's beta to its n windows' shifts by least squares, with
+ * beta_33 (detector frame) = 0, then reports it in the sample frame. x[i],
+ * y[i]: window i's centre in reference pixels; results[i]: its offset
+ * (flagged windows are not used; zncc and peak_ratio are screened as the
+ * options say). test_pc: the test pattern's centre (Bruker convention), or
+ * NULL for the reference's: the shift a moved source gives is taken off
+ * first. euler: the pattern's Bunge angles (radians), used with
+ * options->stiffness for the traction-free full strain; NULL (or NaN
+ * angles): deviatoric. Returns CLX_OK (out->flags may say why there are no
+ * numbers), or CLX_ERR_ARGUMENT for a geometry that is not usable (pcz <= 0,
+ * sizes, non-finite values) with msg.
+ */
+int clx_strain_fit(const clx_detector *reference, const double test_pc[3], const double *x, const double *y,
+                   const clx_result *results, size_t n, const double euler[3], const clx_strain_options *options,
+                   clx_strain *out, clx_message *msg);
+
+/*
+ * The projective map, in pattern pixels, that remaps a test pattern by the
+ * rotation part of beta (detector frame): the pattern seen through the
+ * inverse rotation. h (row-major 3x3) takes an output pixel (u, v, 1) to
+ * the test pattern's pixel to sample (divide by the third component).
+ * pc: the test pattern's centre (NULL: the detector's).
+ */
+void clx_remap_homography(const clx_detector *detector, const double pc[3], const double beta_detector[9],
+                          double h[9]);
+
+/* ------------------------------------------------------------------------ */
+/* Warp: a pattern resampled through a projective map, on the device         */
+/* ------------------------------------------------------------------------ */
+
+typedef struct clx_warp clx_warp;
+
+/* Kernels are built on first use. */
+int clx_warp_create(clx_context *context, clx_warp **warp);
+/*
+ * output(u, v) = input at h (u, v, 1) (row-major 3x3, divided by its third
+ * component), Lanczos-3 as the refinement samples; points outside the input
+ * take its nearest edge pixel. `output` is a new CLX_PIXEL_F32 image of the
+ * input's size (the caller frees it).
+ */
+int clx_warp_apply(clx_warp *warp, const clx_image *input, const double h[9], clx_image *output);
+/* Releases the warp and its device memory (NULL allowed). */
+void clx_warp_release(clx_warp *warp);
+
 #ifdef __cplusplus
 }
 #endif
