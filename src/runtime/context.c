@@ -276,10 +276,11 @@ void clx_context_release(clx_context *ctx)
      * first: they release the filters they made themselves. */
     size_t plans = handle_free_owned(ctx, HANDLE_PLAN);
     size_t filters = handle_free_owned(ctx, HANDLE_FILTER);
-    if (plans || filters)
+    size_t warps = handle_free_owned(ctx, HANDLE_WARP);
+    if (plans || filters || warps)
         ctx_log(ctx, CLX_LOG_WARNING,
-                "clx_context_release: %zu plan(s) and %zu filter(s) were still open on the context and were "
-                "released with it (release them first)", plans, filters);
+                "clx_context_release: %zu plan(s), %zu filter(s) and %zu warp(s) were still open on the context "
+                "and were released with it (release them first)", plans, filters, warps);
     context_free(ctx);
 }
 

@@ -19,7 +19,8 @@
 enum handle_kind {
     HANDLE_CONTEXT = 1,
     HANDLE_PLAN = 2,
-    HANDLE_FILTER = 3
+    HANDLE_FILTER = 3,
+    HANDLE_WARP = 4
 };
 
 /* Frees an object whose entry is gone from the table. */
