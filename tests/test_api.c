@@ -338,7 +338,7 @@ static void check_context_after_release(const clx_image *ref, const clx_image *i
     CHECK(clx_plan_push(plan, images, 1) == CLX_OK, "push: %s", clx_context_message(ctx));
     /* Released with a push unread: the plan waits for the device first. */
     clx_context_release(ctx);
-    CHECK(logged.warnings == 1 && strstr(logged.last, "1 plan(s) and 0 filter(s) were still open"),
+    CHECK(logged.warnings == 1 && strstr(logged.last, "1 plan(s), 0 filter(s) and 0 warp(s) were still open"),
           "%d warnings, last: %s", logged.warnings, logged.last);
     CHECK(clx_plan_read(plan, res, 1) == CLX_ERR_STATE, "read from a plan its context took with it");
     CHECK(clx_plan_create(ctx, ref, &region, 1, &popt, &plan) == CLX_ERR_STATE, "plan on a released context");
