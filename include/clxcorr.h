@@ -839,8 +839,11 @@ typedef struct clx_strain_options {
     double min_peak_ratio;  /* ... whose peak_ratio is below (default 1.0; NaN: used) */
     /* The robust rule: after each fit, the window with the largest residual
      * |q - q_model| is dropped while that residual exceeds both
-     * residual_factor times the RMS residual and max_residual px, and more
-     * than min_windows windows remain (defaults 3, 0.1 px). */
+     * residual_factor times the RMS residual of the other windows used (its
+     * own left out, so that a few similar outliers do not hide each other)
+     * and max_residual px, and more than min_windows windows remain
+     * (defaults 3, 0.1 px). A drop after which the windows would no longer
+     * fix beta is not made. */
     double residual_factor, max_residual;
     int min_windows;        /* at least 4 (default 4) */
     /* Voigt 6x6 stiffness (GPa, crystal frame) for the traction-free full
@@ -876,7 +879,13 @@ typedef struct clx_strain {
  * options->stiffness for the traction-free full strain; NULL (or NaN
  * angles): deviatoric. Returns CLX_OK (out->flags may say why there are no
  * numbers), or CLX_ERR_ARGUMENT for a geometry that is not usable (pcz <= 0,
- * sizes, non-finite values) with msg.
+ * sizes, non-finite values, min_windows < 4) with msg. options NULL: the
+ * defaults.
+ * The fit uses the exact projection, of which the formula above is the
+ * first order: the feature seen along r in the reference is seen along F r
+ * (F = I + beta) from the test pattern's source, so shifts of rotations of
+ * several degrees are fitted exactly. The shifts fix F only up to a factor;
+ * beta_33 = 0 takes the F with F_33 = 1 (detector frame).
  */
 int clx_strain_fit(const clx_detector *reference, const double test_pc[3], const double *x, const double *y,
                    const clx_result *results, size_t n, const double euler[3], const clx_strain_options *options,
@@ -887,7 +896,11 @@ int clx_strain_fit(const clx_detector *reference, const double test_pc[3], const
  * rotation part of beta (detector frame): the pattern seen through the
  * inverse rotation. h (row-major 3x3) takes an output pixel (u, v, 1) to
  * the test pattern's pixel to sample (divide by the third component).
- * pc: the test pattern's centre (NULL: the detector's).
+ * pc: the test pattern's centre (NULL: the detector's). h = K Rot K^-1, with
+ * Rot the rotation of the polar decomposition I + beta = Rot U and
+ * K = [[L, 0, xpc], [0, L, ypc], [0, 0, 1]] in the pattern centre's pixels:
+ * the remapped pattern is the reference seen through the stretch U alone.
+ * A beta that is not finite (a failed fit) gives the identity.
  */
 void clx_remap_homography(const clx_detector *detector, const double pc[3], const double beta_detector[9],
                           double h[9]);

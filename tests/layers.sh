@@ -13,7 +13,7 @@
 . "$TESTS_SRCDIR/lib.sh"
 
 # The folders, lowest first.
-LAYERS="runtime params image ops pipeline tune cli"
+LAYERS="runtime params image strain ops pipeline tune cli"
 SRC="$TESTS_SRCDIR/../src"
 
 rank() {

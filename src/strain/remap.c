@@ -1,0 +1,48 @@
+/*
+ * remap.c - the projective map that takes the rotation out of a test
+ * pattern (clx_remap_homography).
+ *
+ * The test pattern's intensity along direction d is the reference's along
+ * F^-1 d (F = I + beta, detector frame). With Rot the rotation of F's polar
+ * decomposition F = Rot U, the remapped pattern T'(d) = T(Rot d) =
+ * S(F^-1 Rot d) = S(U^-1 d) (U = Rot^T F): the reference seen through a pure
+ * stretch, whose shifts are small however large the rotation, so a second
+ * correlation against the reference measures them well (Britton and
+ * Wilkinson's remapping). In pixels, with K = [[L, 0, xpc], [0, L, ypc],
+ * [0, 0, 1]] taking a direction (scaled to z = 1) to the pixel it meets,
+ * output pixel p looks along d = K^-1 p and samples the test pattern at
+ * K Rot d: h = K Rot K^-1.
+ */
+#include "config.h"
+
+#include <math.h>
+
+#include "strain/detector.h"
+#include "strain/frames.h"
+
+void clx_remap_homography(const clx_detector *detector, const double pc[3], const double beta_detector[9],
+                          double h[9])
+{
+    double rot[9], f[9];
+    if (!h)
+        return;
+    mat3_identity(rot);
+    if (!detector) {
+        mat3_identity(h);
+        return;
+    }
+    if (beta_detector) {
+        for (int i = 0; i < 9; i++)
+            f[i] = rot[i] + beta_detector[i];
+        /* No usable beta (a failed fit's NaN): no rotation, h = I. */
+        if (mat3_polar_rotation(f, rot))
+            mat3_identity(rot);
+    }
+    struct screen s;
+    screen_from_pc(detector, pc, &s);
+    double k[9] = { s.L, 0, s.xpc, 0, s.L, s.ypc, 0, 0, 1 };
+    double k_inv[9] = { 1 / s.L, 0, -s.xpc / s.L, 0, 1 / s.L, -s.ypc / s.L, 0, 0, 1 };
+    double t[9];
+    mat3_mul(rot, k_inv, t);
+    mat3_mul(k, t, h);
+}
