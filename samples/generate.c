@@ -1490,6 +1490,8 @@ static int option_set(struct options *o, int opt, const char *arg)
         }
         return 0;
     case OPT_KIND:
+        if (o->kind == KIND_SPHERE)
+            return 0;              /* refused by sphere_options_check */
         if (strcmp(arg, "kikuchi") == 0)
             o->kind = KIND_KIKUCHI;
         else if (strcmp(arg, "speckle") == 0)
