@@ -57,6 +57,30 @@
  * Noise (--noise SIGMA): additive Gaussian, SIGMA counts, on the reference
  * and on every image, added before rounding to the nearest count.
  *
+ * --kikuchi writes an HR-EBSD set instead: the patterns of one crystal seen
+ * on a tilted detector, exactly as doc/hrebsd-conventions.md defines them
+ * (samples/kikuchi.c holds the model and its projection). reference.tif is
+ * the undeformed crystal (F = I) at the reference pattern centre (--pc);
+ * image_k.tif is the crystal deformed by F_k = I + beta_k (sample frame):
+ * its intensity along a direction d is the reference's along F_k^-1 d.
+ * beta_k is --deform's, the same for every image, or else drawn per image
+ * as F_k = R (I + E): E symmetric, each component uniform in [-S, S]
+ * (--strain), R a rotation by an angle uniform in [-DEG, DEG] (--rotation)
+ * about an axis uniform on the sphere. Image k sits at scan point
+ * (row, col) = ((k-1) / C, (k-1) % C) of a grid C = --scan-cols wide (the
+ * reference at (0, 0), image 1 there too), --step X,Y micrometres apart, so
+ * its source moves and its pattern centre with it (the doc's "Pattern-centre
+ * shift across the scan", pattern pixels --pixel-size micrometres wide).
+ * All patterns are point-sampled at pixel centres and share one linear
+ * scale: the reference's range maps to [2000, 60000] counts. --noise COUNTS
+ * is Poisson noise: the pattern scaled so that the reference's mean is
+ * COUNTS photons a pixel, Poisson-sampled, and scaled back. truth.csv has
+ * one row per image: beta_s, the strain of the doc (deviatoric e and the
+ * full sym(beta_s), f), the rotation w and the pattern centre; geometry.txt
+ * the detector as "key value" lines for clxcorr strain's options. Its
+ * defaults: a 300 x 300 pattern, 10 images, a 5 x 5 grid of 60 x 60
+ * windows, margin 10.
+ *
  * Determinism: its own PRNG (xoshiro256**, seeded through splitmix64), never
  * rand(), so every libc gives the same files. Separate streams for the
  * pattern, for each image's deformation and for each file's noise, so
@@ -80,6 +104,8 @@
 #include <sys/types.h>
 
 #include <tiffio.h>
+
+#include "kikuchi.h"
 
 #define PROG "clxcorr-samples"
 
@@ -230,7 +256,7 @@ struct background {
     double cx, cy;       /* image centre */
 };
 
-enum kind { KIND_KIKUCHI, KIND_SPECKLE };
+enum kind { KIND_KIKUCHI, KIND_SPECKLE, KIND_SPHERE };
 
 /* A speckle spot, and the grid of cells that finds the spots near a point. */
 struct spot { double x, y, amp, k; };   /* k = 1 / (2 sigma^2) */
@@ -874,6 +900,13 @@ struct options {
     int grid_x, grid_y, win_w, win_h, margin;
     uint64_t seed;
     double max_shift, max_strain, noise, step;
+    /* --kikuchi */
+    double pc[3], sample_tilt, detector_tilt, euler[3], strain, rotation;
+    double step_x, step_y, pixel_size;
+    int scan_cols;          /* 0: --count */
+    int has_deform;
+    double deform[9];
+    unsigned given;         /* OPTION_BIT of each option given */
 };
 
 static struct deform deform_of(const struct options *o, int image)
@@ -977,6 +1010,239 @@ done:
 }
 
 /* ------------------------------------------------------------------------ */
+/* Kikuchi-sphere sets (--kikuchi) */
+
+static const double DEGREE = 3.14159265358979323846 / 180.0;
+
+/* Poisson deviate of mean lambda: multiplication of uniforms below 10, else
+ * Hormann's transformed rejection (PTRS, 1993), exact for any mean. */
+static double poisson_next(rng_t *r, double lambda)
+{
+    if (lambda <= 0.0)
+        return 0.0;
+    if (lambda < 10.0) {
+        double limit = exp(-lambda), product = rng_uniform(r);
+        int k = 0;
+        while (product > limit) {
+            product *= rng_uniform(r);
+            k++;
+        }
+        return k;
+    }
+    double slam = sqrt(lambda), loglam = log(lambda);
+    double b = 0.931 + 2.53 * slam, a = -0.059 + 0.02483 * b;
+    double inv_alpha = 1.1239 + 1.1328 / (b - 3.4), vr = 0.9277 - 3.6224 / (b - 2.0);
+    for (;;) {
+        double u = rng_uniform(r) - 0.5, v = rng_uniform(r), us = 0.5 - fabs(u);
+        double k = floor((2.0 * a / us + b) * u + lambda + 0.43);
+        if (us >= 0.07 && v <= vr)
+            return k;
+        if (k < 0.0 || (us < 0.013 && v > us))
+            continue;
+        if (log(v) + log(inv_alpha) - log(a / (us * us) + b) <= -lambda + k * loglam - lgamma(k + 1.0))
+            return k;
+    }
+}
+
+static struct kikuchi_geometry sphere_geometry(const struct options *o)
+{
+    struct kikuchi_geometry g = {
+        o->width, o->height, o->pc[0], o->pc[1], o->pc[2], o->sample_tilt, o->detector_tilt,
+    };
+    return g;
+}
+
+/* Image k's scan point, micrometres from the reference's along x_s, y_s. */
+static void sphere_scan_point(const struct options *o, int image, double *x_um, double *y_um)
+{
+    int cols = o->scan_cols > 0 ? o->scan_cols : (o->count > 0 ? o->count : 1);
+    *x_um = ((image - 1) % cols) * o->step_x;
+    *y_um = ((image - 1) / cols) * o->step_y;
+}
+
+/* Image k's view: its pattern centre and beta_s (--deform's, or drawn from
+ * stream STREAM_DEFORM k; always the same nine draws, so --strain does not
+ * change the rotation's axis). */
+static struct kikuchi_view sphere_view(const struct options *o, int image)
+{
+    struct kikuchi_view view;
+    struct kikuchi_geometry g = sphere_geometry(o);
+    double x_um, y_um, pc[3];
+    sphere_scan_point(o, image, &x_um, &y_um);
+    kikuchi_pc_shift(&g, x_um, y_um, o->pixel_size, pc);
+    view.pcx = pc[0];
+    view.pcy = pc[1];
+    view.pcz = pc[2];
+    if (o->has_deform) {
+        memcpy(view.beta_s, o->deform, sizeof view.beta_s);
+        return view;
+    }
+    rng_t r;
+    rng_seed(&r, o->seed, STREAM_DEFORM, (uint64_t)image);
+    double e[6];
+    for (int i = 0; i < 6; i++)
+        e[i] = o->strain * rng_range(&r, -1.0, 1.0);
+    double z = rng_range(&r, -1.0, 1.0), phi = rng_range(&r, 0.0, TWO_PI);
+    double angle = o->rotation * DEGREE * rng_range(&r, -1.0, 1.0);
+    double rho = sqrt(1.0 - z * z), n[3] = { rho * cos(phi), rho * sin(phi), z };
+    /* Rodrigues: R = cos a I + sin a [n]x + (1 - cos a) n n^T. */
+    double c = cos(angle), si = sin(angle), rot[9];
+    double cross[9] = { 0, -n[2], n[1], n[2], 0, -n[0], -n[1], n[0], 0 };
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            rot[3 * i + j] = (i == j ? c : 0.0) + si * cross[3 * i + j] + (1.0 - c) * n[i] * n[j];
+    double stretch[9] = {
+        1.0 + e[0], e[1], e[2],
+        e[1], 1.0 + e[3], e[4],
+        e[2], e[4], 1.0 + e[5],
+    };
+    kikuchi_multiply(rot, stretch, view.beta_s);
+    for (int i = 0; i < 9; i += 4)
+        view.beta_s[i] -= 1.0;
+    return view;
+}
+
+/* Scales values to counts, adds Poisson noise (stream file_index) and writes dir/name. */
+static int sphere_file_write(const struct options *o, const char *name, double *values,
+                             double gain, double offset, double photons_per_count, int file_index)
+{
+    char final[PATH_BYTES], tmp[PATH_BYTES];
+    if (path_join(final, o->out, name, "") != 0 || path_join(tmp, o->out, name, ".tmp") != 0)
+        return -1;
+    rng_t r;
+    rng_seed(&r, o->seed, STREAM_NOISE, (uint64_t)file_index);
+    long n = (long)o->width * o->height, clipped = 0;
+    for (long i = 0; i < n; i++) {
+        double v = offset + gain * values[i];
+        if (photons_per_count > 0.0)
+            v = poisson_next(&r, v > 0.0 ? v * photons_per_count : 0.0) / photons_per_count;
+        values[i] = v;
+    }
+    uint16_t *pixels = malloc(sizeof(uint16_t) * o->width);
+    TIFF *tif = pixels ? tiff_create(tmp, o->width, o->height) : NULL;
+    if (!tif) {
+        report("cannot write %s: %s", tmp, pixels ? strerror(errno) : "out of memory");
+        free(pixels);
+        return -1;
+    }
+    tiff_message[0] = '\0';
+    int status = 0;
+    for (int j = 0; j < o->height && status == 0; j++) {
+        row_quantize(values + (long)j * o->width, o->width, 0.0, NULL, pixels, &clipped);
+        if (TIFFWriteScanline(tif, pixels, (uint32_t)j, 0) < 0)
+            status = -1;
+    }
+    if (status == 0 && TIFFFlush(tif) != 1)
+        status = -1;
+    TIFFClose(tif);
+    free(pixels);
+    if (status != 0) {
+        report("cannot write %s: %s", tmp, tiff_message[0] ? tiff_message : "write failed");
+        remove(tmp);
+        return -1;
+    }
+    if (clipped > 0)
+        report("warning: %s: %ld of %ld pixels clipped to [0, 65535]", name, clipped, n);
+    return file_commit(tmp, final);
+}
+
+static int sphere_images_write(const struct options *o)
+{
+    struct kikuchi_geometry g = sphere_geometry(o);
+    struct kikuchi_model *model = kikuchi_model_create(o->euler);
+    long n = (long)o->width * o->height;
+    double *values = malloc(sizeof(double) * n);
+    int status = -1;
+    if (!model || !values) {
+        report("out of memory for a %d x %d pattern", o->width, o->height);
+        goto done;
+    }
+    struct kikuchi_view reference = { o->pc[0], o->pc[1], o->pc[2], { 0 } };
+    kikuchi_render(model, &g, &reference, values);
+    double lo = HUGE_VAL, hi = -HUGE_VAL, sum = 0.0;
+    for (long i = 0; i < n; i++) {
+        lo = values[i] < lo ? values[i] : lo;
+        hi = values[i] > hi ? values[i] : hi;
+        sum += values[i];
+    }
+    /* One scale for every file, fixed by the reference. */
+    double gain = hi > lo ? (COUNTS_HI - COUNTS_LO) / (hi - lo) : 0.0;
+    double offset = COUNTS_LO - gain * lo;
+    double mean = offset + gain * sum / n;
+    double photons_per_count = o->noise > 0.0 ? o->noise / mean : 0.0;
+    if (sphere_file_write(o, "reference.tif", values, gain, offset, photons_per_count, 0) != 0)
+        goto done;
+    for (int k = 1; k <= o->count; k++) {
+        char name[32];
+        struct kikuchi_view view = sphere_view(o, k);
+        snprintf(name, sizeof name, "image_%04d.tif", k);
+        kikuchi_render(model, &g, &view, values);
+        if (sphere_file_write(o, name, values, gain, offset, photons_per_count, k) != 0)
+            goto done;
+    }
+    status = 0;
+done:
+    free(values);
+    kikuchi_model_free(model);
+    return status;
+}
+
+/* Full precision, and no "-0". */
+static void csv_number(FILE *f, double v)
+{
+    fprintf(f, ",%.10g", v == 0.0 ? 0.0 : v);
+}
+
+static int sphere_truth_write(const struct options *o)
+{
+    char tmp[PATH_BYTES], final[PATH_BYTES];
+    FILE *f = text_create(o->out, "truth.csv", tmp, final);
+    if (!f)
+        return -1;
+    fprintf(f, "image,b11,b12,b13,b21,b22,b23,b31,b32,b33,"
+               "e11,e12,e13,e22,e23,e33,f11,f12,f13,f22,f23,f33,w1,w2,w3,pcx,pcy,pcz\n");
+    static const int UPPER[6] = { 0, 1, 2, 4, 5, 8 };   /* 11 12 13 22 23 33 */
+    for (int k = 1; k <= o->count; k++) {
+        struct kikuchi_view view = sphere_view(o, k);
+        const double *b = view.beta_s;
+        double e[9], trace = (b[0] + b[4] + b[8]) / 3.0;
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                e[3 * i + j] = 0.5 * (b[3 * i + j] + b[3 * j + i]);
+        fprintf(f, "image_%04d.tif", k);
+        for (int i = 0; i < 9; i++)
+            csv_number(f, b[i]);
+        for (int i = 0; i < 6; i++)
+            csv_number(f, e[UPPER[i]] - (UPPER[i] % 4 == 0 ? trace : 0.0));
+        for (int i = 0; i < 6; i++)
+            csv_number(f, e[UPPER[i]]);
+        csv_number(f, 0.5 * (b[7] - b[5]));     /* W32 */
+        csv_number(f, 0.5 * (b[2] - b[6]));     /* W13 */
+        csv_number(f, 0.5 * (b[3] - b[1]));     /* W21 */
+        csv_number(f, view.pcx);
+        csv_number(f, view.pcy);
+        csv_number(f, view.pcz);
+        fputc('\n', f);
+    }
+    return text_commit(f, tmp, final);
+}
+
+static int sphere_geometry_write(const struct options *o)
+{
+    char tmp[PATH_BYTES], final[PATH_BYTES];
+    FILE *f = text_create(o->out, "geometry.txt", tmp, final);
+    if (!f)
+        return -1;
+    fprintf(f, "width %d\nheight %d\n", o->width, o->height);
+    fprintf(f, "pcx %.10g\npcy %.10g\npcz %.10g\n", o->pc[0], o->pc[1], o->pc[2]);
+    fprintf(f, "sample_tilt %.10g\ndetector_tilt %.10g\n", o->sample_tilt, o->detector_tilt);
+    fprintf(f, "step_x %.10g\nstep_y %.10g\npixel_size %.10g\n", o->step_x, o->step_y, o->pixel_size);
+    fprintf(f, "scan_cols %d\n", o->scan_cols > 0 ? o->scan_cols : (o->count > 0 ? o->count : 1));
+    fprintf(f, "euler_deg %.10g,%.10g,%.10g\n", o->euler[0], o->euler[1], o->euler[2]);
+    return text_commit(f, tmp, final);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Options */
 
 static void usage(FILE *f)
@@ -1003,6 +1269,32 @@ static void usage(FILE *f)
 "  --window WxH       window size in pixels (default 100x100)\n"
 "  --margin M         distance from the image edge to the outer windows (default 20)\n"
 "  --help             show this help\n"
+"\n"
+"  --kikuchi          an HR-EBSD set instead: one cubic crystal's Kikuchi-sphere\n"
+"                     patterns on a tilted detector (doc/hrebsd-conventions.md),\n"
+"                     image k deformed by a known F_k = I + beta_k. truth.csv:\n"
+"                     image, beta_s (b11..b33), deviatoric strain e11..e33,\n"
+"                     full strain f11..f33, rotation w1..w3 and the image's\n"
+"                     pattern centre pcx,pcy,pcz; geometry.txt: the detector\n"
+"                     (key value). Defaults 300x300, 10 images, a 5x5 grid of\n"
+"                     60x60 windows, margin 10. Its own options:\n"
+"  --pc X,Y,Z         reference pattern centre, Bruker fractions\n"
+"                     (default 0.5,0.35,0.65)\n"
+"  --sample-tilt DEG  sample tilt (default 70)\n"
+"  --detector-tilt DEG  detector tilt, the camera's elevation (default 10)\n"
+"  --euler P1,P,P2    orientation, Bunge angles in degrees (default 30,40,50)\n"
+"  --strain S         random symmetric strain, components in [-S, S] (default 0)\n"
+"  --rotation DEG     random rotation about a random axis, angle in [-DEG, DEG]\n"
+"                     (default 0)\n"
+"  --deform B11,B12,...,B33  one displacement gradient beta_s (sample frame,\n"
+"                     row-major) for every image, instead of random ones\n"
+"  --step X,Y         scan step in micrometres along x_s, y_s (default 0,0):\n"
+"                     image k is at scan point ((k-1) / C, (k-1) mod C), the\n"
+"                     reference at (0, 0); its pattern centre moves with it\n"
+"  --scan-cols C      scan points per row (default: --count)\n"
+"  --pixel-size UM    pattern pixel size in micrometres (default 50)\n"
+"  --noise COUNTS     Poisson noise: the reference's mean scaled to COUNTS\n"
+"                     photons per pixel (default 0: none)\n"
 "\n"
 "The same options always give byte-identical files.\n");
 }
@@ -1073,7 +1365,16 @@ static int parse_seed(const char *s, uint64_t *v)
 }
 
 enum { OPT_OUT = 256, OPT_SIZE, OPT_COUNT, OPT_SEED, OPT_SHIFT, OPT_STRAIN, OPT_NOISE,
-       OPT_GRID, OPT_WINDOW, OPT_MARGIN, OPT_KIND, OPT_STEP };
+       OPT_GRID, OPT_WINDOW, OPT_MARGIN, OPT_KIND, OPT_STEP,
+       OPT_KIKUCHI, OPT_PC, OPT_SAMPLE_TILT, OPT_DETECTOR_TILT, OPT_EULER, OPT_SPHERE_STRAIN,
+       OPT_ROTATION, OPT_DEFORM, OPT_SCAN_COLS, OPT_PIXEL_SIZE, OPT_END };
+
+#define OPTION_BIT(opt) (1u << ((opt) - OPT_OUT))
+/* The options of --kikuchi only, and those it does not take. */
+#define SPHERE_ONLY (OPTION_BIT(OPT_PC) | OPTION_BIT(OPT_SAMPLE_TILT) | OPTION_BIT(OPT_DETECTOR_TILT) \
+                     | OPTION_BIT(OPT_EULER) | OPTION_BIT(OPT_SPHERE_STRAIN) | OPTION_BIT(OPT_ROTATION) \
+                     | OPTION_BIT(OPT_DEFORM) | OPTION_BIT(OPT_SCAN_COLS) | OPTION_BIT(OPT_PIXEL_SIZE))
+#define NOT_SPHERE (OPTION_BIT(OPT_SHIFT) | OPTION_BIT(OPT_STRAIN) | OPTION_BIT(OPT_KIND))
 
 static const struct option LONG_OPTIONS[] = {
     { "out", required_argument, NULL, OPT_OUT },
@@ -1088,13 +1389,60 @@ static const struct option LONG_OPTIONS[] = {
     { "margin", required_argument, NULL, OPT_MARGIN },
     { "kind", required_argument, NULL, OPT_KIND },
     { "step", required_argument, NULL, OPT_STEP },
+    { "kikuchi", no_argument, NULL, OPT_KIKUCHI },
+    { "pc", required_argument, NULL, OPT_PC },
+    { "sample-tilt", required_argument, NULL, OPT_SAMPLE_TILT },
+    { "detector-tilt", required_argument, NULL, OPT_DETECTOR_TILT },
+    { "euler", required_argument, NULL, OPT_EULER },
+    { "strain", required_argument, NULL, OPT_SPHERE_STRAIN },
+    { "rotation", required_argument, NULL, OPT_ROTATION },
+    { "deform", required_argument, NULL, OPT_DEFORM },
+    { "scan-cols", required_argument, NULL, OPT_SCAN_COLS },
+    { "pixel-size", required_argument, NULL, OPT_PIXEL_SIZE },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
 
+/* n comma-separated numbers, each in [lo, hi]. */
+static int parse_list(const char *opt, const char *s, int n, double lo, double hi, double *v)
+{
+    const char *p = s;
+    for (int i = 0; i < n; i++) {
+        char *end;
+        errno = 0;
+        double x = strtod(p, &end);
+        int last = i == n - 1;
+        if (end == p || errno != 0 || !isfinite(x) || x < lo || x > hi
+            || *end != (last ? '\0' : ',')) {
+            report("%s: '%s' is not %d comma-separated numbers in [%g, %g]", opt, s, n, lo, hi);
+            return -1;
+        }
+        v[i] = x;
+        p = end + 1;
+    }
+    return 0;
+}
+
+static int parse_deform(const char *s, struct options *o)
+{
+    if (parse_list("--deform", s, 9, -0.5, 0.5, o->deform) != 0)
+        return -1;
+    double f[9], inverse[9];
+    for (int i = 0; i < 9; i++)
+        f[i] = o->deform[i] + (i % 4 == 0 ? 1.0 : 0.0);
+    if (kikuchi_inverse(f, inverse) <= 0.1) {
+        report("--deform: I + beta ('%s') is singular or turns the crystal inside out", s);
+        return -1;
+    }
+    o->has_deform = 1;
+    return 0;
+}
+
 /* One option's value; -1 after reporting a bad one. */
 static int option_set(struct options *o, int opt, const char *arg)
 {
+    if (opt >= OPT_OUT && opt < OPT_END)
+        o->given |= OPTION_BIT(opt);
     switch (opt) {
     case OPT_OUT: o->out = arg; return 0;
     case OPT_SIZE: return parse_pair("--size", arg, 16, 16384, &o->width, &o->height);
@@ -1102,12 +1450,50 @@ static int option_set(struct options *o, int opt, const char *arg)
     case OPT_SEED: return parse_seed(arg, &o->seed);
     case OPT_SHIFT: return parse_double("--max-shift", arg, 0.0, 1000.0, &o->max_shift);
     case OPT_STRAIN: return parse_double("--max-strain", arg, 0.0, 0.1, &o->max_strain);
-    case OPT_NOISE: return parse_double("--noise", arg, 0.0, 10000.0, &o->noise);
+    case OPT_NOISE:
+        if (o->kind == KIND_SPHERE)
+            return parse_double("--noise", arg, 0.0, 1e6, &o->noise);
+        return parse_double("--noise", arg, 0.0, 10000.0, &o->noise);
     case OPT_GRID: return parse_pair("--grid", arg, 1, 1000, &o->grid_x, &o->grid_y);
     case OPT_WINDOW: return parse_pair("--window", arg, 1, 16384, &o->win_w, &o->win_h);
     case OPT_MARGIN: return parse_int("--margin", arg, 0, 16384, &o->margin);
-    case OPT_STEP: return parse_double("--step", arg, 0.0, 10.0, &o->step);
+    case OPT_STEP:
+        if (o->kind == KIND_SPHERE) {
+            double step[2];
+            if (parse_list("--step", arg, 2, -1e4, 1e4, step) != 0)
+                return -1;
+            o->step_x = step[0];
+            o->step_y = step[1];
+            return 0;
+        }
+        return parse_double("--step", arg, 0.0, 10.0, &o->step);
+    case OPT_KIKUCHI: return 0;    /* kind_requested saw it */
+    case OPT_PC:
+        if (parse_list("--pc", arg, 3, -10.0, 10.0, o->pc) != 0)
+            return -1;
+        if (o->pc[2] <= 0.0) {
+            report("--pc: the detector distance PCz ('%s') must be positive", arg);
+            return -1;
+        }
+        return 0;
+    case OPT_SAMPLE_TILT: return parse_double("--sample-tilt", arg, -90.0, 90.0, &o->sample_tilt);
+    case OPT_DETECTOR_TILT: return parse_double("--detector-tilt", arg, -90.0, 90.0, &o->detector_tilt);
+    case OPT_EULER: return parse_list("--euler", arg, 3, -720.0, 720.0, o->euler);
+    case OPT_SPHERE_STRAIN: return parse_double("--strain", arg, 0.0, 0.1, &o->strain);
+    case OPT_ROTATION: return parse_double("--rotation", arg, 0.0, 30.0, &o->rotation);
+    case OPT_DEFORM: return parse_deform(arg, o);
+    case OPT_SCAN_COLS: return parse_int("--scan-cols", arg, 1, 9999, &o->scan_cols);
+    case OPT_PIXEL_SIZE:
+        if (parse_double("--pixel-size", arg, 0.0, 1e4, &o->pixel_size) != 0)
+            return -1;
+        if (o->pixel_size <= 0.0) {
+            report("--pixel-size: '%s' is not positive", arg);
+            return -1;
+        }
+        return 0;
     case OPT_KIND:
+        if (o->kind == KIND_SPHERE)
+            return 0;              /* refused by sphere_options_check */
         if (strcmp(arg, "kikuchi") == 0)
             o->kind = KIND_KIKUCHI;
         else if (strcmp(arg, "speckle") == 0)
@@ -1119,6 +1505,39 @@ static int option_set(struct options *o, int opt, const char *arg)
         return 0;
     }
     return -1;
+}
+
+/* The long name of the lowest option in bits. */
+static const char *option_name(unsigned bits)
+{
+    for (const struct option *opt = LONG_OPTIONS; opt->name; opt++)
+        if (opt->val >= OPT_OUT && opt->val < OPT_END && (bits & OPTION_BIT(opt->val))) {
+            static char name[32];
+            snprintf(name, sizeof name, "--%s", opt->name);
+            return name;
+        }
+    return "an option";
+}
+
+static int sphere_options_check(const struct options *o)
+{
+    if (o->given & NOT_SPHERE) {
+        report("%s is not an option of --kikuchi", option_name(o->given & NOT_SPHERE));
+        return -1;
+    }
+    /* Every source must stay in front of the screen. */
+    struct kikuchi_geometry g = sphere_geometry(o);
+    for (int k = 1; k <= o->count; k++) {
+        double x_um, y_um, pc[3];
+        sphere_scan_point(o, k, &x_um, &y_um);
+        kikuchi_pc_shift(&g, x_um, y_um, o->pixel_size, pc);
+        if (pc[2] <= 0.05) {
+            report("--step %g,%g with --pixel-size %g moves image %d's source behind the screen (PCz %g)",
+                   o->step_x, o->step_y, o->pixel_size, k, pc[2]);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 /* What the options cannot check one at a time. */
@@ -1133,6 +1552,12 @@ static int options_check(const struct options *o)
                o->win_w, o->win_h, o->margin, o->width, o->height);
         return -1;
     }
+    if (o->kind != KIND_SPHERE && (o->given & SPHERE_ONLY)) {
+        report("%s is an option of --kikuchi only", option_name(o->given & SPHERE_ONLY));
+        return -1;
+    }
+    if (o->kind == KIND_SPHERE)
+        return sphere_options_check(o);
     int size = o->width < o->height ? o->width : o->height;
     if (o->max_shift > 0.25 * size) {
         report("--max-shift: %g is more than a quarter of the image (%d px)",
@@ -1183,12 +1608,25 @@ static void options_defaults(struct options *o, enum kind kind)
         .grid_x = 6, .grid_y = 6, .win_w = 64, .win_h = 64, .margin = 16,
         .seed = 1, .max_shift = 0.0, .max_strain = 0.0, .noise = 0.0, .step = 0.1,
     };
-    *o = kind == KIND_SPECKLE ? speckle : kikuchi;
+    struct options sphere = {
+        .out = NULL, .kind = KIND_SPHERE, .width = 300, .height = 300, .count = 10,
+        .grid_x = 5, .grid_y = 5, .win_w = 60, .win_h = 60, .margin = 10,
+        .seed = 1, .noise = 0.0,
+        .pc = { 0.5, 0.35, 0.65 }, .sample_tilt = 70.0, .detector_tilt = 10.0,
+        .euler = { 30.0, 40.0, 50.0 }, .pixel_size = 50.0,
+    };
+    *o = kind == KIND_SPECKLE ? speckle : kind == KIND_SPHERE ? sphere : kikuchi;
 }
 
-/* The --kind given, if any, before the other options are read. */
+/* The --kind given, or --kikuchi (as getopt_long would take it, abbreviated
+ * too), before the other options are read. */
 static enum kind kind_requested(int argc, char **argv)
 {
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        size_t len = strlen(argv[i]);
+        if (len >= 5 && strncmp(argv[i], "--kikuchi", len) == 0)
+            return KIND_SPHERE;
+    }
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--kind=speckle") == 0 ||
             (strcmp(argv[i], "--kind") == 0 && i + 1 < argc && strcmp(argv[i + 1], "speckle") == 0))
@@ -1206,6 +1644,12 @@ int main(int argc, char **argv)
         return parsed > 0 ? 0 : 1;
     TIFFSetErrorHandler(tiff_error);
     TIFFSetWarningHandler(NULL);
+    if (o.kind == KIND_SPHERE) {
+        if (directory_make(o.out) != 0 || sphere_images_write(&o) != 0 || regions_write(&o) != 0
+            || sphere_truth_write(&o) != 0 || sphere_geometry_write(&o) != 0)
+            return 1;
+        return 0;
+    }
     if (directory_make(o.out) != 0 || images_write(&o) != 0
         || regions_write(&o) != 0 || truth_write(&o) != 0)
         return 1;
