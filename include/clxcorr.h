@@ -857,12 +857,14 @@ void clx_strain_options_init(clx_strain_options *options);
 #define CLX_STRAIN_SINGULAR    2u   /* the windows do not fix beta (on a line, say): NaN */
 #define CLX_STRAIN_DEVIATORIC  4u   /* e is the deviatoric strain (no stiffness or no orientation) */
 #define CLX_STRAIN_DROPPED     8u   /* the robust rule dropped windows */
+#define CLX_STRAIN_UNSETTLED  16u   /* remapping: the rotation had not settled (set by the caller) */
 
 typedef struct clx_strain {
-    double e[9];            /* strain, sample frame, row-major 3x3 (tensor shears) */
-    double w[3];            /* rotation (radians): w1 = W32, w2 = W13, w3 = W21 */
-    double beta[9];         /* displacement gradient, sample frame, row-major */
-    double beta_detector[9];/* the same in the detector frame (for remapping) */
+    double e[9];            /* strain U - I (F = R U), sample frame, row-major 3x3 (tensor shears) */
+    double w[3];            /* R's rotation vector (radians): w1, w2, w3 about x_s, y_s, z_s; for small
+                               rotations the antisymmetric part of beta, W32, W13, W21 */
+    double beta[9];         /* displacement gradient F - I, sample frame, row-major */
+    double beta_detector[9];/* the same in the detector frame (what a pattern is remapped by) */
     double residual;        /* RMS |q - q_model| over the windows used, px */
     int windows;            /* windows used */
     unsigned flags;         /* CLX_STRAIN_* */
@@ -870,14 +872,22 @@ typedef struct clx_strain {
 
 /*
  * Fits one pattern's beta to its n windows' shifts by least squares, with
- * beta_33 (detector frame) = 0, then reports it in the sample frame. x[i],
+ * beta_33 (detector frame) = 0, then reports it in the sample frame:
+ * F = I + beta = R U (polar decomposition), e = U - I whatever the
+ * rotation (sym(beta) would carry a large rotation's second-order part),
+ * w = R's rotation vector. remapped_by: the direction map M the test
+ * pattern was remapped by (clx_remap_map, clx_remap_homography) before it
+ * was correlated, or NULL; the fit then reports the test pattern's own
+ * F = M F_remapped. x[i],
  * y[i]: window i's centre in reference pixels; results[i]: its offset
  * (flagged windows are not used; zncc and peak_ratio are screened as the
  * options say). test_pc: the test pattern's centre (Bruker convention), or
  * NULL for the reference's: the shift a moved source gives is taken off
  * first. euler: the pattern's Bunge angles (radians), used with
  * options->stiffness for the traction-free full strain; NULL (or NaN
- * angles): deviatoric. Returns CLX_OK (out->flags may say why there are no
+ * angles): deviatoric, e = 3 U / tr U - I (the shifts do not fix F's
+ * scale c; this is the same for any), else e = c U - I with c such that sigma_33 = 0 in the sample
+ * frame (a traction-free surface). Returns CLX_OK (out->flags may say why there are no
  * numbers), or CLX_ERR_ARGUMENT for a geometry that is not usable (pcz <= 0,
  * sizes, non-finite values, min_windows < 4) with msg. options NULL: the
  * defaults.
@@ -887,23 +897,31 @@ typedef struct clx_strain {
  * several degrees are fitted exactly. The shifts fix F only up to a factor;
  * beta_33 = 0 takes the F with F_33 = 1 (detector frame).
  */
-int clx_strain_fit(const clx_detector *reference, const double test_pc[3], const double *x, const double *y,
-                   const clx_result *results, size_t n, const double euler[3], const clx_strain_options *options,
-                   clx_strain *out, clx_message *msg);
+int clx_strain_fit(const clx_detector *reference, const double test_pc[3], const double remapped_by[9],
+                   const double *x, const double *y, const clx_result *results, size_t n, const double euler[3],
+                   const clx_strain_options *options, clx_strain *out, clx_message *msg);
+
+/*
+ * The direction map a test pattern is remapped by, from its measured
+ * beta_detector: the rotation of I + beta = Rot U (Britton and Wilkinson's
+ * remapping; `whole` 0), or all of I + beta (`whole` 1: the remapped
+ * pattern is then the reference nearly exactly, and its small remaining
+ * shifts are measured without the sub-pixel estimator's bias of larger
+ * ones). A beta that is not finite (a failed fit) gives the identity.
+ */
+void clx_remap_map(const double beta_detector[9], int whole, double map[9]);
 
 /*
  * The projective map, in pattern pixels, that remaps a test pattern by the
- * rotation part of beta (detector frame): the pattern seen through the
- * inverse rotation. h (row-major 3x3) takes an output pixel (u, v, 1) to
- * the test pattern's pixel to sample (divide by the third component).
- * pc: the test pattern's centre (NULL: the detector's). h = K Rot K^-1, with
- * Rot the rotation of the polar decomposition I + beta = Rot U and
- * K = [[L, 0, xpc], [0, L, ypc], [0, 0, 1]] in the pattern centre's pixels:
- * the remapped pattern is the reference seen through the stretch U alone.
- * A beta that is not finite (a failed fit) gives the identity.
+ * direction map M (clx_remap_map; NULL: the identity): the remapped
+ * pattern along direction d is the test pattern along M d. h (row-major
+ * 3x3) takes an output pixel (u, v, 1) to the test pattern's pixel to
+ * sample (divide by the third component): h = K M K^-1 with K = [[L, 0,
+ * xpc], [0, L, ypc], [0, 0, 1]] from pc, the test pattern's centre (NULL:
+ * the detector's). clx_strain_fit of the remapped pattern, given M as
+ * remapped_by, reports the test pattern's own F = M F_remapped.
  */
-void clx_remap_homography(const clx_detector *detector, const double pc[3], const double beta_detector[9],
-                          double h[9]);
+void clx_remap_homography(const clx_detector *detector, const double pc[3], const double map[9], double h[9]);
 
 /* ------------------------------------------------------------------------ */
 /* Warp: a pattern resampled through a projective map, on the device         */

@@ -132,27 +132,50 @@ static void shifts(const double beta_s[9], const double test_pc[3], clx_result *
     }
 }
 
+/* The polar decomposition a = R U, by Newton's iteration R <- (R + R^-T) / 2. */
+static void polar(const double a[9], double r[9], double u[9])
+{
+    memcpy(r, a, 9 * sizeof *a);
+    for (int it = 0; it < 60; it++) {
+        double det = r[0] * (r[4] * r[8] - r[5] * r[7]) - r[1] * (r[3] * r[8] - r[5] * r[6]) +
+                     r[2] * (r[3] * r[7] - r[4] * r[6]);
+        /* R^-T: the cofactor matrix over the determinant. */
+        double cof[9] = { r[4] * r[8] - r[5] * r[7], r[5] * r[6] - r[3] * r[8], r[3] * r[7] - r[4] * r[6],
+                          r[2] * r[7] - r[1] * r[8], r[0] * r[8] - r[2] * r[6], r[1] * r[6] - r[0] * r[7],
+                          r[1] * r[5] - r[2] * r[4], r[2] * r[3] - r[0] * r[5], r[0] * r[4] - r[1] * r[3] };
+        for (int i = 0; i < 9; i++)
+            r[i] = 0.5 * (r[i] + cof[i] / det);
+    }
+    double rt[9];
+    transpose(r, rt);
+    mul(rt, a, u);
+}
+
 /*
  * What the fit must return for beta (sample frame): the shifts fix
  * F = I + beta_d only up to a factor, and the fit takes the one with
- * F_d33 = 1, so beta_d' = F_d / F_d33 - I; e its deviatoric symmetric part
- * and w its antisymmetric part, in the sample frame.
+ * F_d33 = 1, so beta_d' = F_d / F_d33 - I. In the sample frame F = R U:
+ * e = 3 U / tr U - I (deviatoric, whatever F's scale), w R's rotation
+ * vector (angle times axis).
  */
 static void expected(const double beta_s[9], double beta_d_out[9], double e[9], double w[3])
 {
-    double beta_d[9], b[9];
+    double beta_d[9], b[9], f[9], r[9], u[9];
     to_detector(beta_s, beta_d);
     double f33 = 1 + beta_d[8];
     for (int i = 0; i < 9; i++)
         beta_d_out[i] = ((i % 4 == 0 ? 1 : 0) + beta_d[i]) / f33 - (i % 4 == 0 ? 1 : 0);
     to_sample(beta_d_out, b);
-    double tr = (b[0] + b[4] + b[8]) / 3;
+    for (int i = 0; i < 9; i++)
+        f[i] = b[i] + (i % 4 == 0 ? 1 : 0);
+    polar(f, r, u);
+    double tr = (u[0] + u[4] + u[8]) / 3;
+    for (int i = 0; i < 9; i++)
+        e[i] = u[i] / tr - (i % 4 == 0);
+    double a[3] = { 0.5 * (r[7] - r[5]), 0.5 * (r[2] - r[6]), 0.5 * (r[3] - r[1]) };
+    double sn = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]), angle = atan2(sn, 0.5 * (r[0] + r[4] + r[8] - 1));
     for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            e[3 * i + j] = 0.5 * (b[3 * i + j] + b[3 * j + i]) - (i == j ? tr : 0);
-    w[0] = 0.5 * (b[7] - b[5]);
-    w[1] = 0.5 * (b[2] - b[6]);
-    w[2] = 0.5 * (b[3] - b[1]);
+        w[i] = sn > 0 ? a[i] * angle / sn : 0;
 }
 
 static double max_diff(const double *a, const double *b, int n)
@@ -186,7 +209,7 @@ static void check_exact(const char *what, const double beta_s[9], const double t
     double beta_d[9], e[9], w[3];
     shifts(beta_s, test_pc, res);
     expected(beta_s, beta_d, e, w);
-    int status = clx_strain_fit(&detector, test_pc, wx, wy, res, WINDOWS, NULL, NULL, &out, &msg);
+    int status = clx_strain_fit(&detector, test_pc, NULL, wx, wy, res, WINDOWS, NULL, NULL, &out, &msg);
     CHECK(status == CLX_OK, "%s: status %d (%s)", what, status, msg.text);
     double de = max_diff(out.e, e, 9), dw = max_diff(out.w, w, 3), db = max_diff(out.beta_detector, beta_d, 9);
     CHECK(de < 1e-8 && dw < 1e-8 && db < 1e-8, "%s: errors e %.3g, w %.3g, beta_d %.3g", what, de, dw, db);
@@ -233,12 +256,12 @@ static void check_exact_shifts(void)
                 snprintf(what, sizeof what, "W %g deg about (%g, %g, %g)%s", angles[k], axes[a][0], axes[a][1],
                          axes[a][2], p ? ", moved PC" : "");
                 check_exact(what, wbeta, pcs[p]);
-                /* The reported rotation vector of W itself: w = (x, y, z). */
+                /* The reported rotation vector of the rotation itself: w = (x, y, z). */
                 if (k == 4 && a == 3) {
                     clx_result res[WINDOWS];
                     clx_strain out;
-                    shifts(wbeta, pcs[p], res);
-                    clx_strain_fit(&detector, pcs[p], wx, wy, res, WINDOWS, NULL, NULL, &out, NULL);
+                    shifts(beta, pcs[p], res);
+                    clx_strain_fit(&detector, pcs[p], NULL, wx, wy, res, WINDOWS, NULL, NULL, &out, NULL);
                     double wexp[3] = { x, y, z };
                     CHECK(max_diff(out.w, wexp, 3) < 1e-8, "w of W: (%g, %g, %g)", out.w[0], out.w[1], out.w[2]);
                 }
@@ -281,7 +304,7 @@ static void check_exact_shifts(void)
         res[i].dy = br[1] - br[2] / r[2] * r[1];
     }
     clx_strain out;
-    clx_strain_fit(&detector, NULL, wx, wy, res, WINDOWS, NULL, NULL, &out, NULL);
+    clx_strain_fit(&detector, NULL, NULL, wx, wy, res, WINDOWS, NULL, NULL, &out, NULL);
     CHECK(max_diff(out.beta_detector, beta_d, 9) < 1e-10, "first-order shifts: beta_d off by %g",
           max_diff(out.beta_detector, beta_d, 9));
 }
@@ -335,7 +358,7 @@ static void check_noise(void)
         clx_strain_options opt;
         clx_strain_options_init(&opt);
         opt.max_residual = INFINITY; /* every window: the noise alone */
-        clx_strain_fit(&detector, NULL, wx, wy, res, WINDOWS, NULL, &opt, &out, NULL);
+        clx_strain_fit(&detector, NULL, NULL, wx, wy, res, WINDOWS, NULL, &opt, &out, NULL);
         for (int i = 0; i < 9; i++) {
             ss += (out.e[i] - e[i]) * (out.e[i] - e[i]);
             count++;
@@ -363,7 +386,7 @@ static void check_robust(void)
     res[12].dy -= 2;
     res[21].dx += sqrt(2);
     res[21].dy += sqrt(2);
-    clx_strain_fit(&detector, NULL, wx, wy, res, WINDOWS, NULL, NULL, &out, NULL);
+    clx_strain_fit(&detector, NULL, NULL, wx, wy, res, WINDOWS, NULL, NULL, &out, NULL);
     CHECK(out.flags == (CLX_STRAIN_DEVIATORIC | CLX_STRAIN_DROPPED) && out.windows == WINDOWS - 3,
           "robust: flags %u, windows %d", out.flags, out.windows);
     CHECK(max_diff(out.e, e, 9) < 1e-8 && max_diff(out.w, w, 3) < 1e-8 && out.residual < 1e-8,
@@ -380,7 +403,7 @@ static void check_robust(void)
     res[3].zncc = 0.9;
     res[3].peak_ratio = 3;
     res[4].dy = NAN;
-    clx_strain_fit(&detector, NULL, wx, wy, res, WINDOWS, NULL, NULL, &out, NULL);
+    clx_strain_fit(&detector, NULL, NULL, wx, wy, res, WINDOWS, NULL, NULL, &out, NULL);
     CHECK(out.flags == CLX_STRAIN_DEVIATORIC && out.windows == WINDOWS - 4 && max_diff(out.e, e, 9) < 1e-8,
           "screened: flags %u, windows %d, error %g", out.flags, out.windows, max_diff(out.e, e, 9));
 }
@@ -392,7 +415,7 @@ static void check_few_and_singular(void)
     clx_strain out;
     clx_message msg;
     shifts(beta, NULL, res);
-    int status = clx_strain_fit(&detector, NULL, wx, wy, res, 3, NULL, NULL, &out, &msg);
+    int status = clx_strain_fit(&detector, NULL, NULL, wx, wy, res, 3, NULL, NULL, &out, &msg);
     CHECK(status == CLX_OK && out.flags == CLX_STRAIN_FEW_WINDOWS && out.windows == 3 && isnan(out.e[0]) &&
               isnan(out.w[0]) && isnan(out.beta[0]) && isnan(out.beta_detector[0]) && isnan(out.residual),
           "3 windows: status %d, flags %u, windows %d, e11 %g", status, out.flags, out.windows, out.e[0]);
@@ -407,19 +430,19 @@ static void check_few_and_singular(void)
             cres[i] = res[corners[i]];
         }
         expected(beta, bd, e, w);
-        clx_strain_fit(&detector, NULL, cx, cy, cres, 4, NULL, NULL, &out, NULL);
+        clx_strain_fit(&detector, NULL, NULL, cx, cy, cres, 4, NULL, NULL, &out, NULL);
         CHECK(out.flags == CLX_STRAIN_DEVIATORIC && out.windows == 4 && max_diff(out.e, e, 9) < 1e-9,
               "4 corners: flags %u, error %g", out.flags, max_diff(out.e, e, 9));
     }
     /* 25 windows, 22 of them flagged. */
     for (int i = 3; i < WINDOWS; i++)
         res[i].flags = 1;
-    clx_strain_fit(&detector, NULL, wx, wy, res, WINDOWS, NULL, NULL, &out, NULL);
+    clx_strain_fit(&detector, NULL, NULL, wx, wy, res, WINDOWS, NULL, NULL, &out, NULL);
     CHECK(out.flags == CLX_STRAIN_FEW_WINDOWS && out.windows == 3, "22 of 25 flagged: flags %u, windows %d",
           out.flags, out.windows);
     /* One row of the grid: y the same for every window. */
     shifts(beta, NULL, res);
-    status = clx_strain_fit(&detector, NULL, wx, wy, res, GRID, NULL, NULL, &out, &msg);
+    status = clx_strain_fit(&detector, NULL, NULL, wx, wy, res, GRID, NULL, NULL, &out, &msg);
     CHECK(status == CLX_OK && out.flags == CLX_STRAIN_SINGULAR && out.windows == GRID && isnan(out.e[4]),
           "one row: status %d, flags %u, windows %d, e22 %g", status, out.flags, out.windows, out.e[4]);
     /* One column. */
@@ -430,7 +453,7 @@ static void check_few_and_singular(void)
         cy[j] = wy[j * GRID + 2];
         cres[j] = res[j * GRID + 2];
     }
-    clx_strain_fit(&detector, NULL, cx, cy, cres, GRID, NULL, NULL, &out, NULL);
+    clx_strain_fit(&detector, NULL, NULL, cx, cy, cres, GRID, NULL, NULL, &out, NULL);
     CHECK(out.flags == CLX_STRAIN_SINGULAR && isnan(out.w[0]), "one column: flags %u", out.flags);
     /* A diagonal line. */
     for (int j = 0; j < GRID; j++) {
@@ -438,32 +461,32 @@ static void check_few_and_singular(void)
         cy[j] = wy[j * GRID + j];
         cres[j] = res[j * GRID + j];
     }
-    clx_strain_fit(&detector, NULL, cx, cy, cres, GRID, NULL, NULL, &out, NULL);
+    clx_strain_fit(&detector, NULL, NULL, cx, cy, cres, GRID, NULL, NULL, &out, NULL);
     CHECK(out.flags == CLX_STRAIN_SINGULAR, "diagonal: flags %u", out.flags);
 
     /* Bad arguments. */
     clx_detector bad = detector;
     bad.pcz = -1;
-    status = clx_strain_fit(&bad, NULL, wx, wy, res, WINDOWS, NULL, NULL, &out, &msg);
+    status = clx_strain_fit(&bad, NULL, NULL, wx, wy, res, WINDOWS, NULL, NULL, &out, &msg);
     CHECK(status == CLX_ERR_ARGUMENT && strstr(msg.text, "PCz") && isnan(out.e[0]), "PCz < 0: %d %s", status,
           msg.text);
     bad = detector;
     bad.width = 0;
-    status = clx_strain_fit(&bad, NULL, wx, wy, res, WINDOWS, NULL, NULL, &out, &msg);
+    status = clx_strain_fit(&bad, NULL, NULL, wx, wy, res, WINDOWS, NULL, NULL, &out, &msg);
     CHECK(status == CLX_ERR_ARGUMENT && strstr(msg.text, "size"), "width 0: %d %s", status, msg.text);
     double pc[3] = { 0.5, NAN, 0.6 };
-    status = clx_strain_fit(&detector, pc, wx, wy, res, WINDOWS, NULL, NULL, &out, &msg);
+    status = clx_strain_fit(&detector, pc, NULL, wx, wy, res, WINDOWS, NULL, NULL, &out, &msg);
     CHECK(status == CLX_ERR_ARGUMENT && strstr(msg.text, "test pattern centre"), "NaN test PC: %d %s", status,
           msg.text);
     clx_strain_options opt;
     clx_strain_options_init(&opt);
     opt.min_windows = 3;
-    status = clx_strain_fit(&detector, NULL, wx, wy, res, WINDOWS, NULL, &opt, &out, &msg);
+    status = clx_strain_fit(&detector, NULL, NULL, wx, wy, res, WINDOWS, NULL, &opt, &out, &msg);
     CHECK(status == CLX_ERR_ARGUMENT && strstr(msg.text, "min_windows 3"), "min_windows 3: %d %s", status, msg.text);
     double nx[WINDOWS];
     memcpy(nx, wx, sizeof nx);
     nx[7] = INFINITY;
-    status = clx_strain_fit(&detector, NULL, nx, wy, res, WINDOWS, NULL, NULL, &out, &msg);
+    status = clx_strain_fit(&detector, NULL, NULL, nx, wy, res, WINDOWS, NULL, NULL, &out, &msg);
     CHECK(status == CLX_ERR_ARGUMENT && strstr(msg.text, "window 7"), "infinite x: %d %s", status, msg.text);
 }
 
@@ -500,19 +523,6 @@ static void bunge(const double eu[3], double g[9])
     memcpy(g, m, sizeof m);
 }
 
-/* Shifts of beta_s0 minus the hydrostatic part that makes beta_d33 = 0, so
- * that the fit returns beta_s0 - c I exactly. */
-static void shifts_d33_free(const double beta_s0[9], clx_result *res)
-{
-    double bd[9], bs[9];
-    to_detector(beta_s0, bd);
-    double c = bd[8];
-    memcpy(bs, beta_s0, sizeof bs);
-    for (int i = 0; i < 3; i++)
-        bs[4 * i] -= c;
-    shifts(bs, NULL, res);
-}
-
 static void check_traction_free(void)
 {
     double c[36];
@@ -523,30 +533,32 @@ static void check_traction_free(void)
     opt.stiffness = c;
 
     /*
-     * By hand: g = I (Euler 0, 0, 0), sym(beta_s0) = e0 = diag(1e-3, -5e-4,
-     * -5e-4) plus e12 = 3e-4 (no normal stress from it in a cubic crystal
-     * along its axes), with a rotation. sigma_33(e0) = C12 e11 + C12 e22 +
-     * C11 e33 = 63.9e-3 - 31.95e-3 - 82.85e-3 = -50.9e-3 GPa; sigma_33(I) =
-     * 2 C12 + C11 = 293.5 GPa; lambda = 50.9e-3 / 293.5 = 1.734241908e-4;
-     * the full strain e0 + lambda I: e11 = 1.1734241908e-3,
-     * e22 = e33 = -3.265758092e-4, e12 = 3e-4.
+     * By hand: g = I (Euler 0, 0, 0), F = c (I + e0) with e0 = diag(1e-3,
+     * -5e-4, -5e-4) plus e12 = 3e-4 and no rotation, so U = c (I + e0).
+     * sigma_33(I) = 2 C12 + C11 = 293.5 GPa; sigma_33(e0) = C12 e11 +
+     * C12 e22 + C11 e33 = 63.9e-3 - 31.95e-3 - 82.85e-3 = -50.9e-3 GPa (e12
+     * gives no normal stress in a cubic crystal along its axes); sigma_33(c
+     * (I + e0) - I) = 0 gives c = 293.5 / 293.4491, c - 1 = 1.73454272e-4,
+     * and e = (c - 1) I + c e0: e11 = 1.17362773e-3, e22 = e33 =
+     * -3.26632455e-4, e12 = 3.00052036e-4.
      */
-    double beta_s0[9] = { 1e-3, 3e-4 - 2e-4, 0, 3e-4 + 2e-4, -5e-4, 0, 0, 0, -5e-4 };
+    double beta_s0[9] = { 1e-3, 3e-4, 0, 3e-4, -5e-4, 0, 0, 0, -5e-4 };
     clx_result res[WINDOWS];
     clx_strain out;
-    shifts_d33_free(beta_s0, res);
+    shifts(beta_s0, NULL, res);   /* shifts see F's direction only: any scale c gives them */
     const double euler0[3] = { 0, 0, 0 };
-    clx_strain_fit(&detector, NULL, wx, wy, res, WINDOWS, euler0, &opt, &out, &msg);
-    const double lambda = 1.734241908e-4;
-    double e_hand[9] = { 1e-3 + lambda, 3e-4, 0, 3e-4, -5e-4 + lambda, 0, 0, 0, -5e-4 + lambda };
+    clx_strain_fit(&detector, NULL, NULL, wx, wy, res, WINDOWS, euler0, &opt, &out, &msg);
+    const double lambda = 1.734542719675769e-4, c_scale = 1 + lambda;
+    double e_hand[9] = { 1.1736277262395444e-3, 3.0005203628159023e-4, 0, 3.0005203628159023e-4,
+                         -3.2663245516840686e-4, 0, 0, 0, -3.2663245516840686e-4 };
     CHECK(out.flags == 0 && max_diff(out.e, e_hand, 9) < 1e-12, "by hand: flags %u, e error %g (e33 %.12g)",
           out.flags, max_diff(out.e, e_hand, 9), out.e[8]);
-    double w_hand[3] = { 0, 0, 2e-4 };
-    CHECK(max_diff(out.w, w_hand, 3) < 1e-9, "by hand: w (%g, %g, %g)", out.w[0], out.w[1], out.w[2]);
-    /* beta and beta_detector carry the same lambda I. */
+    double w_hand[3] = { 0, 0, 0 };
+    CHECK(max_diff(out.w, w_hand, 3) < 1e-12, "by hand: w (%g, %g, %g)", out.w[0], out.w[1], out.w[2]);
+    /* beta and beta_detector are the same F - I with the scale c. */
     double bs[9];
     to_sample(out.beta_detector, bs);
-    CHECK(max_diff(bs, out.beta, 9) < 1e-15 && fabs(out.beta[8] - (-5e-4 + lambda)) < 1e-12,
+    CHECK(max_diff(bs, out.beta, 9) < 1e-15 && fabs(out.beta[8] - (c_scale * (1 - 5e-4) - 1)) < 1e-12,
           "beta (%g) and beta_detector agree", out.beta[8]);
 
     /* A rotated crystal: sigma_33 of the full strain is zero with the
@@ -560,18 +572,19 @@ static void check_traction_free(void)
         const double euler[3] = { 0.4, 1.1, -0.7 };
         double g[9];
         bunge(euler, g);
-        clx_strain_fit(&detector, NULL, wx, wy, res, WINDOWS, euler, &opt, &out, &msg);
+        clx_strain_fit(&detector, NULL, NULL, wx, wy, res, WINDOWS, euler, &opt, &out, &msg);
         double s33 = sigma33(ck, g, out.e);
         double tr = (out.e[0] + out.e[4] + out.e[8]) / 3, dev[9], dev0[9];
         memcpy(dev, out.e, sizeof dev);
-        memcpy(dev0, e_hand, sizeof dev0);
-        for (int i = 0; i < 3; i++) {
+        memcpy(dev0, beta_s0, sizeof dev0);   /* e0: its deviatoric part, to first order in c - 1 */
+        for (int i = 0; i < 3; i++)
             dev[4 * i] -= tr;
-            dev0[4 * i] -= lambda;
-        }
         double tr0 = (dev0[0] + dev0[4] + dev0[8]) / 3;
         for (int i = 0; i < 3; i++)
             dev0[4 * i] -= tr0;
+        /* e = c (I + e0) - I with tr e0 = 0: c = 1 + tr(e) / 3, dev e = c dev e0. */
+        for (int i = 0; i < 9; i++)
+            dev0[i] *= 1 + tr;
         CHECK(out.flags == 0 && fabs(s33) < 1e-12 && max_diff(dev, dev0, 9) < 1e-12 && fabs(tr) > 1e-6,
               "%s rotated: flags %u, sigma_33 %g GPa, deviatoric error %g, mean strain %g", specs[k], out.flags, s33,
               max_diff(dev, dev0, 9), tr);
@@ -580,9 +593,9 @@ static void check_traction_free(void)
     /* NaN Euler angles, or no angles: deviatoric. */
     opt.stiffness = c;
     const double nan3[3] = { NAN, NAN, NAN };
-    clx_strain_fit(&detector, NULL, wx, wy, res, WINDOWS, nan3, &opt, &out, NULL);
+    clx_strain_fit(&detector, NULL, NULL, wx, wy, res, WINDOWS, nan3, &opt, &out, NULL);
     CHECK(out.flags == CLX_STRAIN_DEVIATORIC, "NaN Euler angles: flags %u", out.flags);
-    clx_strain_fit(&detector, NULL, wx, wy, res, WINDOWS, NULL, &opt, &out, NULL);
+    clx_strain_fit(&detector, NULL, NULL, wx, wy, res, WINDOWS, NULL, &opt, &out, NULL);
     CHECK(out.flags == CLX_STRAIN_DEVIATORIC, "no Euler angles: flags %u", out.flags);
 }
 
@@ -641,15 +654,21 @@ static void apply_h(const double h[9], double u, double v, double out[2])
 
 static void check_remap(void)
 {
-    double h[9], zero[9] = { 0 };
-    clx_remap_homography(&detector, NULL, zero, h);
+    double h[9], m[9], zero[9] = { 0 };
+    clx_remap_map(zero, 0, m);
+    clx_remap_homography(&detector, NULL, m, h);
     double id[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
     CHECK(max_diff(h, id, 9) < 1e-15, "identity beta: h off the identity by %g", max_diff(h, id, 9));
     double nan9[9];
     for (int i = 0; i < 9; i++)
         nan9[i] = NAN;
-    clx_remap_homography(&detector, NULL, nan9, h);
-    CHECK(max_diff(h, id, 9) < 1e-15, "NaN beta: h is the identity");
+    for (int whole = 0; whole < 2; whole++) {
+        clx_remap_map(nan9, whole, m);
+        clx_remap_homography(&detector, NULL, m, h);
+        CHECK(max_diff(h, id, 9) < 1e-15, "NaN beta (whole %d): h is the identity", whole);
+    }
+    clx_remap_homography(&detector, NULL, NULL, h);
+    CHECK(max_diff(h, id, 9) < 1e-15, "no map: h is the identity");
 
     /* A rotation of 3 degrees: pixel p samples K Rot K^-1 p, i.e. the point
      * where Rot d meets the screen, d = (u - xpc, v - ypc, L). */
@@ -657,7 +676,8 @@ static void check_remap(void)
     double xpc = pc[0] * 400 - 0.5, ypc = pc[1] * 400 - 0.5, L = pc[2] * 400;
     double axis[3] = { 0.2, -1, 0.4 }, beta[9];
     rotation(axis, 3 * M_PI / 180, beta);
-    clx_remap_homography(&detector, pc, beta, h);
+    clx_remap_map(beta, 0, m);
+    clx_remap_homography(&detector, pc, m, h);
     double worst = 0;
     for (double u = 0; u <= 399; u += 57)
         for (double v = 0; v <= 399; v += 57) {
@@ -679,7 +699,8 @@ static void check_remap(void)
     double beta2[9];
     for (int i = 0; i < 9; i++)
         beta2[i] = f[i] - (i % 4 == 0);
-    clx_remap_homography(&detector, NULL, beta2, h);
+    clx_remap_map(beta2, 0, m);
+    clx_remap_homography(&detector, NULL, m, h);
     double xpc0 = 199.5, ypc0 = 119.5, L0 = 240;
     double k[9] = { L0, 0, xpc0, 0, L0, ypc0, 0, 0, 1 }, k_inv[9] = { 1 / L0, 0, -xpc0 / L0, 0, 1 / L0, -ypc0 / L0,
                                                                        0, 0, 1 };
@@ -698,6 +719,54 @@ static void check_remap(void)
           max_diff(u, ut, 9), max_diff(rot, rot_exp, 9));
 }
 
+/* 4 degrees and a strain, fitted directly, then again as the pattern
+ * remapped by the first fit (its rotation, then its whole F): the same e
+ * and w, as the fit composes F = M F_remapped. */
+static void check_remapped_fit(void)
+{
+    double beta[9], f_s[9], strain[9] = { 1 + 1e-3, 4e-4, -2e-4, 4e-4, 1 - 6e-4, 3e-4, -2e-4, 3e-4, 1 + 2e-4 };
+    const double axis[3] = { 0.5, 1, -0.3 };
+    rotation(axis, 4 * M_PI / 180, beta);
+    for (int i = 0; i < 9; i++)
+        f_s[i] = beta[i] + (i % 4 == 0);
+    mul(f_s, strain, f_s);
+    for (int i = 0; i < 9; i++)
+        beta[i] = f_s[i] - (i % 4 == 0);
+    double bd_exp[9], e_exp[9], w_exp[3];
+    expected(beta, bd_exp, e_exp, w_exp);
+    clx_result res[WINDOWS];
+    clx_strain first, again;
+    shifts(beta, NULL, res);
+    clx_strain_fit(&detector, NULL, NULL, wx, wy, res, WINDOWS, NULL, NULL, &first, NULL);
+    for (int whole = 0; whole < 2; whole++) {
+        double m[9], m_inv[9], f_d[9], bd[9], f_rem[9], b_rem[9];
+        clx_remap_map(first.beta_detector, whole, m);
+        to_detector(beta, bd);
+        for (int i = 0; i < 9; i++)
+            f_d[i] = bd[i] + (i % 4 == 0);
+        /* The inverse of M: M is a rotation, or F itself (I for F^-1 F). */
+        if (whole) {
+            double det = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
+                         m[2] * (m[3] * m[7] - m[4] * m[6]);
+            double cof_t[9] = { m[4] * m[8] - m[5] * m[7], m[2] * m[7] - m[1] * m[8], m[1] * m[5] - m[2] * m[4],
+                                m[5] * m[6] - m[3] * m[8], m[0] * m[8] - m[2] * m[6], m[2] * m[3] - m[0] * m[5],
+                                m[3] * m[7] - m[4] * m[6], m[1] * m[6] - m[0] * m[7], m[0] * m[4] - m[1] * m[3] };
+            for (int i = 0; i < 9; i++)
+                m_inv[i] = cof_t[i] / det;
+        } else
+            transpose(m, m_inv);
+        mul(m_inv, f_d, f_rem);
+        for (int i = 0; i < 9; i++)
+            f_rem[i] -= (i % 4 == 0);
+        to_sample(f_rem, b_rem);
+        shifts(b_rem, NULL, res);
+        clx_strain_fit(&detector, NULL, m, wx, wy, res, WINDOWS, NULL, NULL, &again, NULL);
+        CHECK(max_diff(again.e, e_exp, 9) < 1e-9 && max_diff(again.w, w_exp, 3) < 1e-9,
+              "remapped by the %s: e off by %g, w by %g", whole ? "whole F" : "rotation", max_diff(again.e, e_exp, 9),
+              max_diff(again.w, w_exp, 3));
+    }
+}
+
 int main(void)
 {
     grid();
@@ -709,6 +778,7 @@ int main(void)
     check_traction_free();
     check_stiffness();
     check_remap();
+    check_remapped_fit();
     printf("%s (%d failures)\n", test_failures ? "FAILED" : "passed", test_failures);
     return test_failures ? 1 : 0;
 }

@@ -16,28 +16,53 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "strain/detector.h"
 #include "strain/frames.h"
+#include "strain/remap.h"
 
-void clx_remap_homography(const clx_detector *detector, const double pc[3], const double beta_detector[9],
-                          double h[9])
+void remap_rotation(const double beta_detector[9], double rot[9])
 {
-    double rot[9], f[9];
+    double f[9];
+    mat3_identity(rot);
+    if (!beta_detector)
+        return;
+    for (int i = 0; i < 9; i++)
+        f[i] = rot[i] + beta_detector[i];
+    /* No usable beta (a failed fit's NaN): no rotation. */
+    if (mat3_polar_rotation(f, rot))
+        mat3_identity(rot);
+}
+
+void clx_remap_map(const double beta_detector[9], int whole, double m[9])
+{
+    if (!m)
+        return;
+    remap_rotation(beta_detector, m);
+    if (!whole || !beta_detector)
+        return;
+    double f[9];
+    for (int i = 0; i < 9; i++) {
+        f[i] = (i % 4 == 0 ? 1 : 0) + beta_detector[i];
+        if (!isfinite(f[i]))
+            return;   /* a failed fit: its rotation, the identity */
+    }
+    memcpy(m, f, sizeof f);
+}
+
+void clx_remap_homography(const clx_detector *detector, const double pc[3], const double map[9], double h[9])
+{
+    double rot[9];
     if (!h)
         return;
-    mat3_identity(rot);
     if (!detector) {
         mat3_identity(h);
         return;
     }
-    if (beta_detector) {
-        for (int i = 0; i < 9; i++)
-            f[i] = rot[i] + beta_detector[i];
-        /* No usable beta (a failed fit's NaN): no rotation, h = I. */
-        if (mat3_polar_rotation(f, rot))
-            mat3_identity(rot);
-    }
+    mat3_identity(rot);
+    if (map)
+        memcpy(rot, map, sizeof rot);
     struct screen s;
     screen_from_pc(detector, pc, &s);
     double k[9] = { s.L, 0, s.xpc, 0, s.L, s.ypc, 0, 0, 1 };

@@ -239,52 +239,75 @@ static void strain_nan(clx_strain *out)
     out->residual = NAN;
 }
 
-/* e, w and the traction-free lambda from beta_d (beta_d33 = 0). */
-static void strain_report(const clx_detector *d, const double beta_d[9], const double euler[3], const double *stiffness,
-                          clx_strain *out)
+/* The rotation vector (axis times angle, radians) of the rotation r. */
+static void rotation_vector(const double r[9], double w[3])
 {
-    double r_ds[9], beta_s[9];
-    frames_detector_to_sample(d->sample_tilt, d->detector_tilt, r_ds);
-    mat3_rotate(r_ds, beta_d, beta_s);
-    double e[9];
+    double a[3] = { 0.5 * (r[7] - r[5]), 0.5 * (r[2] - r[6]), 0.5 * (r[3] - r[1]) };   /* sin(angle) axis */
+    double s = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]), c = 0.5 * (r[0] + r[4] + r[8] - 1);
+    double angle = atan2(s, c), scale = s > 1e-300 ? angle / s : 1;
     for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            e[3 * i + j] = 0.5 * (beta_s[3 * i + j] + beta_s[3 * j + i]);
-    double lambda = NAN;
+        w[i] = a[i] * scale;
+}
+
+/*
+ * e, w and the scale of F from f_d, the deformation gradient the shifts fix
+ * (detector frame, any scale: the fit's has F_33 = 1). In the sample frame
+ * F_s = R U (polar decomposition): the strain is U - I (the stretch, free
+ * of the rotation however large: sym(F - I) would carry a rotation's
+ * second-order part, 1.5e-4 at 1 degree) and w is R's rotation vector.
+ * The shifts do not fix F's scale c: by default e = 3 U / tr U - I, the
+ * deviatoric strain whatever c; with a stiffness and an orientation, c takes sigma_33(c U - I) to zero
+ * (a traction-free surface, sample frame), and e = c U - I.
+ */
+static int strain_report(const clx_detector *d, const double f_d[9], const double euler[3], const double *stiffness,
+                         clx_strain *out)
+{
+    double r_ds[9], f_s[9], rot[9], rot_t[9], u[9], id[9];
+    frames_detector_to_sample(d->sample_tilt, d->detector_tilt, r_ds);
+    mat3_rotate(r_ds, f_d, f_s);
+    if (mat3_polar_rotation(f_s, rot) != 0)
+        return -1;
+    mat3_transpose(rot, rot_t);
+    mat3_mul(rot_t, f_s, u);
+    /* U is symmetric up to rounding: make it so. */
+    for (int i = 0; i < 3; i++)
+        for (int j = i + 1; j < 3; j++)
+            u[3 * i + j] = u[3 * j + i] = 0.5 * (u[3 * i + j] + u[3 * j + i]);
+    mat3_identity(id);
+    double scale = NAN;
     if (stiffness && euler && isfinite(euler[0]) && isfinite(euler[1]) && isfinite(euler[2])) {
-        /* sigma_33 (sample frame) is linear in the strain: lambda takes
-         * sigma_33(e + lambda I) to zero. */
-        double g[9], id[9], s0[9], s1[9];
+        double g[9], s_u[9], s_i[9];
         frames_bunge(euler, g);
-        mat3_identity(id);
-        stiffness_stress(stiffness, g, e, s0);
-        stiffness_stress(stiffness, g, id, s1);
-        if (s1[8] != 0 && isfinite(s1[8]))
-            lambda = -s0[8] / s1[8];
+        stiffness_stress(stiffness, g, u, s_u);
+        stiffness_stress(stiffness, g, id, s_i);
+        if (s_u[8] != 0 && isfinite(s_u[8]) && isfinite(s_i[8]))
+            scale = s_i[8] / s_u[8];
     }
-    memcpy(out->beta_detector, beta_d, 9 * sizeof *beta_d);
-    memcpy(out->beta, beta_s, sizeof beta_s);
-    if (isfinite(lambda)) {
-        for (int i = 0; i < 3; i++) {
-            out->beta_detector[4 * i] += lambda;
-            out->beta[4 * i] += lambda;
-            e[4 * i] += lambda;
-        }
+    double e[9];
+    if (isfinite(scale) && scale > 0) {
+        for (int i = 0; i < 9; i++)
+            e[i] = scale * u[i] - id[i];
     } else {
-        double mean = (e[0] + e[4] + e[8]) / 3;
-        for (int i = 0; i < 3; i++)
-            e[4 * i] -= mean;
+        /* U's scale is not known: the deviatoric strain of U scaled to a
+         * mean stretch of 1, 3 U / tr U - I (trace 0, the same for any c). */
+        double mean = 3 / (u[0] + u[4] + u[8]);
+        for (int i = 0; i < 9; i++)
+            e[i] = mean * u[i] - id[i];
+        scale = 1;   /* beta as fitted: F_33 = 1 in the detector frame */
         out->flags |= CLX_STRAIN_DEVIATORIC;
     }
     memcpy(out->e, e, sizeof e);
-    out->w[0] = 0.5 * (beta_s[7] - beta_s[5]); /* W32 */
-    out->w[1] = 0.5 * (beta_s[2] - beta_s[6]); /* W13 */
-    out->w[2] = 0.5 * (beta_s[3] - beta_s[1]); /* W21 */
+    rotation_vector(rot, out->w);
+    for (int i = 0; i < 9; i++) {
+        out->beta_detector[i] = scale * f_d[i] - id[i];
+        out->beta[i] = scale * f_s[i] - id[i];
+    }
+    return 0;
 }
 
-int clx_strain_fit(const clx_detector *reference, const double test_pc[3], const double *x, const double *y,
-                   const clx_result *results, size_t n, const double euler[3], const clx_strain_options *options,
-                   clx_strain *out, clx_message *msg)
+int clx_strain_fit(const clx_detector *reference, const double test_pc[3], const double remapped_by[9],
+                   const double *x, const double *y, const clx_result *results, size_t n, const double euler[3],
+                   const clx_strain_options *options, clx_strain *out, clx_message *msg)
 {
     if (!out)
         return msg_fail(msg, CLX_ERR_ARGUMENT, "strain fit: no output");
@@ -381,9 +404,21 @@ int clx_strain_fit(const clx_detector *reference, const double test_pc[3], const
         out->windows = count - 1;
     }
 
-    double beta_d[9] = { 0 };
-    memcpy(beta_d, beta, sizeof beta);
-    strain_report(reference, beta_d, euler, options->stiffness, out);
+    /* F of the pattern as correlated (beta_33 = 0: F_33 = 1); a pattern
+     * remapped by the map M is the test pattern seen through M^-1, so the
+     * test pattern's F is M F. */
+    double f_d[9], f_test[9];
+    for (int i = 0; i < 9; i++)
+        f_d[i] = (i < UNKNOWNS ? beta[i] : 0) + (i % 4 == 0 ? 1 : 0);
+    if (remapped_by)
+        mat3_mul(remapped_by, f_d, f_test);
+    else
+        memcpy(f_test, f_d, sizeof f_d);
+    if (strain_report(reference, f_test, euler, options->stiffness, out) != 0) {
+        strain_nan(out);
+        out->flags |= CLX_STRAIN_SINGULAR;
+        goto done;
+    }
     out->residual = rms;
 
 done:
