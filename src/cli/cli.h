@@ -10,6 +10,7 @@
 /* Subcommands: each parses its own options and returns an exit status. */
 int cmd_devices(int argc, char **argv);
 int cmd_offsets(int argc, char **argv);
+int cmd_strain(int argc, char **argv);
 int cmd_correlate(int argc, char **argv);
 int cmd_filter(int argc, char **argv);
 int cmd_tune(int argc, char **argv);

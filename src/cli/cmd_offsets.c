@@ -189,14 +189,12 @@ static const char offsets_help[] =
     "interrupted by SIGINT (Ctrl-C) or SIGTERM: the images in flight are finished\n"
     "and their rows written first; a second Ctrl-C ends it at once.\n";
 
-enum { OPT_LANES = OPT_OWN, OPT_SHARD, OPT_META, OPT_RESUME, OPT_SKIP_BAD, OPT_QUIVER };
 
 static const struct option offsets_table[] = {
     OPTIONS_WINDOWS,
     OPTION_LIST,
     OPTION_SCAN,
-    { "shard", required_argument, NULL, OPT_SHARD },
-    { "skip-bad", no_argument, NULL, OPT_SKIP_BAD },
+    OPTIONS_RUN_IMAGES,
     OPTION_MODE,
     OPTION_METHOD,
     OPTION_MAX_SHIFT,
@@ -207,22 +205,20 @@ static const struct option offsets_table[] = {
     OPTION_DOUBLE,
     OPTIONS_ACCURATE,
     OPTION_BATCH,
-    { "threads", required_argument, NULL, 'j' },
-    { "lanes", required_argument, NULL, OPT_LANES },
+    OPTIONS_RUN_BATCHES,
     OPTION_PARAM,
     OPTION_OUTPUT,
     OPTION_FORMAT,
     OPTION_COLUMNS,
     { "quiver", required_argument, NULL, OPT_QUIVER },
-    { "resume", no_argument, NULL, OPT_RESUME },
-    { "meta", required_argument, NULL, OPT_META },
+    OPTIONS_RUN_OUTPUT,
     OPTION_DEVICE,
     OPTION_NO_CACHE,
     OPTIONS_VERBOSITY,
     OPTIONS_END
 };
 
-static int offsets_take(void *own, int c, const char *value)
+int offsets_take(void *own, int c, const char *value)
 {
     struct offsets_args *a = own;
     switch (c) {
@@ -266,7 +262,10 @@ static int format_resolve(struct offsets_args *a)
 {
     clx_message msg;
     int quality = a->mode.plan.mode == CLX_MODE_ACCURATE;
-    row_format_init(&a->format, quality);
+    if (a->strain)
+        row_format_init_strain(&a->format);
+    else
+        row_format_init(&a->format, quality);
     if ((a->out.format && row_format_set_kind(&a->format, a->out.format, &msg) != CLX_OK) ||
         (a->out.columns && row_format_set_columns(&a->format, a->out.columns, quality, &msg) != CLX_OK)) {
         report_error("%s", msg.text);
@@ -280,17 +279,16 @@ static int format_resolve(struct offsets_args *a)
     return a->format.kind == ROW_FORMAT_H5 ? h5_format_check(a) : 0;
 }
 
-/* Returns -1 after reporting a usage error, 1 after --help, 0 to run. */
-static int parse_args(int argc, char **argv, struct offsets_args *a)
+int offsets_parse_args(const struct command_options *command, int argc, char **argv, struct offsets_args *a)
 {
     const struct option_values values = {
         .windows = &a->win, .images = &a->img, .mode = &a->mode, .device = &a->device, .output = &a->out, .own = a
     };
-    int parsed = options_parse(&offsets_options, &values, argc, argv);
+    int parsed = options_parse(command, &values, argc, argv);
     if (parsed != 0)
         return parsed;
     if (optind >= argc) {
-        report_error("no reference image given (usage: clxcorr offsets [OPTIONS] REFERENCE IMAGE...)");
+        report_error("no reference image given (usage: clxcorr %s [OPTIONS] REFERENCE IMAGE...)", command->name);
         return -1;
     }
     a->reference = argv[optind++];
@@ -303,38 +301,48 @@ static int parse_args(int argc, char **argv, struct offsets_args *a)
     return image_options_add_args(&a->img, argc, argv, optind, ": name them after the reference or use --list FILE");
 }
 
-int cmd_offsets(int argc, char **argv)
+int offsets_main(int argc, char **argv, struct offsets_args *a, int (*parse)(int, char **, struct offsets_args *))
 {
-    struct offsets_args a;
     struct offsets_run r;
     int status = EXIT_FAILURE_RUN;
 
-    memset(&a, 0, sizeof a);
     memset(&r, 0, sizeof r);
     run_meta_begin(&r.meta, argc, argv);
-    mode_options_init(&a.mode);
-    clx_stream_options_init(&a.stream);
-    int parsed = parse_args(argc, argv, &a);
+    mode_options_init(&a->mode);
+    clx_stream_options_init(&a->stream);
+    int parsed = parse(argc, argv, a);
     if (parsed != 0) {
-        image_options_free(&a.img);
-        mode_options_free(&a.mode);
+        image_options_free(&a->img);
+        mode_options_free(&a->mode);
         return parsed > 0 ? EXIT_OK : EXIT_USAGE;
     }
     r.mpi = mpi_active();
     offsets_interrupts_catch();
-    if (offsets_setup(&a, &r) == 0) {
+    if (offsets_setup(a, &r) == 0) {
         clx_message why = { "" };
-        enum offsets_stream_end end = offsets_stream(&r, &a.mode.plan, &a.stream, &why);
+        enum offsets_stream_end end = offsets_stream(&r, &a->mode.plan, &a->stream, &why);
         if (end != OFFSETS_NOT_SET_UP)
-            status = offsets_report(&r, &a, end == OFFSETS_FAILED, why.text);
+            status = offsets_report(&r, a, end == OFFSETS_FAILED, why.text);
     }
     offsets_setup_failed(&r);
     offsets_run_free(&r);
-    image_options_free(&a.img);
-    mode_options_free(&a.mode);
+    image_options_free(&a->img);
+    mode_options_free(&a->mode);
     /* Interrupted: the shell's convention, 128 + the signal. */
     int sig = offsets_interrupted();
     if (sig && status != EXIT_OK)
         status = 128 + sig;
     return status;
+}
+
+static int parse_args(int argc, char **argv, struct offsets_args *a)
+{
+    return offsets_parse_args(&offsets_options, argc, argv, a);
+}
+
+int cmd_offsets(int argc, char **argv)
+{
+    struct offsets_args a;
+    memset(&a, 0, sizeof a);
+    return offsets_main(argc, argv, &a, parse_args);
 }

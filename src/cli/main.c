@@ -18,6 +18,8 @@ static const char main_help[] =
     "Commands:\n"
     "  offsets    one sub-pixel offset per image and window, as CSV, TSV or JSON\n"
     "             lines (on several devices, MPI ranks or --shard K/N too)\n"
+    "  strain     HR-EBSD: elastic strain and lattice rotation of each pattern,\n"
+    "             from its windows' offsets\n"
     "  correlate  the correlation surfaces themselves, as float TIFF pages\n"
     "  filter     filter images (Gaussian, highpass, background, any separable\n"
     "             kernel) on the device, into float or 16-bit TIFF\n"
@@ -42,6 +44,8 @@ static int dispatch(const char *command, int argc, char **argv)
 {
     if (strcmp(command, "offsets") == 0)
         return cmd_offsets(argc, argv);
+    if (strcmp(command, "strain") == 0)
+        return cmd_strain(argc, argv);
     if (strcmp(command, "correlate") == 0)
         return cmd_correlate(argc, argv);
     if (strcmp(command, "filter") == 0)
@@ -93,8 +97,8 @@ int main(int argc, char **argv)
         report_error("options go after the command, e.g. clxcorr offsets %s ... (see clxcorr --help)", cmd);
         return EXIT_USAGE;
     }
-    /* Under mpirun, offsets runs as one of several ranks. */
-    if (strcmp(cmd, "offsets") == 0)
+    /* Under mpirun, offsets and strain run as one of several ranks. */
+    if (strcmp(cmd, "offsets") == 0 || strcmp(cmd, "strain") == 0)
         mpi_start(&argc, &argv);
     /* The subcommand sees itself as argv[0]. */
     int status = dispatch(argv[1], argc - 1, argv + 1);

@@ -18,16 +18,39 @@
  * the format and columns (the name, index and centre columns that come
  * first, or a JSON key). Returns 0, or -1 when out of memory.
  */
+/* Pattern rows of strain (`clxcorr strain`): as above, with strains of 1 and of 2. */
+static int strain_rows_twice(struct offsets_run *r, const char *name, const struct row_scan_point *at,
+                             struct csv_text *a, struct csv_text *b)
+{
+    clx_strain one, two;
+    memset(&one, 0, sizeof one);
+    memset(&two, 0, sizeof two);
+    for (int k = 0; k < 9; k++) {
+        one.e[k] = 1;
+        two.e[k] = 2;
+    }
+    for (int k = 0; k < 3; k++) {
+        one.w[k] = 1;
+        two.w[k] = 2;
+    }
+    one.residual = one.windows = 1;
+    one.flags = 1;
+    two.residual = two.windows = 2;
+    two.flags = 2;
+    return row_format_pattern(r->format, a, name, at, &one) == CLX_OK &&
+           row_format_pattern(r->format, b, name, at, &two) == CLX_OK;
+}
+
 static int resume_starts_fill(struct offsets_run *r, size_t i)
 {
-    size_t n = r->nregions;
-    clx_result *one = calloc(2 * n, sizeof *one), *two = one + n;
+    size_t n = offsets_rows_per_image(r);
+    clx_result *one = calloc(2 * r->nregions, sizeof *one), *two = one + r->nregions;
     struct csv_text a = { 0 }, b = { 0 };
     char *name = image_item_name(&r->items, r->first + i);
     struct row_scan_point point;
     const struct row_scan_point *at = offsets_scan_point(r, r->first + i, &point);
     int ok = one && name;
-    for (size_t w = 0; ok && w < n; w++) {
+    for (size_t w = 0; ok && w < r->nregions; w++) {
         one[w].dx = one[w].dy = one[w].peak = one[w].zncc = one[w].peak_ratio = 1;
         two[w].dx = two[w].dy = two[w].peak = two[w].zncc = two[w].peak_ratio = 2;
         one[w].flags = 1;
@@ -35,8 +58,11 @@ static int resume_starts_fill(struct offsets_run *r, size_t i)
         one[w].iterations = 1;
         two[w].iterations = 2;
     }
-    ok = ok && row_format_image(r->format, &a, name, at, r->regions, n, one) == CLX_OK &&
-         row_format_image(r->format, &b, name, at, r->regions, n, two) == CLX_OK;
+    if (r->format->strain)
+        ok = ok && strain_rows_twice(r, name, at, &a, &b);
+    else
+        ok = ok && row_format_image(r->format, &a, name, at, r->regions, n, one) == CLX_OK &&
+             row_format_image(r->format, &b, name, at, r->regions, n, two) == CLX_OK;
     /* Row by row: the common prefix of the two renderings. */
     const char *pa = a.text, *pb = b.text;
     for (size_t w = 0; ok && w < n; w++) {
@@ -78,12 +104,12 @@ static int resume_row_start(void *user, size_t i, size_t window, char *buf, size
 int offsets_resume(struct offsets_run *r)
 {
     char header[1024];
-    r->resume_starts = calloc(r->nregions, sizeof *r->resume_starts);
+    r->resume_starts = calloc(offsets_rows_per_image(r), sizeof *r->resume_starts);
     if (!r->resume_starts || offsets_header_format(r, header, sizeof header) != 0) {
         report_error("out of memory");
         return -1;
     }
-    struct resume_check c = { header, r->nregions, r->count, resume_row_start, r };
+    struct resume_check c = { header, offsets_rows_per_image(r), r->count, resume_row_start, r };
     if (resume_prepare(r->output, &c, &r->kept, &r->resumed) != 0)
         return -1;
     if (!r->resumed)

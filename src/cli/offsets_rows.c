@@ -38,7 +38,9 @@ int offsets_rows_init(struct offsets_run *r, size_t in_flight, clx_message *msg)
 {
     r->ring_size = in_flight;
     r->ring = calloc(r->ring_size, sizeof *r->ring);
-    if (!r->ring) {
+    if (r->strain && r->ring)
+        r->strains = calloc(r->ring_size, sizeof *r->strains);
+    if (!r->ring || (r->strain && !r->strains)) {
         snprintf(msg->text, sizeof msg->text, "out of memory");
         return CLX_ERR_HOST_MEMORY;
     }
@@ -69,7 +71,7 @@ static int h5_open(struct offsets_run *r, clx_message *msg)
         .regions = r->regions,
         .nregions = r->nregions,
         .format = r->format,
-        .mode = r->meta.plan && r->meta.plan->mode == CLX_MODE_ACCURATE ? "accurate" : "seed",
+        .mode = r->strain ? "strain" : r->meta.plan && r->meta.plan->mode == CLX_MODE_ACCURATE ? "accurate" : "seed",
     };
     return h5_output_open(&r->h5, r->output, &shape, r->meta.argc, r->meta.argv, msg);
 }
@@ -92,10 +94,35 @@ int offsets_output_open(struct offsets_run *r, clx_message *msg)
     return status;
 }
 
+/* strain: pattern j's fit, then its row (none for HDF5: the writer takes the strain). */
+static int strain_row_format(struct offsets_run *r, size_t j, const clx_result *results, clx_message *msg)
+{
+    size_t item = offsets_item_index(r, j);
+    clx_strain *s = &r->strains[j % r->ring_size];
+    if (r->unreadable && r->unreadable[j])
+        results = r->unreadable_results;
+    int status = strain_job_fit(r->strain, item, r->remap ? r->remap->map[j] : NULL, results, s, msg);
+    if (r->remap && !r->remap->settled[j])
+        s->flags |= CLX_STRAIN_UNSETTLED;
+    if (status != CLX_OK || r->h5)
+        return status;
+    struct row_scan_point point;
+    char *name = image_item_name(&r->items, item);
+    status = name ? row_format_pattern(r->format, &r->ring[j % r->ring_size], name,
+                                       offsets_scan_point(r, item, &point), s)
+                  : CLX_ERR_HOST_MEMORY;
+    free(name);
+    if (status != CLX_OK)
+        snprintf(msg->text, sizeof msg->text, "out of memory");
+    return status;
+}
+
 /* A lane's thread, as soon as image j's results are in: its rows as text. */
 int offsets_rows_format(void *user, size_t j, const clx_result *results, size_t nregions, clx_message *msg)
 {
     struct offsets_run *r = user;
+    if (r->strain)
+        return strain_row_format(r, j, results, msg);
     if (r->h5)
         return CLX_OK;
     size_t item = offsets_item_index(r, j);
@@ -120,8 +147,10 @@ static int h5_write(struct offsets_run *r, size_t j, const clx_result *results, 
     char *name = image_item_name(&r->items, item);
     if (!name)
         return (snprintf(msg->text, sizeof msg->text, "out of memory"), CLX_ERR_HOST_MEMORY);
-    int status = h5_output_image(r->h5, offsets_run_index(r, j), name, offsets_scan_point(r, item, &point), results,
-                                 msg);
+    int status = r->strain ? h5_output_pattern(r->h5, offsets_run_index(r, j), name,
+                                               offsets_scan_point(r, item, &point), &r->strains[j % r->ring_size], msg)
+                           : h5_output_image(r->h5, offsets_run_index(r, j), name, offsets_scan_point(r, item, &point),
+                                             results, msg);
     free(name);
     return status;
 }

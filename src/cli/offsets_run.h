@@ -31,6 +31,8 @@
 #include "plot/quiver.h"
 #include "report.h"
 #include "shard.h"
+#include "strain_job.h"
+#include "strain_remap.h"
 
 /* The command line (cmd_offsets.c). */
 struct offsets_args {
@@ -48,6 +50,7 @@ struct offsets_args {
     int shard_index, shard_count;    /* --shard K/N; 0: the whole list */
     clx_stream_options stream;
     const char *reference;
+    struct strain_options *strain;   /* `clxcorr strain`: its options; NULL for offsets */
 };
 
 /* One run: what the stream's callbacks (called from its threads) need. */
@@ -100,7 +103,18 @@ struct offsets_run {
     /* --resume: how each window's row of the image being checked starts. */
     size_t resume_image;
     char **resume_starts;
+    /* `clxcorr strain`: the fit, and each image's strain between its fit
+     * (by a lane) and its writing, in strains[j % ring_size]. */
+    struct strain_job *strain;
+    clx_strain *strains;
+    struct strain_remap *remap;  /* --remap: each image's map, NULL without */
 };
+
+/* Rows per image: one per window, or for strain one per pattern. */
+static inline size_t offsets_rows_per_image(const struct offsets_run *r)
+{
+    return r->format->strain ? 1 : r->nregions;
+}
 
 /* The run's index (within the shard) of this process's image j, and its
  * index in the run's items. */
@@ -113,6 +127,29 @@ static inline size_t offsets_item_index(const struct offsets_run *r, size_t j)
 {
     return r->first + offsets_run_index(r, j);
 }
+
+/* ---- cmd_offsets.c ---- */
+
+/* The options of a run that offsets and strain share, beside options.h's
+ * groups (offsets_take takes them; a command numbers its own from
+ * OPT_RUN_OWN). */
+enum { OPT_LANES = OPT_OWN, OPT_SHARD, OPT_META, OPT_RESUME, OPT_SKIP_BAD, OPT_QUIVER, OPT_RUN_OWN };
+#define OPTIONS_RUN_IMAGES { "shard", required_argument, NULL, OPT_SHARD }, \
+    { "skip-bad", no_argument, NULL, OPT_SKIP_BAD }
+#define OPTIONS_RUN_BATCHES { "threads", required_argument, NULL, 'j' }, \
+    { "lanes", required_argument, NULL, OPT_LANES }
+#define OPTIONS_RUN_OUTPUT { "resume", no_argument, NULL, OPT_RESUME }, \
+    { "meta", required_argument, NULL, OPT_META }
+int offsets_take(void *own, int c, const char *value);
+
+/* Parses a run's command line with `command`'s table (offsets' or
+ * strain's): -1 after a usage error, 1 after --help, 0 to run. */
+int offsets_parse_args(const struct command_options *command, int argc, char **argv, struct offsets_args *a);
+
+/* The command once its arguments are parsed by `parse` (offsets' or
+ * strain's: returns -1 after a usage error, 1 after --help, 0 to run):
+ * set up, stream, report. Returns the exit status. */
+int offsets_main(int argc, char **argv, struct offsets_args *a, int (*parse)(int, char **, struct offsets_args *));
 
 /* ---- offsets_setup.c ---- */
 

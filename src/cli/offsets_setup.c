@@ -60,7 +60,7 @@ static int shard_select(const struct offsets_args *a, struct offsets_run *r)
     r->shard.index = a->shard_index;
     r->shard.count = a->shard_count;
     r->shard.total = total;
-    r->shard.windows = r->nregions;
+    r->shard.windows = offsets_rows_per_image(r);
     r->shard.list = SHARD_LIST_HASH_INIT;
     for (size_t i = 0; i < total; i++) {
         char *name = image_item_name(&r->items, i);
@@ -97,7 +97,7 @@ static int images_select(const struct offsets_args *a, struct offsets_run *r)
         return -1;
     r->local_count = r->count;
     if (r->mpi) {
-        mpi_split_init(&r->split, r->count, r->nregions);
+        mpi_split_init(&r->split, r->count, offsets_rows_per_image(r));
         r->local_count = mpi_split_local_count(&r->split);
     }
     return 0;
@@ -115,6 +115,24 @@ static int scan_setup(struct offsets_args *a, struct offsets_run *r)
         report_error("%s", msg.text);
         return -1;
     }
+    return 0;
+}
+
+/* `clxcorr strain`: the geometry, before the shard's comment line and the
+ * MPI split count its rows (one per pattern). */
+static int strain_setup(struct offsets_args *a, struct offsets_run *r)
+{
+    static struct strain_job job;   /* one run per process */
+    if (!a->strain)
+        return 0;
+    if (strain_job_setup(&job, a->strain, a->reference, &r->ref, &r->items, r->regions, r->nregions) != 0) {
+        strain_job_free(&job);
+        return -1;
+    }
+    r->strain = &job;
+    if (a->strain->remap && strain_remap_setup(r, a->strain->remap_passes, a->strain->remap_tol,
+                                               a->strain->remap_whole) != 0)
+        return -1;
     return 0;
 }
 
@@ -212,7 +230,7 @@ int offsets_setup(struct offsets_args *a, struct offsets_run *r)
     r->format = &a->format;
     r->explain = a->mode.explain;
     if (inputs_load(a, r) != 0 || windows_load(a, r) != 0 || images_select(a, r) != 0 || scan_setup(a, r) != 0 ||
-        quiver_setup(a, r) != 0 || resume_setup(a, r) != 0)
+        strain_setup(a, r) != 0 || quiver_setup(a, r) != 0 || resume_setup(a, r) != 0)
         return -1;
     /* A process without images (an empty shard, a rank beyond the chunks) needs no device. */
     if (r->local_count > 0 && devices_open(a, r) != 0)
@@ -245,9 +263,13 @@ void offsets_run_free(struct offsets_run *r)
     free(r->unreadable_results);
     if (r->drawing)
         quiver_mean_free(&r->mean);
-    for (size_t w = 0; r->resume_starts && w < r->nregions; w++)
+    for (size_t w = 0; r->resume_starts && w < offsets_rows_per_image(r); w++)
         free(r->resume_starts[w]);
     free(r->resume_starts);
+    if (r->strain)
+        strain_job_free(r->strain);
+    strain_remap_free(r->remap);
+    free(r->strains);
     close_devices(r->ctxs, r->ndevices);
     free(r->regions);
     clx_image_free(&r->ref);

@@ -60,7 +60,7 @@ static int image_load_checked(struct offsets_run *r, size_t j, clx_image *staged
 static int image_load_staged(void *user, size_t j, clx_image *staged, clx_message *msg)
 {
     struct offsets_run *r = user;
-    int status = image_load_checked(r, j, staged, msg);
+    int status = r->remap ? strain_remap_load(r, j, staged, msg) : image_load_checked(r, j, staged, msg);
     if (status != CLX_OK && status != CLX_ERR_HOST_MEMORY && r->skip_bad)
         return image_skip(r, j, staged, msg);
     return status;
@@ -191,6 +191,10 @@ enum offsets_stream_end offsets_stream(struct offsets_run *r, const clx_plan_opt
     /* The images before an entry that cannot be opened still get their rows. */
     progress_start(&r->progress, r->count);
     int failed = 0;
+    if (r->remap && r->local_count > 0 && strain_remap_passes(r, plan, stream, why) != 0) {
+        progress_finish(&r->progress);
+        return OFFSETS_FAILED;
+    }
     if (r->local_count > 0) {
         failed = clx_stream_run_devices(r->ctxs, r->ndevices, &r->ref, r->regions, r->nregions, plan, &so,
                                         r->local_count, image_load_staged, offsets_rows_write, r, &r->done) != CLX_OK;

@@ -33,6 +33,12 @@ int h5_output_image(struct h5_output *out, size_t index, const char *name, const
     return CLX_ERR_UNSUPPORTED;
 }
 
+int h5_output_pattern(struct h5_output *out, size_t index, const char *name, const struct row_scan_point *point,
+                      const clx_strain *strain, clx_message *msg)
+{
+    return CLX_ERR_UNSUPPORTED;
+}
+
 int h5_output_close(struct h5_output *out, int complete, clx_message *msg)
 {
     return CLX_OK;
@@ -74,6 +80,18 @@ static const struct column_info column_infos[ROW_COLUMN_COUNT] = {
     [ROW_COLUMN_SCAN_COL] = { VALUE_INT, PER_IMAGE, "", "the pattern's column in the scan grid (0-based)" },
     [ROW_COLUMN_SCAN_X] = { VALUE_REAL, PER_IMAGE, "um", "the scan point's x position" },
     [ROW_COLUMN_SCAN_Y] = { VALUE_REAL, PER_IMAGE, "um", "the scan point's y position" },
+    [ROW_COLUMN_E11] = { VALUE_REAL, PER_IMAGE, "", "elastic strain e11, sample frame (README: HR-EBSD)" },
+    [ROW_COLUMN_E12] = { VALUE_REAL, PER_IMAGE, "", "elastic strain e12 (tensor shear), sample frame" },
+    [ROW_COLUMN_E13] = { VALUE_REAL, PER_IMAGE, "", "elastic strain e13 (tensor shear), sample frame" },
+    [ROW_COLUMN_E22] = { VALUE_REAL, PER_IMAGE, "", "elastic strain e22, sample frame" },
+    [ROW_COLUMN_E23] = { VALUE_REAL, PER_IMAGE, "", "elastic strain e23 (tensor shear), sample frame" },
+    [ROW_COLUMN_E33] = { VALUE_REAL, PER_IMAGE, "", "elastic strain e33, sample frame" },
+    [ROW_COLUMN_W1] = { VALUE_REAL, PER_IMAGE, "rad", "lattice rotation about x (W32), sample frame" },
+    [ROW_COLUMN_W2] = { VALUE_REAL, PER_IMAGE, "rad", "lattice rotation about y (W13), sample frame" },
+    [ROW_COLUMN_W3] = { VALUE_REAL, PER_IMAGE, "rad", "lattice rotation about z (W21), sample frame" },
+    [ROW_COLUMN_RESIDUAL] = { VALUE_REAL, PER_IMAGE, "px", "RMS of the fit's shift residuals over the windows used" },
+    [ROW_COLUMN_WINDOWS] = { VALUE_INT, PER_IMAGE, "", "windows used by the fit" },
+    [ROW_COLUMN_STRAIN_FLAGS] = { VALUE_FLAGS, PER_IMAGE, "", "0: a full fit; else bits (clxcorr strain --help)" },
 };
 
 struct column_out {
@@ -397,10 +415,30 @@ static int block_flush(struct h5_output *o, clx_message *msg)
     return CLX_OK;
 }
 
-/* Image `at` of the block, window w's value of column c. */
-static int value_put(struct column_out *c, size_t nregions, size_t at, const char *name,
-                     const struct row_scan_point *point, const clx_result *results)
+/* Pattern `at` of the block: column c's value of its strain. */
+static void strain_value_put(struct column_out *c, size_t at, const clx_strain *s)
 {
+    static const int tensor[6] = { 0, 1, 2, 4, 5, 8 };   /* e11 e12 e13 e22 e23 e33 in e[9] */
+    if (c->column >= ROW_COLUMN_E11 && c->column <= ROW_COLUMN_E33)
+        ((double *)c->buffer)[at] = s->e[tensor[c->column - ROW_COLUMN_E11]];
+    else if (c->column >= ROW_COLUMN_W1 && c->column <= ROW_COLUMN_W3)
+        ((double *)c->buffer)[at] = s->w[c->column - ROW_COLUMN_W1];
+    else if (c->column == ROW_COLUMN_RESIDUAL)
+        ((double *)c->buffer)[at] = s->residual;
+    else if (c->column == ROW_COLUMN_WINDOWS)
+        ((int32_t *)c->buffer)[at] = s->windows;
+    else if (c->column == ROW_COLUMN_STRAIN_FLAGS)
+        ((uint32_t *)c->buffer)[at] = s->flags;
+}
+
+/* Image `at` of the block, window w's value of column c (strain's columns: from `strain`). */
+static int value_put(struct column_out *c, size_t nregions, size_t at, const char *name,
+                     const struct row_scan_point *point, const clx_result *results, const clx_strain *strain)
+{
+    if (c->column >= ROW_COLUMN_E11) {
+        strain_value_put(c, at, strain);
+        return 0;
+    }
     if (c->info->place == PER_IMAGE) {
         switch (c->column) {
         case ROW_COLUMN_IMAGE:
@@ -432,8 +470,9 @@ static int value_put(struct column_out *c, size_t nregions, size_t at, const cha
     return 0;
 }
 
-int h5_output_image(struct h5_output *o, size_t index, const char *name, const struct row_scan_point *point,
-                    const clx_result *results, clx_message *msg)
+/* One image's values, with per-window results or a pattern's strain. */
+static int image_put(struct h5_output *o, size_t index, const char *name, const struct row_scan_point *point,
+                     const clx_result *results, const clx_strain *strain, clx_message *msg)
 {
     if (index != o->first + o->buffered || index >= o->images) {
         snprintf(msg->text, sizeof msg->text, "%s: image %zu out of order (internal error)", o->part_path, index);
@@ -441,12 +480,24 @@ int h5_output_image(struct h5_output *o, size_t index, const char *name, const s
     }
     for (size_t k = 0; k < o->ncolumns; k++)
         if (o->columns[k].info->place != PER_WINDOW &&
-            value_put(&o->columns[k], o->nregions, o->buffered, name, point, results) != 0) {
+            value_put(&o->columns[k], o->nregions, o->buffered, name, point, results, strain) != 0) {
             snprintf(msg->text, sizeof msg->text, "out of memory");
             return CLX_ERR_HOST_MEMORY;
         }
     o->buffered++;
     return o->buffered == o->block || index + 1 == o->images ? block_flush(o, msg) : CLX_OK;
+}
+
+int h5_output_image(struct h5_output *o, size_t index, const char *name, const struct row_scan_point *point,
+                    const clx_result *results, clx_message *msg)
+{
+    return image_put(o, index, name, point, results, NULL, msg);
+}
+
+int h5_output_pattern(struct h5_output *o, size_t index, const char *name, const struct row_scan_point *point,
+                      const clx_strain *strain, clx_message *msg)
+{
+    return image_put(o, index, name, point, NULL, strain, msg);
 }
 
 int h5_output_close(struct h5_output *o, int complete, clx_message *msg)

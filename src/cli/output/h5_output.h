@@ -6,7 +6,8 @@
  * (rows, columns, windows) array and every per-image one (image, scan_row,
  * scan_col, scan_x, scan_y) a (rows, columns) one; any other run makes them
  * (images, windows) and (images).
- * The windows' columns (region, x, y) are (windows). Each dataset carries
+ * The windows' columns (region, x, y) are (windows). `clxcorr strain`'s
+ * columns (e11 ... flags) are per image. Each dataset carries
  * "units" and "description" attributes; the root carries the clxcorr
  * version, the command, the mode and the scan's geometry. Floating-point
  * values not yet written read as NaN, flags as 4294967295.
@@ -48,6 +49,11 @@ int h5_output_open(struct h5_output **out, const char *path, const struct h5_out
  * result per window. */
 int h5_output_image(struct h5_output *out, size_t index, const char *name, const struct row_scan_point *point,
                     const clx_result *results, clx_message *msg);
+
+/* `clxcorr strain`'s image `index`, as h5_output_image: one pattern's strain
+ * (the format's columns are strain ones, each a (rows, cols) or (images) array). */
+int h5_output_pattern(struct h5_output *out, size_t index, const char *name, const struct row_scan_point *point,
+                      const clx_strain *strain, clx_message *msg);
 
 /* complete: the last block written, PATH.part renamed PATH. Otherwise what
  * was written stays in PATH.part. Frees the writer either way. */

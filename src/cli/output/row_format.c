@@ -12,10 +12,21 @@
 static const char *const column_names[ROW_COLUMN_COUNT] = {
     "image", "region", "x", "y", "dx", "dy", "peak", "flags", "zncc", "peak_ratio", "iterations",
     "scan_row", "scan_col", "scan_x", "scan_y",
+    "e11", "e12", "e13", "e22", "e23", "e33", "w1", "w2", "w3", "residual", "windows", "flags",
 };
 /* The accurate mode's own columns, and the scan point's. */
 #define FIRST_QUALITY_COLUMN ROW_COLUMN_ZNCC
 #define FIRST_SCAN_COLUMN ROW_COLUMN_SCAN_ROW
+#define FIRST_STRAIN_COLUMN ROW_COLUMN_E11
+
+/* Whether a format of this family (offsets' per window, or strain's per
+ * pattern) has column c: the image and scan columns belong to both. */
+static int in_family(enum row_column c, int strain)
+{
+    if (c == ROW_COLUMN_IMAGE || (c >= FIRST_SCAN_COLUMN && c < FIRST_STRAIN_COLUMN))
+        return 1;
+    return strain ? c >= FIRST_STRAIN_COLUMN : c < FIRST_SCAN_COLUMN;
+}
 
 static int is_quality(enum row_column c)
 {
@@ -34,6 +45,18 @@ void row_format_init(struct row_format *f, int quality)
     for (size_t i = 0; i < f->ncolumns; i++)
         f->columns[i] = (enum row_column)i;
     f->chosen = 0;
+    f->strain = 0;
+}
+
+void row_format_init_strain(struct row_format *f)
+{
+    f->kind = ROW_FORMAT_CSV;
+    f->ncolumns = 0;
+    f->columns[f->ncolumns++] = ROW_COLUMN_IMAGE;
+    for (int c = FIRST_STRAIN_COLUMN; c < ROW_COLUMN_COUNT; c++)
+        f->columns[f->ncolumns++] = (enum row_column)c;
+    f->chosen = 0;
+    f->strain = 1;
 }
 
 void row_format_use_scan(struct row_format *f, int quality, int position)
@@ -47,7 +70,9 @@ void row_format_use_scan(struct row_format *f, int quality, int position)
         f->columns[n++] = ROW_COLUMN_SCAN_X;
         f->columns[n++] = ROW_COLUMN_SCAN_Y;
     }
-    for (int c = ROW_COLUMN_REGION; c < (quality ? FIRST_SCAN_COLUMN : FIRST_QUALITY_COLUMN); c++)
+    int first = f->strain ? FIRST_STRAIN_COLUMN : ROW_COLUMN_REGION;
+    int end = f->strain ? ROW_COLUMN_COUNT : quality ? FIRST_SCAN_COLUMN : FIRST_QUALITY_COLUMN;
+    for (int c = first; c < end; c++)
         f->columns[n++] = (enum row_column)c;
     f->ncolumns = n;
 }
@@ -56,7 +81,7 @@ int row_format_check_scan(const struct row_format *f, int scan, clx_message *msg
 {
     for (size_t i = 0; i < f->ncolumns; i++) {
         enum row_column c = f->columns[i];
-        if (c < FIRST_SCAN_COLUMN)
+        if (c < FIRST_SCAN_COLUMN || c >= FIRST_STRAIN_COLUMN)
             continue;
         if (scan == 0) {
             snprintf(msg->text, sizeof msg->text, "--columns: %s is written for runs over one EBSD pattern file "
@@ -84,10 +109,11 @@ int row_format_set_kind(struct row_format *f, const char *name, clx_message *msg
     return CLX_ERR_ARGUMENT;
 }
 
-static int column_named(const char *name, size_t len)
+static int column_named(const char *name, size_t len, int strain)
 {
     for (int c = 0; c < ROW_COLUMN_COUNT; c++)
-        if (strlen(column_names[c]) == len && strncmp(name, column_names[c], len) == 0)
+        if (in_family((enum row_column)c, strain) && strlen(column_names[c]) == len &&
+            strncmp(name, column_names[c], len) == 0)
             return c;
     return -1;
 }
@@ -99,9 +125,16 @@ int row_format_set_columns(struct row_format *f, const char *list, int quality, 
     const char *p = list;
     for (;;) {
         size_t len = strcspn(p, ",");
-        int c = column_named(p, len);
+        int c = column_named(p, len, f->strain);
         if (len == 0) {
             snprintf(msg->text, sizeof msg->text, "--columns: an empty column name in '%.200s'", list);
+            return CLX_ERR_ARGUMENT;
+        }
+        if (c < 0 && f->strain) {
+            snprintf(msg->text, sizeof msg->text,
+                     "--columns: unknown column '%.*s' (known: image, e11, e12, e13, e22, e23, e33, w1, w2, w3, "
+                     "residual, windows, flags, and over a scan scan_row, scan_col, scan_x, scan_y)",
+                     (int)(len > 100 ? 100 : len), p);
             return CLX_ERR_ARGUMENT;
         }
         if (c < 0) {
@@ -325,8 +358,32 @@ static void put_value(struct csv_text *t, enum row_format_kind kind, enum row_co
     case ROW_COLUMN_SCAN_COL: put_signed(t, point->col); break;
     case ROW_COLUMN_SCAN_X: json ? put_json_real(t, point->x, 4, 0) : put_fixed(t, point->x, 4); break;
     case ROW_COLUMN_SCAN_Y: json ? put_json_real(t, point->y, 4, 0) : put_fixed(t, point->y, 4); break;
-    case ROW_COLUMN_COUNT: break;
+    default: break;   /* the strain's: put_strain_value */
     }
+}
+
+/* Strains and rotations of 1e-5 and less: 7 significant digits. */
+static void put_strain_value(struct csv_text *t, enum row_format_kind kind, enum row_column c, const clx_strain *s)
+{
+    int json = kind == ROW_FORMAT_JSONL;
+    static const int tensor[6] = { 0, 1, 2, 4, 5, 8 };   /* e11 e12 e13 e22 e23 e33 in e[9] */
+    double v;
+    if (c >= ROW_COLUMN_E11 && c <= ROW_COLUMN_E33)
+        v = s->e[tensor[c - ROW_COLUMN_E11]];
+    else if (c >= ROW_COLUMN_W1 && c <= ROW_COLUMN_W3)
+        v = s->w[c - ROW_COLUMN_W1];
+    else if (c == ROW_COLUMN_RESIDUAL) {
+        json ? put_json_real(t, s->residual, 4, 0) : put_fixed(t, s->residual, 4);
+        return;
+    } else if (c == ROW_COLUMN_WINDOWS) {
+        put_signed(t, s->windows);
+        return;
+    } else if (c == ROW_COLUMN_STRAIN_FLAGS) {
+        put_uint(t, s->flags);
+        return;
+    } else
+        return;
+    json ? put_json_real(t, v, 7, 1) : put_general(t, v, 7);
 }
 
 int row_format_image(const struct row_format *f, struct csv_text *t, const char *image_name,
@@ -367,6 +424,44 @@ int row_format_image(const struct row_format *f, struct csv_text *t, const char 
         put_char(t, '\n');
         t->rows++;
     }
+    csv_text_free(&name);
+    return CLX_OK;
+}
+
+int row_format_pattern(const struct row_format *f, struct csv_text *t, const char *image_name,
+                       const struct row_scan_point *point, const clx_strain *strain)
+{
+    struct csv_text name = { 0 };
+    if (text_reserve(&name, 6 * strlen(image_name) + 3) != 0)
+        return CLX_ERR_HOST_MEMORY;
+    put_name(&name, f->kind, image_name);
+    t->len = 0;
+    t->rows = 0;
+    if (text_reserve(t, name.len + f->ncolumns * (32 + 16 + 1) + 4) != 0) {
+        csv_text_free(&name);
+        return CLX_ERR_HOST_MEMORY;
+    }
+    char separator = f->kind == ROW_FORMAT_TSV ? '\t' : ',';
+    if (f->kind == ROW_FORMAT_JSONL)
+        put_char(t, '{');
+    for (size_t k = 0; k < f->ncolumns; k++) {
+        enum row_column c = f->columns[k];
+        if (k)
+            put_char(t, separator);
+        if (f->kind == ROW_FORMAT_JSONL) {
+            put_char(t, '"');
+            put_bytes(t, column_names[c], strlen(column_names[c]));
+            put_bytes(t, "\":", 2);
+        }
+        if (c >= FIRST_STRAIN_COLUMN)
+            put_strain_value(t, f->kind, c, strain);
+        else
+            put_value(t, f->kind, c, &name, point, 0, NULL, NULL);
+    }
+    if (f->kind == ROW_FORMAT_JSONL)
+        put_char(t, '}');
+    put_char(t, '\n');
+    t->rows = 1;
     csv_text_free(&name);
     return CLX_OK;
 }

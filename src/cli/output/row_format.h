@@ -1,7 +1,8 @@
 /*
  * row_format.h - one image's offsets as rows of text: CSV (the default),
  * TSV or JSON lines, with all of the mode's columns or a chosen subset in a
- * chosen order (`clxcorr offsets --format F --columns LIST`).
+ * chosen order (`clxcorr offsets --format F --columns LIST`); or, for
+ * `clxcorr strain`, one row per pattern with its strain and rotation.
  *
  *   csv    a header line of column names, then one line per window;
  *          an image name holding a comma, quote or line break is quoted
@@ -48,6 +49,19 @@ enum row_column {
     ROW_COLUMN_SCAN_COL,
     ROW_COLUMN_SCAN_X,
     ROW_COLUMN_SCAN_Y,
+    /* clxcorr strain's (one row per pattern; see row_format_init_strain). */
+    ROW_COLUMN_E11,
+    ROW_COLUMN_E12,
+    ROW_COLUMN_E13,
+    ROW_COLUMN_E22,
+    ROW_COLUMN_E23,
+    ROW_COLUMN_E33,
+    ROW_COLUMN_W1,
+    ROW_COLUMN_W2,
+    ROW_COLUMN_W3,
+    ROW_COLUMN_RESIDUAL,
+    ROW_COLUMN_WINDOWS,
+    ROW_COLUMN_STRAIN_FLAGS,     /* named "flags" too: the strain's CLX_STRAIN_* bits */
     ROW_COLUMN_COUNT
 };
 
@@ -63,11 +77,16 @@ struct row_format {
     enum row_column columns[ROW_COLUMN_COUNT];   /* in output order */
     size_t ncolumns;
     int chosen;                                  /* --columns chose them */
+    int strain;                                  /* one row per pattern: strain columns */
 };
 
 /* CSV with the mode's columns in the default order: `quality` (accurate
  * mode) adds zncc, peak_ratio and iterations. */
 void row_format_init(struct row_format *format, int quality);
+
+/* CSV of strain rows: image, e11 e12 e13 e22 e23 e33, w1 w2 w3, residual,
+ * windows, flags. --columns then chooses among these and the scan's. */
+void row_format_init_strain(struct row_format *format);
 
 /* A run over a scan: unless --columns chose them, the columns are the scan
  * point's (scan_row, scan_col, and with `position` scan_x, scan_y) in
@@ -109,5 +128,11 @@ int row_format_header(const struct row_format *format, char *out, size_t len);
 int row_format_image(const struct row_format *format, struct csv_text *t, const char *image_name,
                      const struct row_scan_point *point, const clx_region *regions, size_t nregions,
                      const clx_result *results);
+
+/* One pattern's row of strain (a format made by row_format_init_strain)
+ * into t, replacing its text. Thread-safe for different t.
+ * CLX_ERR_HOST_MEMORY when out of memory. */
+int row_format_pattern(const struct row_format *format, struct csv_text *t, const char *image_name,
+                       const struct row_scan_point *point, const clx_strain *strain);
 
 #endif

@@ -1,0 +1,269 @@
+/*
+ * cmd_strain.c - `clxcorr strain`: HR-EBSD. The windows of every pattern
+ * are correlated as `clxcorr offsets` does (the same run: lanes, devices,
+ * shards, MPI, --resume), and each pattern's shifts are fitted by its
+ * lane to the displacement gradient (strain_job.h, clx_strain_fit): one
+ * row per pattern of strain and rotation in the sample frame. With --remap
+ * the patterns are correlated again, remapped by their measured rotation,
+ * until it settles (strain_remap.c).
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "offsets_run.h"
+
+static const char strain_help[] =
+    "Usage: clxcorr strain [OPTIONS] REFERENCE PATTERN...\n"
+    "       clxcorr strain [OPTIONS] REFERENCE SCAN.h5\n"
+    "\n"
+    "HR-EBSD: the elastic strain and lattice rotation of each PATTERN relative\n"
+    "to REFERENCE, from the shifts of its windows (Wilkinson, Meaden and\n"
+    "Dingley 2006). The windows are correlated as `clxcorr offsets` does; each\n"
+    "pattern's shifts q = beta r - ((beta r).n / (r.n)) r are fitted to the\n"
+    "displacement gradient beta by least squares. One row per pattern. The\n"
+    "frames and signs: README, section HR-EBSD.\n"
+    "\n"
+    "Windows (at least 4; 20 or more spread over the pattern is usual):\n"
+    "  -r, --regions FILE   windows file (as clxcorr offsets)\n"
+    "  -g, --grid NXxNY     a grid of windows, with -w, --window WxH and\n"
+    "  -m, --margin M       pixels kept free at the borders\n"
+    "\n"
+    "Geometry (the pattern file's header gives what these do not):\n"
+    "      --pc X,Y,Z       pattern centre of REFERENCE, Bruker's convention: X\n"
+    "                       from the left over the width, Y from the top over\n"
+    "                       the height, Z the detector distance over the height\n"
+    "      --sample-tilt D  sample tilt in degrees (typically 70)\n"
+    "      --detector-tilt D  the camera's elevation in degrees\n"
+    "      --pixel-size UM  a pattern pixel on the detector in um (unbinned size x\n"
+    "                       binning): moves the pattern centre with the beam\n"
+    "                       across the scan (a file's per-point centres win)\n"
+    "      --step X,Y       the scan's step in um (a pattern file's header gives it)\n"
+    "      --scan-cols C    PATTERNs given as files lie C to a scan row, in order\n"
+    "      --ref-point R,C  REFERENCE's scan point, when it is not FILE#R,C\n"
+    "\n"
+    "Strain:\n"
+    "      --stiffness SPEC cubic:C11,C12,C44 or hexagonal:C11,C12,C13,C33,C44 in\n"
+    "                       GPa (crystal frame): with each pattern's orientation\n"
+    "                       (the file's, or --euler) the surface's traction-free\n"
+    "                       condition (sigma33 = 0) gives the full strain; without\n"
+    "                       it the strain is deviatoric (trace 0, flag 4)\n"
+    "      --euler P1,P,P2  one crystal orientation for every pattern: Bunge Euler\n"
+    "                       angles in degrees, sample frame to crystal frame\n"
+    "      --min-zncc Z     windows whose zncc is below Z are not used (default 0.2)\n"
+    "      --min-peak-ratio R  ... whose peak_ratio is below R (default 1.0)\n"
+    "      --max-residual PX  robust fit: the worst window is dropped while its\n"
+    "                       residual exceeds 3 x the RMS residual and PX (default\n"
+    "                       0.1 px), as long as more than 4 windows remain\n"
+    "      --remap          correlate each pattern again, remapped by the inverse\n"
+    "                       of its measured rotation (Britton and Wilkinson 2012),\n"
+    "                       until the rotation changes by less than --remap-tol\n"
+    "                       degrees (default 0.01) or --remap-passes N (default\n"
+    "                       4): for rotations of a degree and more\n"
+    "      --remap-whole    --remap by the whole measured deformation, not its\n"
+    "                       rotation alone: the last pass then measures shifts\n"
+    "                       near zero, where sub-pixel estimates are unbiased\n"
+    "\n"
+    "Images, mode, batches and devices: as clxcorr offsets (--list, --scan,\n"
+    "--shard, --skip-bad, --mode, --method, --max-shift, --explain, --estimator,\n"
+    "--fit-size, --fft, --double, --prefilter, --window-fn, --passes, --refine,\n"
+    "--tol, --fine-shift, -b, -j, --lanes, --param, -d, --no-cache; see\n"
+    "clxcorr offsets --help).\n"
+    "\n"
+    "Output:\n"
+    "  -o, --output FILE    write the rows to FILE (default: standard output), as\n"
+    "                       FILE.part until the run completes\n"
+    "      --format F       csv (default), tsv, jsonl, or h5 (one dataset per\n"
+    "                       column, (scan rows, scan columns) over a whole scan)\n"
+    "      --columns LIST   the columns to write, in this order\n"
+    "      --resume         continue the run that left FILE.part\n"
+    "      --meta FILE      also write FILE (JSON): version, command, devices, timings\n"
+    "  Columns: image (over a pattern file's scan: scan_row,scan_col,scan_x,\n"
+    "  scan_y), e11,e12,e13,e22,e23,e33 (strain, sample frame, tensor shears),\n"
+    "  w1,w2,w3 (rotation in radians about the sample's x, y, z: W32, W13,\n"
+    "  W21), residual (RMS of the fitted shifts' misfit, px), windows (used),\n"
+    "  flags: 0 a full fit, else the sum of\n"
+    "            1  fewer than 4 usable windows: no numbers (nan)\n"
+    "            2  the windows do not fix the fit (on a line, say): nan\n"
+    "            4  the strain is deviatoric (no --stiffness or no orientation)\n"
+    "            8  the robust fit dropped windows\n"
+    "           16  --remap: the rotation had not settled after the last pass\n"
+    "\n"
+    "  -v, --verbose        say what is happening\n"
+    "  -q, --quiet          errors only\n"
+    "  -h, --help           this help\n"
+    "\n"
+    "Exit status: as clxcorr offsets (0 success, 1 the run failed, 2 wrong\n"
+    "command line, 130/143 interrupted).\n";
+
+enum {
+    OPT_PC = OPT_RUN_OWN,
+    OPT_SAMPLE_TILT,
+    OPT_DETECTOR_TILT,
+    OPT_PIXEL_SIZE,
+    OPT_STEP,
+    OPT_SCAN_COLS,
+    OPT_REF_POINT,
+    OPT_STIFFNESS,
+    OPT_EULER,
+    OPT_MIN_ZNCC,
+    OPT_MIN_PEAK_RATIO,
+    OPT_MAX_RESIDUAL,
+    OPT_REMAP,
+    OPT_REMAP_TOL,
+    OPT_REMAP_PASSES,
+    OPT_REMAP_WHOLE
+};
+
+static const struct option strain_table[] = {
+    OPTIONS_WINDOWS,
+    OPTION_LIST,
+    OPTION_SCAN,
+    OPTIONS_RUN_IMAGES,
+    { "pc", required_argument, NULL, OPT_PC },
+    { "sample-tilt", required_argument, NULL, OPT_SAMPLE_TILT },
+    { "detector-tilt", required_argument, NULL, OPT_DETECTOR_TILT },
+    { "pixel-size", required_argument, NULL, OPT_PIXEL_SIZE },
+    { "step", required_argument, NULL, OPT_STEP },
+    { "scan-cols", required_argument, NULL, OPT_SCAN_COLS },
+    { "ref-point", required_argument, NULL, OPT_REF_POINT },
+    { "stiffness", required_argument, NULL, OPT_STIFFNESS },
+    { "euler", required_argument, NULL, OPT_EULER },
+    { "min-zncc", required_argument, NULL, OPT_MIN_ZNCC },
+    { "min-peak-ratio", required_argument, NULL, OPT_MIN_PEAK_RATIO },
+    { "max-residual", required_argument, NULL, OPT_MAX_RESIDUAL },
+    { "remap", no_argument, NULL, OPT_REMAP },
+    { "remap-tol", required_argument, NULL, OPT_REMAP_TOL },
+    { "remap-passes", required_argument, NULL, OPT_REMAP_PASSES },
+    { "remap-whole", no_argument, NULL, OPT_REMAP_WHOLE },
+    OPTION_MODE,
+    OPTION_METHOD,
+    OPTION_MAX_SHIFT,
+    OPTION_EXPLAIN,
+    OPTION_ESTIMATOR,
+    OPTION_FIT_SIZE,
+    OPTION_FFT,
+    OPTION_DOUBLE,
+    OPTIONS_ACCURATE,
+    OPTION_BATCH,
+    OPTIONS_RUN_BATCHES,
+    OPTION_PARAM,
+    OPTION_OUTPUT,
+    OPTION_FORMAT,
+    OPTION_COLUMNS,
+    OPTIONS_RUN_OUTPUT,
+    OPTION_DEVICE,
+    OPTION_NO_CACHE,
+    OPTIONS_VERBOSITY,
+    OPTIONS_END
+};
+
+/* "A,B,C": n finite reals. */
+static int parse_reals(const char *text, const char *option, const char *form, int n, double *out)
+{
+    const char *p = text;
+    for (int k = 0; k < n; k++) {
+        char *end;
+        out[k] = strtod(p, &end);
+        if (end == p || !isfinite(out[k]) || (k + 1 < n ? *end != ',' : *end != '\0')) {
+            report_error("%s: expected %s, got '%s'", option, form, text);
+            return -1;
+        }
+        p = end + 1;
+    }
+    return 0;
+}
+
+static int strain_take(void *own, int c, const char *value)
+{
+    struct offsets_args *a = own;
+    struct strain_options *o = a->strain;
+    int ints[2];
+    switch (c) {
+    case OPT_PC:
+        o->have_pc = 1;
+        if (parse_reals(value, "--pc", "X,Y,Z (three numbers)", 3, o->pc) != 0)
+            return -1;
+        if (!(o->pc[2] > 0)) {
+            report_error("--pc: the detector distance Z must be positive, got %g", o->pc[2]);
+            return -1;
+        }
+        return 1;
+    case OPT_SAMPLE_TILT: return option_taken(parse_double(value, "--sample-tilt", -90, 90, &o->sample_tilt));
+    case OPT_DETECTOR_TILT: return option_taken(parse_double(value, "--detector-tilt", -90, 90, &o->detector_tilt));
+    case OPT_PIXEL_SIZE: return option_taken(parse_double(value, "--pixel-size", 1e-6, 1e6, &o->pixel_size));
+    case OPT_STEP: {
+        double step[2];
+        if (parse_reals(value, "--step", "X,Y in um", 2, step) != 0)
+            return -1;
+        if (!(step[0] > 0) || !(step[1] > 0)) {
+            report_error("--step: both steps must be positive, got '%s'", value);
+            return -1;
+        }
+        o->step_x = step[0];
+        o->step_y = step[1];
+        return 1;
+    }
+    case OPT_SCAN_COLS: return option_taken(parse_int(value, "--scan-cols", 1, 1 << 30, &o->scan_cols));
+    case OPT_REF_POINT:
+        if (parse_ints(value, "--ref-point", "ROW,COL", 2, ints) != 0)
+            return -1;
+        o->have_ref_point = 1;
+        o->ref_row = ints[0];
+        o->ref_col = ints[1];
+        return 1;
+    case OPT_STIFFNESS: o->stiffness = value; return 1;
+    case OPT_EULER:
+        if (parse_reals(value, "--euler", "PHI1,PHI,PHI2 in degrees", 3, o->euler) != 0)
+            return -1;
+        for (int k = 0; k < 3; k++)
+            o->euler[k] *= M_PI / 180;
+        o->have_euler = 1;
+        return 1;
+    case OPT_MIN_ZNCC: return option_taken(parse_double(value, "--min-zncc", -1, 1, &o->fit.min_zncc));
+    case OPT_MIN_PEAK_RATIO:
+        return option_taken(parse_double(value, "--min-peak-ratio", 0, 1e6, &o->fit.min_peak_ratio));
+    case OPT_MAX_RESIDUAL: return option_taken(parse_double(value, "--max-residual", 0, 1e6, &o->fit.max_residual));
+    case OPT_REMAP: o->remap = 1; return 1;
+    case OPT_REMAP_WHOLE: o->remap = o->remap_whole = 1; return 1;
+    case OPT_REMAP_TOL: return option_taken(parse_double(value, "--remap-tol", 1e-6, 10, &o->remap_tol));
+    case OPT_REMAP_PASSES: return option_taken(parse_int(value, "--remap-passes", 1, 50, &o->remap_passes));
+    }
+    return offsets_take(own, c, value);
+}
+
+static const struct command_options strain_command = { "strain", strain_help, strain_table, strain_take };
+
+static int parse_args(int argc, char **argv, struct offsets_args *a)
+{
+    int parsed = offsets_parse_args(&strain_command, argc, argv, a);
+    if (parsed != 0)
+        return parsed;
+    if (a->strain->stiffness) {
+        clx_message msg;
+        double c[36];
+        if (clx_stiffness_parse(a->strain->stiffness, c, &msg) != CLX_OK) {
+            report_error("--stiffness: %s", msg.text);
+            return -1;
+        }
+    }
+    if (a->strain->remap && (a->resume || a->shard_count)) {
+        report_error("--remap keeps every pattern until its last pass: it does not run with %s",
+                     a->resume ? "--resume" : "--shard");
+        return -1;
+    }
+    return 0;
+}
+
+int cmd_strain(int argc, char **argv)
+{
+    struct offsets_args a;
+    struct strain_options o;
+    memset(&a, 0, sizeof a);
+    strain_options_init(&o);
+    a.strain = &o;
+    return offsets_main(argc, argv, &a, parse_args);
+}

@@ -1,0 +1,263 @@
+/*
+ * strain_job.c - `clxcorr strain`'s geometry and the fit of each pattern
+ * (strain_job.h). What the command line gives wins over the pattern file's
+ * header; what neither gives is asked for by name.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "strain_job.h"
+
+void strain_options_init(struct strain_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->sample_tilt = o->detector_tilt = o->pixel_size = o->step_x = o->step_y = NAN;
+    clx_strain_options_init(&o->fit);
+    o->remap_tol = 0.01;
+    o->remap_passes = 4;
+}
+
+/* ---- the reference pattern's own file -------------------------------------- */
+
+/* What the reference's pattern file says of it, when the reference is a pattern of one. */
+struct reference_pattern {
+    int known;                   /* the reference is a pattern of a file with a scan */
+    clx_scan_info scan;
+    int has_pc;
+    double pc[3];
+    long row, col;               /* its scan point; -1 without a grid */
+};
+
+static void reference_pattern_read(const char *entry, const char *scan_name, struct reference_pattern *rp)
+{
+    char *path = NULL;
+    int page = -1, row = -1, col = -1;
+    clx_image_file *f = NULL;
+    clx_message msg;
+    memset(rp, 0, sizeof *rp);
+    rp->row = rp->col = -1;
+    if (image_entry_split(entry, &path, &page, &row, &col) != CLX_OK || !path)
+        return;
+    if (clx_image_file_open_scan(path, scan_name, &f, &msg) == CLX_OK && clx_image_file_scan(f)) {
+        const clx_scan_info *s = clx_image_file_scan(f);
+        if (row >= 0 && s->cols > 0)
+            page = row * s->cols + col;
+        if (page < 0)
+            page = 0;
+        rp->known = 1;
+        rp->scan = *s;
+        rp->has_pc = clx_image_file_pattern_centre(f, page, rp->pc) == CLX_OK;
+        if (s->cols > 0) {
+            rp->row = page / s->cols;
+            rp->col = page % s->cols;
+        }
+    }
+    clx_image_file_close(f);
+    free(path);
+}
+
+/* ---- set-up ---------------------------------------------------------------- */
+
+static int pc_resolve(struct strain_job *job, const struct strain_options *o, const struct reference_pattern *rp)
+{
+    const clx_scan_info *s = job->scan;
+    if (o->have_pc)
+        memcpy(&job->detector.pcx, o->pc, sizeof o->pc);
+    else if (rp->has_pc) {
+        job->detector.pcx = rp->pc[0];
+        job->detector.pcy = rp->pc[1];
+        job->detector.pcz = rp->pc[2];
+    } else if (s && s->has_pc) {
+        job->detector.pcx = s->pcx;
+        job->detector.pcy = s->pcy;
+        job->detector.pcz = s->pcz;
+    } else {
+        report_error("strain needs the pattern centre: give --pc PCX,PCY,PCZ (Bruker's convention: from the left "
+                     "over the width, from the top over the height, distance over the height), or a pattern file "
+                     "whose header has it");
+        return -1;
+    }
+    job->file_pcs = !o->have_pc && s && s->pc_per_point;
+    return 0;
+}
+
+/* A tilt from the command line, else the reference's file, else the run's file. */
+static int tilt_resolve(double given, double from_reference, double from_scan, const char *option, const char *what,
+                        double *out)
+{
+    *out = isfinite(given) ? given : isfinite(from_reference) ? from_reference : from_scan;
+    if (!isfinite(*out)) {
+        report_error("strain needs the %s: give %s DEG (the pattern file does not say)", what, option);
+        return -1;
+    }
+    return 0;
+}
+
+/* The pattern pixel's size on the detector, the scan's step and the
+ * reference's scan point: what moves the pattern centre across the scan. */
+static int shift_resolve(struct strain_job *job, const struct strain_options *o, const struct reference_pattern *rp)
+{
+    const clx_scan_info *s = job->scan;
+    job->pixel_um = o->pixel_size;
+    if (!isfinite(job->pixel_um) && s && isfinite(s->pixel_size) && s->pixel_size > 0)
+        job->pixel_um = s->pixel_size * (s->binning > 0 ? s->binning : 1);
+    job->step_x = isfinite(o->step_x) ? o->step_x : s ? s->step_x : 0;
+    job->step_y = isfinite(o->step_y) ? o->step_y : s ? s->step_y : 0;
+    job->scan_cols = s ? 0 : (size_t)o->scan_cols;
+    int positioned = s != NULL || job->scan_cols > 0;
+    if (job->file_pcs || !isfinite(job->pixel_um) || !positioned)
+        return 0;
+    if (o->have_ref_point) {
+        job->ref_row = o->ref_row;
+        job->ref_col = o->ref_col;
+    } else if (rp->known && rp->row >= 0 && s) {
+        job->ref_row = rp->row;
+        job->ref_col = rp->col;
+    } else if (!s) {
+        job->ref_row = job->ref_col = 0;    /* an image list: the reference is its first point */
+    } else {
+        report_error("--ref-point ROW,COL: the reference's scan point is needed to move the pattern centre "
+                     "across the scan (or name the reference as FILE#ROW,COL)");
+        return -1;
+    }
+    if (!(job->step_x > 0) || !(job->step_y > 0)) {
+        report_error("--step X,Y: the scan's step in um is needed to move the pattern centre across the scan "
+                     "(the pattern file does not say)");
+        return -1;
+    }
+    return 0;
+}
+
+static int orientation_resolve(struct strain_job *job, const struct strain_options *o)
+{
+    clx_message msg;
+    job->fit.stiffness = NULL;
+    if (!o->stiffness)
+        return 0;
+    if (clx_stiffness_parse(o->stiffness, job->stiffness, &msg) != CLX_OK) {
+        report_error("--stiffness: %s", msg.text);
+        return -1;
+    }
+    job->given_euler = o->have_euler;
+    memcpy(job->euler, o->euler, sizeof job->euler);
+    job->file_euler = !o->have_euler && job->scan && job->scan->has_euler;
+    if (!o->have_euler && !job->file_euler) {
+        report_error("--stiffness needs each pattern's crystal orientation: the patterns' file gives none; give "
+                     "--euler PHI1,PHI,PHI2 (Bunge, degrees)");
+        return -1;
+    }
+    job->fit.stiffness = job->stiffness;
+    return 0;
+}
+
+int strain_job_setup(struct strain_job *job, const struct strain_options *o, const char *reference,
+                     const clx_image *ref, const struct image_items *items, const clx_region *regions,
+                     size_t nregions)
+{
+    struct reference_pattern rp;
+    memset(job, 0, sizeof *job);
+    job->items = items;
+    job->scan = image_items_scan(items);
+    job->fit = o->fit;
+    job->detector.width = ref->width;
+    job->detector.height = ref->height;
+    reference_pattern_read(reference, items->list ? items->list->scan : NULL, &rp);
+    const clx_scan_info *s = job->scan;
+    if (pc_resolve(job, o, &rp) != 0 ||
+        tilt_resolve(o->sample_tilt, rp.known ? rp.scan.sample_tilt : NAN, s ? s->sample_tilt : NAN,
+                     "--sample-tilt", "sample tilt", &job->detector.sample_tilt) != 0 ||
+        tilt_resolve(o->detector_tilt, rp.known ? rp.scan.detector_tilt : NAN, s ? s->detector_tilt : NAN,
+                     "--detector-tilt", "detector tilt (the camera's elevation)", &job->detector.detector_tilt) != 0 ||
+        shift_resolve(job, o, &rp) != 0 || orientation_resolve(job, o) != 0)
+        return -1;
+    if (nregions < (size_t)(job->fit.min_windows > 4 ? job->fit.min_windows : 4)) {
+        report_error("strain needs at least %d windows per pattern (8 unknowns, 2 equations a window); the run "
+                     "has %zu", job->fit.min_windows > 4 ? job->fit.min_windows : 4, nregions);
+        return -1;
+    }
+    job->nwindows = nregions;
+    job->x = malloc(nregions * sizeof *job->x);
+    job->y = malloc(nregions * sizeof *job->y);
+    if (!job->x || !job->y) {
+        report_error("out of memory");
+        return -1;
+    }
+    for (size_t w = 0; w < nregions; w++) {
+        job->x[w] = regions[w].x + (regions[w].w - 1) / 2.0;
+        job->y[w] = regions[w].y + (regions[w].h - 1) / 2.0;
+    }
+    /* The geometry is checked once here, with the reference's own centre. */
+    clx_strain probe;
+    clx_message msg;
+    if (clx_strain_fit(&job->detector, NULL, NULL, job->x, job->y, NULL, 0, NULL, &job->fit, &probe, &msg) ==
+        CLX_ERR_ARGUMENT) {
+        report_error("strain geometry: %s", msg.text);
+        return -1;
+    }
+    return 0;
+}
+
+void strain_job_free(struct strain_job *job)
+{
+    free(job->x);
+    free(job->y);
+    job->x = job->y = NULL;
+}
+
+/* ---- each pattern ---------------------------------------------------------- */
+
+/* Item i's pattern file and page, when it is a pattern of one kept open. */
+static clx_image_file *item_file(const struct strain_job *job, size_t i, int *page)
+{
+    const struct image_item *it = &job->items->items[i];
+    *page = it->page;
+    return job->items->open && it->page >= 0 ? job->items->open[it->entry] : NULL;
+}
+
+void strain_job_pattern_centre(const struct strain_job *job, size_t i, double pc[3])
+{
+    int page;
+    clx_image_file *f = item_file(job, i, &page);
+    pc[0] = job->detector.pcx;
+    pc[1] = job->detector.pcy;
+    pc[2] = job->detector.pcz;
+    if (job->file_pcs && f && clx_image_file_pattern_centre(f, page, pc) == CLX_OK)
+        return;
+    if (!isfinite(job->pixel_um))
+        return;
+    long row, col;
+    if (job->scan)
+        image_item_scan_point(job->items, i, job->scan, &row, &col);
+    else if (job->scan_cols > 0) {
+        row = (long)(i / job->scan_cols);
+        col = (long)(i % job->scan_cols);
+    } else
+        return;
+    clx_message msg;
+    double moved[3];
+    if (clx_detector_shift(&job->detector, (double)(col - job->ref_col) * job->step_x,
+                           (double)(row - job->ref_row) * job->step_y, job->pixel_um, moved, &msg) == CLX_OK)
+        memcpy(pc, moved, sizeof moved);
+}
+
+int strain_job_fit(const struct strain_job *job, size_t i, const double *remapped_by, const clx_result *results,
+                   clx_strain *out, clx_message *msg)
+{
+    double pc[3], euler[3];
+    const double *orientation = NULL;
+    strain_job_pattern_centre(job, i, pc);
+    if (job->given_euler) {
+        orientation = job->euler;
+    } else if (job->file_euler) {
+        int page;
+        clx_image_file *f = item_file(job, i, &page);
+        if (f && clx_image_file_euler(f, page, euler) == CLX_OK)
+            orientation = euler;
+    }
+    return clx_strain_fit(&job->detector, pc, remapped_by, job->x, job->y, results, job->nwindows, orientation,
+                          &job->fit, out, msg);
+}

@@ -1,0 +1,79 @@
+/*
+ * strain_job.h - what `clxcorr strain` adds to a run of offsets: the
+ * geometry (from the pattern file, overridden by the command line), each
+ * pattern's centre across the scan and its orientation, and the fit of one
+ * pattern's window shifts (clx_strain_fit), made by the stream's lanes as
+ * soon as a pattern's offsets are in.
+ *
+ * The conventions are the README's (HR-EBSD) and doc/hrebsd-conventions.md.
+ */
+#ifndef CLX_STRAIN_JOB_H
+#define CLX_STRAIN_JOB_H
+
+#include <stddef.h>
+#include "clxcorr.h"
+#include "image_list.h"
+
+/* The command line's strain options (NAN, NULL or 0: not given). */
+struct strain_options {
+    int have_pc;
+    double pc[3];                /* --pc X,Y,Z (Bruker) */
+    double sample_tilt;          /* --sample-tilt DEG */
+    double detector_tilt;        /* --detector-tilt DEG */
+    double pixel_size;           /* --pixel-size UM: a pattern pixel on the detector */
+    double step_x, step_y;       /* --step X,Y (um) */
+    int scan_cols;               /* --scan-cols C: an image list's images lie C to a scan row */
+    int have_ref_point;
+    long ref_row, ref_col;       /* --ref-point ROW,COL */
+    int have_euler;
+    double euler[3];             /* --euler PHI1,PHI,PHI2 (degrees on the command line, radians here) */
+    const char *stiffness;       /* --stiffness SPEC */
+    clx_strain_options fit;      /* --min-zncc, --min-peak-ratio, --max-residual */
+    int remap;                   /* --remap */
+    int remap_whole;             /* --remap-whole: by the whole measured F, not its rotation alone */
+    double remap_tol;            /* --remap-tol DEG */
+    int remap_passes;            /* --remap-passes N */
+};
+
+/* Defaults: nothing given, the fit's defaults, remap off (tolerance 0.01 degree, 4 passes). */
+void strain_options_init(struct strain_options *o);
+
+/* One run's strain: set up once, then read by the lanes at once. */
+struct strain_job {
+    clx_detector detector;       /* the reference pattern's */
+    double pixel_um;             /* NAN: the pattern centre is not moved across the scan */
+    double step_x, step_y;       /* um */
+    long ref_row, ref_col;       /* the reference's scan point */
+    size_t scan_cols;            /* > 0: image k lies at (k / scan_cols, k % scan_cols) */
+    const clx_scan_info *scan;   /* the pattern file's scan, or NULL */
+    int file_pcs;                /* the file gives each pattern's centre: use them */
+    int file_euler;              /* the file gives each pattern's orientation: use it */
+    int given_euler;             /* --euler: one orientation for every pattern */
+    double euler[3];             /* radians */
+    double stiffness[36];
+    clx_strain_options fit;
+    double *x, *y;               /* the windows' centres */
+    size_t nwindows;
+    const struct image_items *items;
+};
+
+/*
+ * Resolves the geometry for a run whose reference is `reference` (its
+ * entry, and the image itself) over `items`, windows `regions`: reports
+ * what is missing or wrong (one line, naming the option that gives it) and
+ * returns -1, else 0.
+ */
+int strain_job_setup(struct strain_job *job, const struct strain_options *o, const char *reference,
+                     const clx_image *ref, const struct image_items *items, const clx_region *regions,
+                     size_t nregions);
+void strain_job_free(struct strain_job *job);
+
+/* Fits item i's window results into *out (thread-safe); remapped_by: the
+ * beta_detector its pattern was remapped by, or NULL. */
+int strain_job_fit(const struct strain_job *job, size_t item, const double *remapped_by, const clx_result *results,
+                   clx_strain *out, clx_message *msg);
+
+/* Item i's pattern centre (Bruker), for remapping and the fit. */
+void strain_job_pattern_centre(const struct strain_job *job, size_t item, double pc[3]);
+
+#endif
