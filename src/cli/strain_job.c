@@ -190,12 +190,27 @@ int strain_job_setup(struct strain_job *job, const struct strain_options *o, con
         job->x[w] = regions[w].x + (regions[w].w - 1) / 2.0;
         job->y[w] = regions[w].y + (regions[w].h - 1) / 2.0;
     }
-    /* The geometry is checked once here, with the reference's own centre. */
+    /* The geometry and the windows are checked once here: the reference
+     * against itself (every shift 0) must give a fit. */
     clx_strain probe;
     clx_message msg;
-    if (clx_strain_fit(&job->detector, NULL, NULL, job->x, job->y, NULL, 0, NULL, &job->fit, &probe, &msg) ==
-        CLX_ERR_ARGUMENT) {
+    clx_result *zero = calloc(nregions, sizeof *zero);
+    if (!zero) {
+        report_error("out of memory");
+        return -1;
+    }
+    for (size_t w = 0; w < nregions; w++)
+        zero[w].zncc = zero[w].peak_ratio = NAN;   /* not screened */
+    int status = clx_strain_fit(&job->detector, NULL, NULL, job->x, job->y, zero, nregions, NULL, &job->fit, &probe,
+                                &msg);
+    free(zero);
+    if (status != CLX_OK) {
         report_error("strain geometry: %s", msg.text);
+        return -1;
+    }
+    if (probe.flags & CLX_STRAIN_SINGULAR) {
+        report_error("the %zu windows do not fix the strain (they lie on a line, or nearly): spread them over the "
+                     "pattern (--grid with at least 2 rows and 2 columns)", nregions);
         return -1;
     }
     return 0;

@@ -1,0 +1,92 @@
+#!/bin/sh
+# clxcorr strain on synthetic Kikuchi-sphere patterns (clxcorr-samples
+# --kikuchi, doc/hrebsd-conventions.md), whose deformation is known exactly:
+# a pure strain comes back within 1e-4 (RMS over the patterns' deviatoric
+# components), a rotation of 3 degrees with --remap leaves less than 1e-4
+# of phantom strain and its rotation vector within 1e-4 rad, the
+# traction-free strain has the right mean, rows carry the scan columns of
+# a pattern file; missing geometry, too few windows, windows on a line and
+# a bad stiffness are one line each and no rows.
+. "$TESTS_SRCDIR/lib.sh"
+need_device
+
+S=$TMP/k
+GEOM="--pc 0.5,0.35,0.65 --sample-tilt 70 --detector-tilt 10"
+strain() {
+    "$CLXCORR" strain -q "$@"
+}
+
+# RMS of (measured - true) deviatoric strain over components and patterns:
+# $1 truth.csv, $2 the strain CSV (rows in the same order). The truth's
+# e columns are dev(sym(beta_s)), the fit's 3 U / tr U - I: the same to
+# 1e-6 for the strains here (no rotation).
+strain_rms() {
+    awk -F, 'NR == FNR { if (FNR > 1) { for (k = 0; k < 6; k++) t[FNR, k] = $(11 + k) } next }
+        FNR > 1 { for (k = 0; k < 6; k++) { d = $(2 + k) - t[FNR, k]; s += d * d; n++ } }
+        END { printf "%.3g\n", n ? sqrt(s / n) : 1 }' "$1" "$2"
+}
+
+# --- a pure strain -----------------------------------------------------------
+"$CLXCORR_SAMPLES" --kikuchi --out "$S" --count 3 --deform 1e-3,2e-4,-3e-4,2e-4,-5e-4,4e-4,-3e-4,4e-4,2e-4 \
+    >/dev/null 2>&1 || exit 99
+strain $GEOM --regions "$S/regions.txt" -o "$TMP/pure.csv" "$S/reference.tif" "$S"/image_000[1-3].tif \
+    || fail "strain of a pure strain"
+head -1 "$TMP/pure.csv" | grep -qx 'image,e11,e12,e13,e22,e23,e33,w1,w2,w3,residual,windows,flags' \
+    && pass "columns: $(head -1 "$TMP/pure.csv")" || fail "header: $(head -1 "$TMP/pure.csv")"
+rms=$(strain_rms "$S/truth.csv" "$TMP/pure.csv")
+awk -v e="$rms" 'BEGIN { exit !(e < 1e-4) }' && pass "pure strain 1e-3: deviatoric error $rms RMS" \
+    || fail "pure strain: deviatoric error $rms RMS"
+awk -F, 'NR > 1 && !($12 == 25 && $13 == 4) { bad = 1 } END { exit bad }' "$TMP/pure.csv" \
+    && pass "every pattern: 25 windows, flags 4 (deviatoric)" || fail "windows/flags: $(sed -n 2p "$TMP/pure.csv")"
+
+# --- traction-free: the mean strain that makes sigma_33 = 0 ----------------
+# With g = I (Euler 0,0,0) a cubic crystal's sigma_33 = C12 (e11 + e22) + C11 e33.
+strain $GEOM --regions "$S/regions.txt" --stiffness cubic:165.7,63.9,79.6 --euler 0,0,0 "$S/reference.tif" \
+    "$S/image_0001.tif" >"$TMP/full.csv" || fail "strain --stiffness"
+awk -F, 'NR == 2 { s33 = 63.9 * ($2 + $5) + 165.7 * $7; exit !($13 == 0 && s33 < 1e-9 && s33 > -1e-9) }' \
+    "$TMP/full.csv" && pass "--stiffness: flags 0 and sigma_33 = 0: $(sed -n 2p "$TMP/full.csv" | cut -d, -f2,5,7)" \
+    || fail "--stiffness: $(sed -n 2p "$TMP/full.csv")"
+
+# --- a rotation of 3 degrees, remapped -----------------------------------------
+R=$TMP/r
+"$CLXCORR_SAMPLES" --kikuchi --out "$R" --count 2 --rotation 3 --seed 11 >/dev/null 2>&1 || exit 99
+strain $GEOM --regions "$R/regions.txt" --remap -o "$TMP/rot.csv" "$R/reference.tif" "$R"/image_000[12].tif \
+    || fail "strain --remap"
+# No strain at all: every e is phantom; w against the truth's (antisym(R - I) = sin(angle) axis, 5e-6 rad off).
+awk -F, 'NR == FNR { if (FNR > 1) { w1[FNR] = $23; w2[FNR] = $24; w3[FNR] = $25 } next }
+    FNR > 1 { for (k = 2; k <= 7; k++) { e += $k * $k; n++ }
+              d = ($8 - w1[FNR])^2 + ($9 - w2[FNR])^2 + ($10 - w3[FNR])^2; if (d > wd) wd = d
+              if ($13 >= 16) unsettled++ }
+    END { e = sqrt(e / n); wd = sqrt(wd); printf "phantom strain %.3g RMS, rotation off by %.3g rad\n", e, wd
+          exit !(e < 1e-4 && wd < 1e-4 && !unsettled) }' "$R/truth.csv" "$TMP/rot.csv" >"$TMP/rot.txt" \
+    && pass "3 degrees with --remap: $(cat "$TMP/rot.txt")" || fail "3 degrees with --remap: $(cat "$TMP/rot.txt")"
+
+# --- a pattern file's scan -------------------------------------------------------
+if "$CLXCORR" --version | grep -q 'features:.* hdf5'; then
+    lsan_with_hdf5
+    D=$TESTS_SRCDIR/data/ebsd
+    strain --pc 0.42,0.31,0.58 --sample-tilt 70 --detector-tilt 0 --grid 2x2 --window 24x24 --margin 8 \
+        "$D/patterns.h5#0,0" "$D/patterns.h5" >"$TMP/scan.csv" || fail "strain over patterns.h5"
+    head -1 "$TMP/scan.csv" | grep -q '^scan_row,scan_col,scan_x,scan_y,e11,' && [ "$(wc -l <"$TMP/scan.csv")" -eq 7 ] \
+        && pass "a scan's rows: scan points, 6 patterns" || fail "scan rows: $(head -2 "$TMP/scan.csv")"
+    strain --pc 0.42,0.31,0.58 --sample-tilt 70 --detector-tilt 0 --grid 2x2 --window 24x24 --margin 8 \
+        --format h5 -o "$TMP/strain.h5" "$D/patterns.h5#0,0" "$D/patterns.h5" || fail "strain --format h5"
+    [ -s "$TMP/strain.h5" ] && pass "--format h5 wrote a file" || fail "no strain.h5"
+fi
+
+# --- bad input: one line, no rows -----------------------------------------------
+expect_failure "no pattern centre" 1 "strain needs the pattern centre: give --pc" \
+    strain --regions "$S/regions.txt" --sample-tilt 70 --detector-tilt 10 "$S/reference.tif" "$S/image_0001.tif"
+expect_failure "no sample tilt" 1 "strain needs the sample tilt: give --sample-tilt" \
+    strain --regions "$S/regions.txt" --pc 0.5,0.35,0.65 --detector-tilt 10 "$S/reference.tif" "$S/image_0001.tif"
+expect_failure "three windows" 1 "strain needs at least 4 windows per pattern" \
+    strain $GEOM --grid 3x1 --window 60x60 --margin 10 "$S/reference.tif" "$S/image_0001.tif"
+expect_failure "windows on a line" 1 "the 5 windows do not fix the strain \(they lie on a line" \
+    strain $GEOM --grid 5x1 --window 50x50 --margin 10 "$S/reference.tif" "$S/image_0001.tif"
+expect_failure "a stiffness that does not parse" 2 "--stiffness: .*cubic" \
+    strain $GEOM --regions "$S/regions.txt" --stiffness cubic:165.7,63.9 "$S/reference.tif" "$S/image_0001.tif"
+expect_failure "--stiffness without an orientation" 1 "--stiffness needs each pattern's crystal orientation" \
+    strain $GEOM --regions "$S/regions.txt" --stiffness cubic:165.7,63.9,79.6 "$S/reference.tif" "$S/image_0001.tif"
+expect_failure "a bad --pc" 2 "--pc: expected X,Y,Z" \
+    strain --pc 0.5,0.35 --regions "$S/regions.txt" "$S/reference.tif" "$S/image_0001.tif"
+finish
