@@ -58,15 +58,18 @@ static const char strain_help[] =
     "      --max-residual PX  robust fit: the worst window is dropped while its\n"
     "                       residual exceeds 3 x the RMS residual and PX (default\n"
     "                       0.1 px), as long as more than 4 windows remain\n"
-    "      --remap          correlate each pattern again, remapped by the inverse\n"
-    "                       of its measured rotation (Britton and Wilkinson 2012),\n"
-    "                       until the rotation changes by less than --remap-tol\n"
-    "                       degrees (default 0.01) or --remap-passes N (default\n"
-    "                       4): for rotations of a degree and more\n"
-    "      --remap-whole    --remap by the whole measured deformation, not its\n"
-    "                       rotation alone: the last pass then measures shifts\n"
-    "                       near zero, where sub-pixel estimates are unbiased\n"
+    "      --remap          correlate each pattern again, remapped on the device by\n"
+    "                       the inverse of its measured deformation, until its\n"
+    "                       rotation changes by less than --remap-tol degrees\n"
+    "                       (default 0.01) or --remap-passes N (default 4): for\n"
+    "                       rotations of a degree and more, and the most accurate\n"
+    "                       strain (the last pass measures shifts near zero, where\n"
+    "                       sub-pixel estimates are least biased)\n"
+    "      --remap-rotation --remap by the measured rotation alone (Britton and\n"
+    "                       Wilkinson 2012)\n"
     "\n"
+    "Mode: accurate with --window-fn tukey:0.5 (under noise, half the strain\n"
+    "error of hann; bench/strain-accuracy.sh), unless told otherwise.\n"
     "Images, mode, batches and devices: as clxcorr offsets (--list, --scan,\n"
     "--shard, --skip-bad, --mode, --method, --max-shift, --explain, --estimator,\n"
     "--fit-size, --fft, --double, --prefilter, --window-fn, --passes, --refine,\n"
@@ -115,7 +118,7 @@ enum {
     OPT_REMAP,
     OPT_REMAP_TOL,
     OPT_REMAP_PASSES,
-    OPT_REMAP_WHOLE
+    OPT_REMAP_ROTATION
 };
 
 static const struct option strain_table[] = {
@@ -138,7 +141,7 @@ static const struct option strain_table[] = {
     { "remap", no_argument, NULL, OPT_REMAP },
     { "remap-tol", required_argument, NULL, OPT_REMAP_TOL },
     { "remap-passes", required_argument, NULL, OPT_REMAP_PASSES },
-    { "remap-whole", no_argument, NULL, OPT_REMAP_WHOLE },
+    { "remap-rotation", no_argument, NULL, OPT_REMAP_ROTATION },
     OPTION_MODE,
     OPTION_METHOD,
     OPTION_MAX_SHIFT,
@@ -228,7 +231,7 @@ static int strain_take(void *own, int c, const char *value)
         return option_taken(parse_double(value, "--min-peak-ratio", 0, 1e6, &o->fit.min_peak_ratio));
     case OPT_MAX_RESIDUAL: return option_taken(parse_double(value, "--max-residual", 0, 1e6, &o->fit.max_residual));
     case OPT_REMAP: o->remap = 1; return 1;
-    case OPT_REMAP_WHOLE: o->remap = o->remap_whole = 1; return 1;
+    case OPT_REMAP_ROTATION: o->remap = o->remap_rotation = 1; return 1;
     case OPT_REMAP_TOL: return option_taken(parse_double(value, "--remap-tol", 1e-6, 10, &o->remap_tol));
     case OPT_REMAP_PASSES: return option_taken(parse_int(value, "--remap-passes", 1, 50, &o->remap_passes));
     }

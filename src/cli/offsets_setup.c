@@ -131,7 +131,7 @@ static int strain_setup(struct offsets_args *a, struct offsets_run *r)
     }
     r->strain = &job;
     if (a->strain->remap && strain_remap_setup(r, a->strain->remap_passes, a->strain->remap_tol,
-                                               a->strain->remap_whole) != 0)
+                                               !a->strain->remap_rotation) != 0)
         return -1;
     return 0;
 }

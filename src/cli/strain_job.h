@@ -30,7 +30,7 @@ struct strain_options {
     const char *stiffness;       /* --stiffness SPEC */
     clx_strain_options fit;      /* --min-zncc, --min-peak-ratio, --max-residual */
     int remap;                   /* --remap */
-    int remap_whole;             /* --remap-whole: by the whole measured F, not its rotation alone */
+    int remap_rotation;          /* --remap-rotation: by the measured rotation alone, not the whole F */
     double remap_tol;            /* --remap-tol DEG */
     int remap_passes;            /* --remap-passes N */
 };
