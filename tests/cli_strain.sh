@@ -70,6 +70,10 @@ if "$CLXCORR" --version | grep -q 'features:.* hdf5'; then
         "$D/patterns.h5#0,0" "$D/patterns.h5" >"$TMP/scan.csv" || fail "strain over patterns.h5"
     head -1 "$TMP/scan.csv" | grep -q '^scan_row,scan_col,scan_x,scan_y,e11,' && [ "$(wc -l <"$TMP/scan.csv")" -eq 7 ] \
         && pass "a scan's rows: scan points, 6 patterns" || fail "scan rows: $(head -2 "$TMP/scan.csv")"
+    # Deviatoric rows (flag 4) are values like any: every point is drawn.
+    "$CLXCORR" plot -v --map e12 -o "$TMP/e12.png" "$TMP/scan.csv" 2>"$TMP/err" && [ -s "$TMP/e12.png" ] \
+        && grep -q "6 of 6 rows drawn, 0 points without a value" "$TMP/err" && pass "plot --map e12 of the strain rows" \
+        || fail "plot --map e12: $(cat "$TMP/err")"
     strain --pc 0.42,0.31,0.58 --sample-tilt 70 --detector-tilt 0 --grid 2x2 --window 24x24 --margin 8 \
         --format h5 -o "$TMP/strain.h5" "$D/patterns.h5#0,0" "$D/patterns.h5" || fail "strain --format h5"
     [ -s "$TMP/strain.h5" ] && pass "--format h5 wrote a file" || fail "no strain.h5"

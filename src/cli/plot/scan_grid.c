@@ -46,6 +46,7 @@ struct reading {
     struct axis_ends x_ends, y_ends;
     unsigned max_row, max_col;
     size_t windows, rows_read;
+    int strain;                 /* clxcorr strain's rows (an e11 column): one per pattern, its own flags */
 };
 
 /* ---- the header ---------------------------------------------------------------- */
@@ -87,6 +88,7 @@ static int find_columns(struct reading *rd, clx_message *msg)
                  columns);
         return CLX_ERR_FORMAT;
     }
+    rd->strain = column_index(&rd->r, "e11") >= 0;
     /* Positions need both coordinates. */
     if (rd->where[FIELD_X] < 0 || rd->where[FIELD_Y] < 0)
         rd->where[FIELD_X] = rd->where[FIELD_Y] = -1;
@@ -231,7 +233,8 @@ static int fill_values(const struct reading *rd, struct scan_grid *g, clx_messag
         return CLX_ERR_HOST_MEMORY;
     }
     /* Flags are not an estimate to trust or not: a map of them takes every row. */
-    unsigned untrusted = strcmp(rd->column, "flags") == 0 ? 0 : SCAN_UNTRUSTED_FLAGS;
+    unsigned untrusted = strcmp(rd->column, "flags") == 0 ? 0 : rd->strain ? SCAN_STRAIN_UNTRUSTED_FLAGS
+                                                                           : SCAN_UNTRUSTED_FLAGS;
     for (size_t k = 0; k < rd->count; k++) {
         const struct entry *e = &rd->entries[k];
         size_t point = (size_t)e->row * g->cols + e->col;

@@ -24,6 +24,9 @@
 
 /* The flags that leave a row out of a point's value: all but the outlier's. */
 #define SCAN_UNTRUSTED_FLAGS (~CLX_FLAG_OUTLIER)
+/* ... in clxcorr strain's rows: no numbers, or a remapped rotation that had
+ * not settled (a deviatoric strain, windows dropped: a value as good as any). */
+#define SCAN_STRAIN_UNTRUSTED_FLAGS (CLX_STRAIN_FEW_WINDOWS | CLX_STRAIN_SINGULAR | CLX_STRAIN_UNSETTLED)
 
 struct scan_grid {
     size_t rows, cols;          /* 1 + the largest scan_row, scan_col of any row */
