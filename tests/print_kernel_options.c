@@ -120,5 +120,13 @@ int main(void)
                     }
                 }
     bad |= print_filters(&dev);
+    /* The HR-EBSD remapping's warp (src/ops/warp.c): each input pixel type, both interpolators. */
+    for (int px = 0; px < 3; px++) {
+        struct kernel_params p;
+        kernel_params_defaults(&p, &dev);
+        p.pixel = pixels[px];
+        p.interp = px % 2;
+        bad |= print("warp_pattern.cl", &p);
+    }
     return bad;
 }

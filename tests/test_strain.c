@@ -686,7 +686,8 @@ static void check_remap(void)
                 rd[i] = d[0] * (beta[3 * i] + (i == 0)) + d[1] * (beta[3 * i + 1] + (i == 1)) +
                         d[2] * (beta[3 * i + 2] + (i == 2));
             apply_h(h, u, v, got);
-            worst = fmax(worst, fmax(fabs(got[0] - (xpc + L * rd[0] / rd[2])), fabs(got[1] - (ypc + L * rd[1] / rd[2]))));
+            worst = fmax(worst, fmax(fabs(got[0] - (xpc + L * rd[0] / rd[2])),
+                                     fabs(got[1] - (ypc + L * rd[1] / rd[2]))));
         }
     CHECK(worst < 1e-9, "3 degree rotation: pixels off by %g", worst);
 

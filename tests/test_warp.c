@@ -142,7 +142,8 @@ static void test_maps(clx_warp *warp)
         double h[9];
     } maps[] = {
         { "a translation by (0.37, -0.61)", { 1, 0, 0.37, 0, 1, -0.61, 0, 0, 1 } },
-        { "a rotation of 3 degrees about (40, 30)", { c, -s, 40 - 40 * c + 30 * s, s, c, 30 - 40 * s - 30 * c, 0, 0, 1 } },
+        { "a rotation of 3 degrees about (40, 30)",
+          { c, -s, 40 - 40 * c + 30 * s, s, c, 30 - 40 * s - 30 * c, 0, 0, 1 } },
         { "a projective map", { 1.01, 0.02, -0.3, -0.01, 0.99, 0.4, 1e-5, -2e-5, 1 } },
     };
     for (size_t m = 0; m < sizeof maps / sizeof maps[0]; m++) {

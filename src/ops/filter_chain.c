@@ -214,24 +214,7 @@ static int stage_kernels(struct clx_filter *f, int s, clx_pixel_type type, struc
 /* Grows *buf to at least `bytes` (the old contents are not kept). */
 static int reserve(struct clx_filter *f, cl_mem *buf, size_t *have, size_t bytes, const char *what)
 {
-    struct clx_context *ctx = f->ctx;
-    int status = CLX_OK;
-    cl_int err;
-    if (*buf && *have >= bytes)
-        return CLX_OK;
-    if (*buf)
-        clReleaseMemObject(*buf);
-    *buf = NULL;
-    *have = 0;
-    if (bytes > ctx->dev.info.max_allocation)
-        return ctx_fail(ctx, CLX_ERR_DEVICE_MEMORY,
-                        "the filter's %s need %zu bytes; %s allows at most %llu in one buffer", what, bytes,
-                        ctx->dev.info.name, ctx->dev.info.max_allocation);
-    *buf = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, bytes, NULL, &err);
-    CL_CHECK_RESULT(ctx, "clCreateBuffer(filter temporaries)", err);
-    *have = bytes;
-error:
-    return status;
+    return ctx_buffer_reserve(f->ctx, buf, have, bytes, "filter", what);
 }
 
 int filter_reserve_images(struct clx_filter *f, size_t input_bytes, size_t output_bytes)

@@ -85,28 +85,6 @@ static int warp_kernel(struct clx_warp *w, clx_pixel_type type, cl_kernel *kerne
     return status;
 }
 
-/* Grows *buf to at least `bytes` (the old contents are not kept). */
-static int reserve(struct clx_warp *w, cl_mem *buf, size_t *have, size_t bytes, const char *what)
-{
-    struct clx_context *ctx = w->ctx;
-    int status = CLX_OK;
-    cl_int err;
-    if (*buf && *have >= bytes)
-        return CLX_OK;
-    if (*buf)
-        clReleaseMemObject(*buf);
-    *buf = NULL;
-    *have = 0;
-    if (bytes > ctx->dev.info.max_allocation)
-        return ctx_fail(ctx, CLX_ERR_DEVICE_MEMORY, "the warp's %s needs %zu bytes; %s allows at most %llu in one "
-                        "buffer", what, bytes, ctx->dev.info.name, ctx->dev.info.max_allocation);
-    *buf = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, bytes, NULL, &err);
-    CL_CHECK_RESULT(ctx, "clCreateBuffer(warp)", err);
-    *have = bytes;
-error:
-    return status;
-}
-
 int clx_warp_apply(clx_warp *w, const clx_image *input, const double h[9], clx_image *output)
 {
     int status = handle_check(w, HANDLE_WARP);
@@ -125,11 +103,11 @@ int clx_warp_apply(clx_warp *w, const clx_image *input, const double h[9], clx_i
 
     cl_kernel k;
     int W = input->width, H = input->height;
-    size_t n = (size_t)W * H, in_bytes = n * clx_pixel_size(input->type);
+    size_t n = (size_t)W * H, in_bytes = n * clx_pixel_size(input->type), out_bytes = n * sizeof(float);
     if ((status = warp_kernel(w, input->type, &k)) != CLX_OK ||
-        (status = reserve(w, &w->input, &w->input_bytes, in_bytes, "input")) != CLX_OK ||
-        (status = reserve(w, &w->output, &w->output_bytes, n * sizeof(float), "output")) != CLX_OK ||
-        (status = reserve(w, &w->matrix, &w->matrix_bytes, 9 * sizeof(float), "map")) != CLX_OK)
+        (status = ctx_buffer_reserve(ctx, &w->input, &w->input_bytes, in_bytes, "warp", "input")) != CLX_OK ||
+        (status = ctx_buffer_reserve(ctx, &w->output, &w->output_bytes, out_bytes, "warp", "output")) != CLX_OK ||
+        (status = ctx_buffer_reserve(ctx, &w->matrix, &w->matrix_bytes, 9 * sizeof(float), "warp", "map")) != CLX_OK)
         return status;
     /* The kernel works in single precision (its reals are floats): pixel
      * positions to about 1e-4 px over a 1000 px pattern. */

@@ -296,3 +296,24 @@ const char *clx_context_message(const clx_context *ctx)
         return "not an open context (released already, or never opened)";
     return status == CLX_OK ? ctx->message.text : "";
 }
+
+int ctx_buffer_reserve(struct clx_context *ctx, cl_mem *buf, size_t *have, size_t bytes, const char *owner,
+                       const char *what)
+{
+    int status = CLX_OK;
+    cl_int err;
+    if (*buf && *have >= bytes)
+        return CLX_OK;
+    if (*buf)
+        clReleaseMemObject(*buf);
+    *buf = NULL;
+    *have = 0;
+    if (bytes > ctx->dev.info.max_allocation)
+        return ctx_fail(ctx, CLX_ERR_DEVICE_MEMORY, "the %s's %s need %zu bytes; %s allows at most %llu in one buffer",
+                        owner, what, bytes, ctx->dev.info.name, ctx->dev.info.max_allocation);
+    *buf = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    CL_CHECK_RESULT(ctx, "clCreateBuffer", err);
+    *have = bytes;
+error:
+    return status;
+}

@@ -54,6 +54,15 @@ void ctx_log(struct clx_context *ctx, clx_log_level level, const char *fmt, ...)
 /* Records a one-line error in the context and returns status. */
 int ctx_fail(struct clx_context *ctx, int status, const char *fmt, ...) CLX_PRINTF(3, 4);
 
+/*
+ * Grows *buf, a device buffer of *have bytes, to at least `bytes` (its old
+ * contents are not kept; *have is updated). An allocation larger than the
+ * device allows, or one it refuses, fails naming the buffer: "the OWNER's
+ * WHAT need N bytes; DEVICE allows at most M in one buffer".
+ */
+int ctx_buffer_reserve(struct clx_context *ctx, cl_mem *buf, size_t *have, size_t bytes, const char *owner,
+                       const char *what);
+
 /* Records a failed OpenCL call ("clFoo failed on DEVICE: CL_OUT_OF_RESOURCES
  * (src/pipeline/plan.c:123)") in the context; returns the clx_status. */
 int ctx_cl_fail(struct clx_context *ctx, cl_int code, const char *call, const char *file, int line);
