@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench/strain-accuracy.sh - how accurate `clxcorr strain` is on synthetic
 # Kikuchi-sphere patterns of known deformation (clxcorr-samples --kikuchi):
-# 400 x 400 patterns, 36 windows of 60 x 60 (a 6 x 6 grid), strains of
+# 400 x 400 patterns, 64 windows of 60 x 60 (an 8 x 8 grid), strains of
 # 1e-4 to 2e-3, rotations of 0.1 to 5 degrees (up to 1 without remapping, 2
 # to 5 with --remap and --remap-rotation), noise-free and with Poisson noise of
 # 2000 counts a pixel; accurate mode (the default) and seed mode side by
@@ -23,7 +23,7 @@ case_run() {
     name=$1
     shift
     set_dir=$out/$name
-    "$build/samples/clxcorr-samples" --kikuchi --out "$set_dir" --size 400x400 --grid 6x6 --window 60x60 \
+    "$build/samples/clxcorr-samples" --kikuchi --out "$set_dir" --size 400x400 --grid 8x8 --window 60x60 \
         --margin 20 --count "$count" --seed 17 "$@" >/dev/null 2>&1
     for run in "accurate:" "seed:--mode seed" "remap:--remap" "remap-rotation:--remap-rotation"; do
         label=${run%%:*} opts=${run#*:}
