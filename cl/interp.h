@@ -1,15 +1,23 @@
 /*
  * interp.h - the interpolation weights of the refinement's window sampling
  * (sample_windows.cl), shared with the pattern warp (warp_pattern.cl):
- * Lanczos-3 (INTERP 1, the default, 6 taps) or Keys' cubic convolution
- * (INTERP 0, a = -0.5, 4 taps). Include after common.h.
+ *   INTERP 0  Keys' cubic convolution (a = -0.5), 4 taps;
+ *   INTERP 1  Lanczos-3, 6 taps (the default);
+ *   INTERP 2  cubic B-spline, 4 taps;
+ *   INTERP 3  quintic B-spline, 6 taps.
+ * The B-splines do not interpolate pixels: they weight the coefficients
+ * bspline_prefilter.cl computes from them, and their sum at whole pixels
+ * gives the pixels back. Include after common.h (or filter_common.h).
  */
 #ifndef CLX_INTERP_H
 #define CLX_INTERP_H
 
 #ifndef INTERP
-#define INTERP 1            /* fractional offsets: 0 Keys' cubic (4 taps), 1 Lanczos-3 (6 taps) */
+#define INTERP 1            /* 0 Keys' cubic, 1 Lanczos-3, 2 cubic B-spline, 3 quintic B-spline */
 #endif
+
+/* The B-splines read coefficients, which no integer move may copy. */
+#define INTERP_IS_BSPLINE (INTERP == 2 || INTERP == 3)
 
 #define PI_REAL ((real)3.14159265358979323846)
 
@@ -25,7 +33,7 @@ static inline real weight(real t)
         return (((real)-0.5 * t + (real)2.5) * t - 4) * t + 2;
     return 0;
 }
-#else
+#elif INTERP == 1
 #define TAPS 6
 /* Lanczos-3: sinc(t) sinc(t / 3) for |t| < 3. Its pass band is flatter
  * than the cubic's, so its phase error, which biases a refined offset
@@ -40,15 +48,79 @@ static inline real weight(real t)
     const real a = PI_REAL * t, b = a / 3;
     return sinpi(t) * sinpi(t / 3) / (a * b);
 }
+#elif INTERP == 2
+#define TAPS 4
+/* The cubic B-spline beta3: support (-2, 2), 2/3 at 0 and 1/6 at +-1. */
+static inline real weight(real t)
+{
+    t = fabs(t);
+    if (t < 1)
+        return (real)2 / 3 - t * t + t * t * t / 2;
+    if (t < 2) {
+        const real u = 2 - t;
+        return u * u * u / 6;
+    }
+    return 0;
+}
+#elif INTERP == 3
+#define TAPS 6
+/* The quintic B-spline beta5: support (-3, 3), 66/120 at 0, 26/120 at
+ * +-1 and 1/120 at +-2 (Horner form of its three polynomial pieces). */
+static inline real weight(real t)
+{
+    t = fabs(t);
+    if (t < 1) {
+        const real t2 = t * t;
+        return (real)11 / 20 + t2 * ((real)-0.5 + t2 * ((real)0.25 - t / 12));
+    }
+    if (t < 2)
+        return (real)17 / 40 +
+               t * ((real)5 / 8 + t * ((real)-7 / 4 + t * ((real)5 / 4 + t * ((real)-3 / 8 + t / 24))));
+    if (t < 3) {
+        const real u = 3 - t, u2 = u * u;
+        return u2 * u2 * u / 120;
+    }
+    return 0;
+}
+#else
+#error "INTERP must be 0 (Keys), 1 (Lanczos-3), 2 (cubic B-spline) or 3 (quintic B-spline)"
 #endif
 
-/* Weight i of the TAPS around a fraction f in [0, 1): exactly one 1 and
- * zeros when f is 0, so an integer move copies pixels bit for bit. */
+/*
+ * Weight i of the TAPS around a fraction f in [0, 1): tap i sits at
+ * floor(x) + i - (TAPS / 2 - 1), so TAPS / 2 - 1 taps lie left of floor(x).
+ * For the interpolating kernels, exactly one 1 and zeros when f is 0, so
+ * an integer move copies pixels bit for bit. Not for the B-splines: at
+ * f = 0 their weights (1/6, 2/3, 1/6, 0 for the cubic) are what turns
+ * coefficients back into pixels.
+ */
 static inline real tap_weight(real f, int i)
 {
+#if !INTERP_IS_BSPLINE
     if (f == 0)
         return i == TAPS / 2 - 1 ? 1 : 0;
+#endif
     return weight(f - (i - TAPS / 2 + 1));
+}
+
+/*
+ * Where tap index i of a row or column of n values is read from. Pixels
+ * outside repeat the edge pixel; coefficients outside are mirrored about
+ * the edge ("101": -1 -> 1, n -> n - 2), the boundary rule the prefilter
+ * assumed when it computed them, so that the spline still passes through
+ * the edge pixels.
+ */
+static inline int tap_index(int i, int n)
+{
+#if INTERP_IS_BSPLINE
+    if (n == 1)
+        return 0;
+    const int period = 2 * (n - 1);
+    i = (i < 0 ? -i : i) % period;
+    return i < n ? i : period - i;
+#else
+    return clamp(i, 0, n - 1);
+#endif
 }
 
 #endif

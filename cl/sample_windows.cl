@@ -5,9 +5,12 @@
  * sample_windows: tile t (image t / nwin, window t % nwin) at its window's
  * corner plus the tile's offset, into slot t, or, when tile_ids is not
  * NULL (the refinement's open tiles), tile tile_ids[s] into slot s.
- * Fractional offsets interpolate with Lanczos-3 (INTERP 1, the default) or
- * Keys' cubic convolution (INTERP 0, a = -0.5); taps outside the image
- * repeat its edge pixel. copy_windows does the same for integer offsets.
+ * Fractional offsets interpolate with interp.h's kernel: Lanczos-3 (INTERP
+ * 1, the default) or Keys' cubic convolution (INTERP 0, a = -0.5) on the
+ * images, taps outside them repeating the edge pixel; or a cubic or
+ * quintic B-spline (INTERP 2, 3) on the images' B-spline coefficients
+ * (bspline_prefilter.cl), mirrored outside. copy_windows copies pixels
+ * for integer offsets, from the images in every case.
  * NDRange: global (WIN_W, WIN_H, slots) rounded up to (SAMPLE_TX, SAMPLE_TY, 1).
  */
 #include "common.h"
@@ -41,9 +44,10 @@ __kernel void image_to_real(__global const PIXEL_T *in, __global real *out, int 
  * once per work-group, and the interpolation runs separably through local
  * memory (a patch of the image, then its rows filtered, then the columns):
  * 2 TAPS multiply-adds per pixel instead of TAPS^2 and as many sines. An
- * integer move (the first pass, window offsets) copies pixels, its weights
- * being a single 1. (A uniform early return for that case, before the
- * barriers, corrupted memory on PoCL 3.1.)
+ * integer move copies pixels with the interpolating kernels, its weights
+ * being a single 1, and gives them back from coefficients with the
+ * B-splines. (A uniform early return for that case, before the barriers,
+ * corrupted memory on PoCL 3.1.)
  */
 __kernel __attribute__((reqd_work_group_size(SAMPLE_TX, SAMPLE_TY, 1)))
 void sample_windows(__global const real *images, int image_w, int image_h, __global const int2 *corners, int nwin,
@@ -64,7 +68,7 @@ void sample_windows(__global const real *images, int image_w, int image_h, __glo
     __global real *out = tiles + (size_t)slot * WIN_PIXELS;
 
     /* The weights, normalised so that a flat image stays flat (Lanczos
-     * weights sum to 1 only approximately). */
+     * weights sum to 1 only approximately; the others to 1 exactly). */
     for (int axis = lid; axis < 2; axis += SAMPLE_TX * SAMPLE_TY) {
         __local real *w = axis == 0 ? wx : wy;
         const real f = axis == 0 ? fx : fy;
@@ -76,14 +80,14 @@ void sample_windows(__global const real *images, int image_w, int image_h, __glo
         for (int k = 0; k < TAPS; k++)
             w[k] /= sum;
     }
-    /* The patch: the group's pixels and the taps around them, edge pixels
-     * repeated outside the image. */
+    /* The patch: the group's pixels and the taps around them, read outside
+     * the image as interp.h's tap_index says. */
     const int px0 = corner.x + (int)ox0 + (int)get_group_id(0) * SAMPLE_TX - TAPS / 2 + 1;
     const int py0 = corner.y + (int)oy0 + (int)get_group_id(1) * SAMPLE_TY - TAPS / 2 + 1;
     for (int r = ly; r < PATCH_H; r += SAMPLE_TY) {
-        __global const real *row = image + (size_t)clamp(py0 + r, 0, image_h - 1) * image_w;
+        __global const real *row = image + (size_t)tap_index(py0 + r, image_h) * image_w;
         for (int c = lx; c < PATCH_W; c += SAMPLE_TX)
-            patch[r][c] = row[clamp(px0 + c, 0, image_w - 1)];
+            patch[r][c] = row[tap_index(px0 + c, image_w)];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int r = ly; r < PATCH_H; r += SAMPLE_TY) {

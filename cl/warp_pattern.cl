@@ -9,6 +9,10 @@
 #include "common.h"
 #include "interp.h"
 
+#if INTERP_IS_BSPLINE
+#error "warp_pattern.cl reads pixels: the B-splines (INTERP 2, 3) need the pattern's coefficients"
+#endif
+
 #ifndef PIXEL_T
 #define PIXEL_T ushort      /* the input pattern's pixels */
 #endif

@@ -125,6 +125,20 @@ static int parse_estimator(const char *text, clx_estimator *estimator)
     return -1;
 }
 
+/* --interp's value: lanczos3, keys, bspline3 or bspline5. */
+static int parse_interp(const char *text, clx_interp *interp)
+{
+    static const clx_interp all[] = { CLX_INTERP_LANCZOS3, CLX_INTERP_KEYS, CLX_INTERP_BSPLINE3,
+                                      CLX_INTERP_BSPLINE5 };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (strcmp(text, clx_interp_name(all[i])) == 0) {
+            *interp = all[i];
+            return 0;
+        }
+    report_error("--interp: unknown interpolation '%s' (lanczos3, keys, bspline3 or bspline5)", text);
+    return -1;
+}
+
 /* --window-fn's value: none, hann, tukey or tukey:ALPHA. */
 static int parse_window_fn(const char *text, clx_window_fn *fn, double *alpha)
 {
@@ -234,7 +248,7 @@ static int parse_prefilter(const char *text, const char **prefilter)
     return 0;
 }
 
-/* The accurate mode's options: pre-filter, window function, passes, refinement. */
+/* The accurate mode's options: pre-filter, window function, passes, refinement, interpolation. */
 static int accurate_take(clx_plan_options *plan, int c, const char *value)
 {
     switch (c) {
@@ -244,6 +258,7 @@ static int accurate_take(clx_plan_options *plan, int c, const char *value)
     case OPT_REFINE: return option_taken(parse_int(value, "--refine", 0, 64, &plan->refine));
     case OPT_TOL: return option_taken(parse_double(value, "--tol", 1e-9, 10, &plan->tolerance));
     case OPT_FINE_SHIFT: return option_taken(parse_int(value, "--fine-shift", 1, 64, &plan->fine_shift));
+    case OPT_INTERP: return option_taken(parse_interp(value, &plan->interp));
     }
     return 0;
 }

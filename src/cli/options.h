@@ -50,6 +50,7 @@ enum option_id {
     OPT_REFINE,
     OPT_TOL,
     OPT_FINE_SHIFT,
+    OPT_INTERP,
     OPT_NO_CACHE,
     OPT_FORMAT,
     OPT_COLUMNS,
@@ -76,12 +77,13 @@ enum option_id {
 #define OPTION_FFT { "fft", required_argument, NULL, OPT_FFT }
 #define OPTION_PARAM { "param", required_argument, NULL, OPT_PARAM }
 #define OPTION_BATCH { "batch", required_argument, NULL, 'b' }
-/* The accurate mode's own: pre-filter, window function, passes, refinement. */
+/* The accurate mode's own: pre-filter, window function, passes, refinement and its interpolation. */
 #define OPTIONS_ACCURATE                                                                                \
     { "prefilter", required_argument, NULL, OPT_PREFILTER },                                          \
     { "window-fn", required_argument, NULL, OPT_WINDOW_FN },                                          \
     { "passes", required_argument, NULL, OPT_PASSES }, { "refine", required_argument, NULL, OPT_REFINE }, \
-    { "tol", required_argument, NULL, OPT_TOL }, { "fine-shift", required_argument, NULL, OPT_FINE_SHIFT }
+    { "tol", required_argument, NULL, OPT_TOL }, { "fine-shift", required_argument, NULL, OPT_FINE_SHIFT }, \
+    { "interp", required_argument, NULL, OPT_INTERP }
 /* Device: --device SPEC, and --no-cache where the command builds kernels it may cache. */
 #define OPTION_DEVICE { "device", required_argument, NULL, 'd' }
 #define OPTION_NO_CACHE { "no-cache", no_argument, NULL, OPT_NO_CACHE }

@@ -78,6 +78,9 @@ static int warp_kernel(struct clx_warp *w, clx_pixel_type type, cl_kernel *kerne
         struct kernel_params p;
         kernel_params_defaults(&p, &w->ctx->dev);
         p.pixel = type;
+        /* The warp reads the pattern's pixels, which the B-splines cannot
+         * (they need its coefficients): Lanczos-3, whatever the default. */
+        p.interp = INTERP_LANCZOS3;
         if ((status = program_build_params(w->ctx, "warp_pattern.cl", &p, &w->programs[t])) == CLX_OK)
             status = kernel_create(w->ctx, w->programs[t], "warp_pattern", &w->kernels[t]);
     }

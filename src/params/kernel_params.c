@@ -296,7 +296,7 @@ int kernel_params_check(const struct kernel_params *p, const struct device_entry
             return -1;
         }
     /* sample_windows holds a patch of the image and its filtered rows. */
-    size_t taps = p->interp == 0 ? 4 : 6;
+    size_t taps = INTERP_TAPS(p->interp);
     size_t sample_local = (p->use_double ? sizeof(double) : sizeof(float)) *
                           ((p->sample_ty + taps - 1) * (p->sample_tx + taps - 1 + p->sample_tx) + 2 * taps);
     if (sample_local > dev->info.local_memory) {

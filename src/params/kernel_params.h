@@ -30,6 +30,14 @@
 #define FFT_VKFFT 1
 #define FFT_AUTO 2             /* whichever method_choice measures faster for the job */
 
+/* kernel_params.interp: the refinement's interpolation (cl/interp.h). */
+#define INTERP_KEYS 0
+#define INTERP_LANCZOS3 1
+#define INTERP_BSPLINE3 2      /* the B-splines sample coefficients (ops/bspline_prefilter.h), not pixels */
+#define INTERP_BSPLINE5 3
+#define INTERP_IS_BSPLINE(interp) ((interp) == INTERP_BSPLINE3 || (interp) == INTERP_BSPLINE5)
+#define INTERP_TAPS(interp) ((interp) == INTERP_KEYS || (interp) == INTERP_BSPLINE3 ? 4 : 6)
+
 /*
  * X(member, MACRO, type, key, min, max, default, meaning)
  *   member   the struct member, and the --param key where there is one
@@ -78,7 +86,8 @@
     X(sample_tx, SAMPLE_TX, INT, ANY, 1, 4096, WG(16), "sample_windows' work-group width")                          \
     X(sample_ty, SAMPLE_TY, INT, ANY, 1, 4096, WG_AFTER(p->sample_tx, 8), "sample_windows' work-group height")     \
     X(tile_wg, TILE_WG, INT, POW2, 1, 4096, WG(256), "work-items per tile in tile_prepare and zncc")                 \
-    X(interp, INTERP, INT, ANY, 0, 1, 1, "sample_windows' interpolation: 0 Keys' cubic, 1 Lanczos-3")              \
+    X(interp, INTERP, INT, ANY, 0, 3, INTERP_LANCZOS3,                                                                \
+      "sample_windows' interpolation: 0 Keys' cubic, 1 Lanczos-3, 2 cubic B-spline, 3 quintic B-spline")           \
     /* the FFT path */                                                                                               \
     X(fft_pack, FFT_PACK, INT, ANY, 0, 1, 0, "FFT path: 0 R2C/C2R per tile, 1 one C2C per pair of tiles")          \
     /* the direct path (its correlator sizes them for each job) */                                                   \

@@ -11,7 +11,9 @@
  *      round(d) and correlated again over a few pixels -> d = round(d) + peak:
  *      removes the bias of the overlap shrinking with the shift;
  *   4. refinement (up to `refine` iterations): the image window sampled at
- *      p + d with Lanczos-3 interpolation, correlated over one pixel either
+ *      p + d with Lanczos-3 interpolation (or Keys' cubic, or a cubic or
+ *      quintic B-spline on each image's coefficients, computed once per
+ *      image after the pre-filter), correlated over one pixel either
  *      way, d += the residual peak (scaled by the estimator's gain as
  *      refine_step.c measures it), until the step is below the tolerance:
  *      the estimator then only sees peaks at zero, where its bias vanishes.
@@ -33,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops/bspline_prefilter.h"
 #include "ops/filter_chain.h"
 #include "pipeline/pipeline_accurate.h"
 #include "runtime/cl_error.h"
@@ -127,6 +130,8 @@ static void accurate_image_bytes(const struct pipeline_job *job, size_t *per_ima
     moved.search_rx = moved.search_ry = job->opt->fine_shift;
     stage_image_bytes(&job->ctx->dev, &moved, CLX_METHOD_DIRECT, job->nwin, &each, &big);
     *per_image += 2 * each + 2 * pixels * rs + (size_t)job->nwin * p->win_w * p->win_h * rs;
+    if (INTERP_IS_BSPLINE(p->interp))
+        *per_image += pixels * rs;      /* the coefficients */
     if (*largest < pixels * rs)
         *largest = pixels * rs;
 }
@@ -180,6 +185,11 @@ static int create_kernels_and_buffers(struct accurate_pipeline *a, const struct 
         (status = ctx_create_buffer(ctx, rs * ntiles, &a->zncc_values, "zncc")) ||
         (status = ctx_create_buffer(ctx, sizeof(cl_int) * ntiles, &a->tile_ids, "tile ids")))
         return status;
+    if (INTERP_IS_BSPLINE(base->interp) &&
+        ((status = bspline_prefilter_create(ctx, base, &a->bspline)) != CLX_OK ||
+         (status = ctx_create_buffer(ctx, rs * a->job.batch * a->job.image_w * a->job.image_h, &a->coefficients,
+                                     "B-spline coefficients")) != CLX_OK))
+        return status;
     return CLX_OK;
 }
 
@@ -210,16 +220,32 @@ static int accurate_create(const struct pipeline_job *job, void **state)
     ctx_log(ctx, CLX_LOG_INFO, "method: %s", a->coarse.explanation);
     ctx_log(ctx, CLX_LOG_INFO,
             "accurate mode: pre-filter %s, %s window, first pass %s over shifts up to %d x %d, %d window-offset "
-            "pass(es) over %d px, up to %d refinement(s) over %d px, %s estimator, batch of %d images",
+            "pass(es) over %d px, up to %d refinement(s) over %d px with %s interpolation, %s estimator, batch of "
+            "%d images",
             a->prefilter ? o->prefilter : "none",
             o->window == CLX_WINDOW_HANN ? "Hann" : o->window == CLX_WINDOW_TUKEY ? "Tukey" : "no",
             a->coarse.correlator->name, base.search_rx, base.search_ry, o->passes - 1, o->fine_shift, o->refine,
-            REFINE_RADIUS, clx_estimator_name(o->estimator), job->batch);
+            REFINE_RADIUS, clx_interp_name(o->interp), clx_estimator_name(o->estimator), job->batch);
     *state = a;
     return CLX_OK;
 }
 
 /* ---- device steps -------------------------------------------------------- */
+
+/* For the B-spline interpolations, the coefficients of the batch's
+ * filtered images (the reference needs none: its windows are copied). */
+static int coefficients(struct accurate_pipeline *a, const struct batch_view *b)
+{
+    if (!a->bspline)
+        return CLX_OK;
+    int status = bspline_prefilter_enqueue(a->bspline, a->filtered, a->job.image_w, a->job.image_h, (int)b->count,
+                                           a->coefficients);
+    /* Profiled with the pre-filter, as part of readying the images: a row
+     * pass reading and writing, a column pass the same. */
+    if (status == CLX_OK)
+        ctx_profile_mark(a->job.ctx, "filter", 4.0 * b->count * a->job.image_w * a->job.image_h * real_size(a));
+    return status;
+}
 
 /* The uploaded images as reals in `filtered`: through the pre-filter, or
  * converted. */
@@ -282,17 +308,19 @@ error:
 /* Samples the windows of the first nslots tiles (or of tiles tile_ids[0 ..
  * nslots - 1]) at their offsets from the filtered images (tile t from image
  * t / nwin) into slots 0 .. nslots - 1 of `tiles`; `integer`: every offset
- * is a whole number of pixels (copied, not interpolated). */
+ * is a whole number of pixels (copied, not interpolated). The B-splines
+ * interpolate the images' coefficients; copies are of the pixels. */
 static int sample(struct accurate_pipeline *a, int nslots, cl_mem tile_ids, int integer)
 {
     struct clx_context *ctx = a->job.ctx;
     const struct kernel_params *p = a->job.params;
     cl_kernel k = integer ? a->copy : a->sample;
+    cl_mem source = !integer && a->bspline ? a->coefficients : a->filtered;
     int status = CLX_OK;
     /* The host may have worked since the last enqueue (fits between
      * passes): that time is nobody's stage. */
     ctx_profile_begin(ctx);
-    CL_CALL(ctx, clSetKernelArg(k, 0, sizeof a->filtered, &a->filtered));
+    CL_CALL(ctx, clSetKernelArg(k, 0, sizeof source, &source));
     CL_CALL(ctx, clSetKernelArg(k, 1, sizeof a->job.image_w, &a->job.image_w));
     CL_CALL(ctx, clSetKernelArg(k, 2, sizeof a->job.image_h, &a->job.image_h));
     CL_CALL(ctx, clSetKernelArg(k, 3, sizeof a->job.corners, &a->job.corners));
@@ -378,7 +406,8 @@ static int accurate_push(void *state, const struct batch_view *batch)
     struct accurate_pipeline *a = state;
     int ntiles = (int)batch->count * a->job.nwin, status;
     zero_offsets(a, ntiles);
-    if ((status = filter_images(a, batch)) != CLX_OK || (status = upload_offsets(a, ntiles)) ||
+    if ((status = filter_images(a, batch)) != CLX_OK || (status = coefficients(a, batch)) != CLX_OK ||
+        (status = upload_offsets(a, ntiles)) ||
         (status = sample(a, ntiles, NULL, 1)) != CLX_OK ||
         (status = prepare(a, a->coarse_prepare, &a->coarse, a->tiles, ntiles)) != CLX_OK)
         return status;
@@ -602,6 +631,7 @@ static void accurate_release(void *state)
     if (a->coarse_done)
         clReleaseEvent(a->coarse_done);
     filter_destroy(a->prefilter);
+    bspline_prefilter_destroy(a->bspline);
     stage_release(&a->coarse);
     stage_release(&a->offset);
     stage_release(&a->refine);
@@ -616,7 +646,7 @@ static void accurate_release(void *state)
     for (size_t i = 0; i < sizeof programs / sizeof programs[0]; i++)
         if (programs[i])
             clReleaseProgram(programs[i]);
-    cl_mem bufs[] = { a->filtered, a->offsets, a->tiles, a->ref_tiles, a->zncc_values, a->tile_ids };
+    cl_mem bufs[] = { a->filtered, a->coefficients, a->offsets, a->tiles, a->ref_tiles, a->zncc_values, a->tile_ids };
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i])
             clReleaseMemObject(bufs[i]);

@@ -14,10 +14,12 @@
 #include "pipeline/pipeline.h"
 
 struct clx_filter;
+struct bspline_prefilter;
 
 struct accurate_pipeline {
     struct pipeline_job job;
     struct clx_filter *prefilter;     /* NULL: no pre-filter */
+    struct bspline_prefilter *bspline; /* the B-spline interpolations' coefficients; NULL for the others */
     cl_program sample_program, coarse_program, moved_program, zncc_program;
     cl_program to_real_program[3];    /* image_to_real for pixel type t - 1, built when needed */
     cl_kernel to_real[3];
@@ -29,6 +31,7 @@ struct accurate_pipeline {
     struct stage refine;              /* refinement: REFINE_RADIUS pixels, direct (if refine > 0) */
 
     cl_mem filtered;                  /* the batch's images, pre-filtered, as reals */
+    cl_mem coefficients;              /* their B-spline coefficients (with `bspline`), same layout */
     cl_mem offsets;                   /* per tile: where its window is sampled (real2) */
     cl_mem tiles;                     /* per tile: the sampled window (WIN_W x WIN_H reals) */
     cl_mem ref_tiles;                 /* the reference's windows, sampled the same way */

@@ -57,6 +57,25 @@ void clx_plan_options_init(clx_plan_options *o)
 
 /* ---- checks and sizes ---------------------------------------------------- */
 
+/*
+ * The interpolation in the kernels' terms: an explicit option wins over
+ * the params' interp (--param or the tuning), which CLX_INTERP_DEFAULT
+ * leaves as it is; the option then names what runs, for logs and metadata.
+ */
+static int apply_interp(struct clx_plan *plan)
+{
+    static const struct { clx_interp option; int kernel; } map[] = {
+        { CLX_INTERP_LANCZOS3, INTERP_LANCZOS3 }, { CLX_INTERP_KEYS, INTERP_KEYS },
+        { CLX_INTERP_BSPLINE3, INTERP_BSPLINE3 }, { CLX_INTERP_BSPLINE5, INTERP_BSPLINE5 } };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+        if (plan->opt.interp == map[i].option)
+            plan->params.interp = map[i].kernel;
+        else if (plan->opt.interp == CLX_INTERP_DEFAULT && plan->params.interp == map[i].kernel)
+            plan->opt.interp = map[i].option;
+    }
+    return CLX_OK;
+}
+
 /* The mode's defaults for the estimator and F where the options say 0. */
 static void resolve_defaults(clx_plan_options *o)
 {
@@ -103,6 +122,8 @@ static int check_options(struct clx_context *ctx, const clx_plan_options *o, int
             o->window_alpha > 1)
             return ctx_fail(ctx, CLX_ERR_ARGUMENT, "window function %d with alpha %g: alpha from 0 to 1",
                             (int)o->window, o->window_alpha);
+        if (o->interp < CLX_INTERP_DEFAULT || o->interp > CLX_INTERP_BSPLINE5)
+            return ctx_fail(ctx, CLX_ERR_ARGUMENT, "unknown interpolation %d", (int)o->interp);
         if (o->fine_shift < 1 || o->fine_shift > 64)
             return ctx_fail(ctx, CLX_ERR_ARGUMENT, "fine search radius %d: from 1 to 64", o->fine_shift);
         if (o->prefilter && strcmp(o->prefilter, "none") != 0 &&
@@ -430,7 +451,7 @@ int clx_plan_create(clx_context *ctx, const clx_image *reference, const clx_regi
     plan->opt = resolved;
     plan->pipeline = resolved.mode == CLX_MODE_SEED ? &pipeline_seed : &pipeline_accurate;
     if ((status = set_job(plan, reference, regions, region_count)) != CLX_OK ||
-        (status = apply_tuning(plan, options->params)) != CLX_OK ||
+        (status = apply_tuning(plan, options->params)) != CLX_OK || (status = apply_interp(plan)) != CLX_OK ||
         (status = choose_batch(plan, options->batch)) != CLX_OK || (status = upload_corners(plan)) != CLX_OK ||
         (status = create_pipeline(plan)) != CLX_OK || (status = set_reference(plan, reference)) != CLX_OK)
         goto error;

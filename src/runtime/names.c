@@ -85,3 +85,15 @@ const char *clx_estimator_name(clx_estimator estimator)
     }
     return "?";
 }
+
+const char *clx_interp_name(clx_interp interp)
+{
+    switch (interp) {
+    case CLX_INTERP_DEFAULT: return "default";
+    case CLX_INTERP_LANCZOS3: return "lanczos3";
+    case CLX_INTERP_KEYS: return "keys";
+    case CLX_INTERP_BSPLINE3: return "bspline3";
+    case CLX_INTERP_BSPLINE5: return "bspline5";
+    }
+    return "?";
+}

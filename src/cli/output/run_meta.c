@@ -69,6 +69,7 @@ static void write_options(FILE *f, const struct run_meta *m)
         json_int(&o, "refine", p->refine);
         json_double(&o, "tol", "%.6g", p->tolerance);
         json_int(&o, "fine_shift", p->fine_shift);
+        text(&o, "interp", clx_interp_name(p->interp));
     }
     json_int(&o, "lanes", m->lanes);
     json_int(&o, "threads", m->loaders);
