@@ -5,7 +5,8 @@
  * (each configuring its own layouts, as a plan does), every direct-kernel
  * variant that is OpenCL C 1.2, the seed kernels' variants (sums_items,
  * prep_vec, prep_pad, argmax_form, fft_pack), float and double, every pixel type, full and
- * bounded searches, several vendors; and the pre-filter stages: both paths,
+ * bounded searches, several vendors, each interpolation (and the
+ * B-splines' prefilter); and the pre-filter stages: both paths,
  * radii 1 to 64, every border rule, epilogue and input. kernels_spir.sh
  * compiles every kernel with each line.
  */
@@ -106,10 +107,13 @@ int main(void)
                     p.argmax_parts = 1 + n % 16;
                     p.fft_pack = path == 0;
                     bad |= print(path == 0 ? kernels_fft_pack : kernels, &p);
-                    /* The accurate mode: each window function and interpolator. */
+                    /* The accurate mode: each window function and
+                     * interpolator, and the B-splines' prefilter. */
                     p.window_fn = n % 3;
-                    p.interp = n % 2;
+                    p.interp = n % 4;
                     bad |= print(kernels_accurate, &p);
+                    if (p.interp == INTERP_BSPLINE3 || p.interp == INTERP_BSPLINE5)
+                        bad |= print("bspline_prefilter.cl", &p);
                     if (paths[path] == &correlator_direct && !p.direct_few && !dbl) {
                         /* The texture and hybrid variants, and a split. */
                         p.direct_source = 1;
@@ -120,7 +124,8 @@ int main(void)
                     }
                 }
     bad |= print_filters(&dev);
-    /* The HR-EBSD remapping's warp (src/ops/warp.c): each input pixel type, both interpolators. */
+    /* The HR-EBSD remapping's warp (src/ops/warp.c): each input pixel type,
+     * both interpolators of pixels (it refuses the B-splines). */
     for (int px = 0; px < 3; px++) {
         struct kernel_params p;
         kernel_params_defaults(&p, &dev);
