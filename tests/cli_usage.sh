@@ -23,6 +23,7 @@ expect_failure "bad grid" 2 "--grid: expected AxB" "$CLXCORR" offsets --grid 22 
 expect_failure "bad batch" 2 "--batch: 'many' is not an integer" "$CLXCORR" offsets --batch many --grid 2x2 --window 8x8 ref.tif a.tif
 expect_failure "fit size too small" 2 "--fit-size: 1 is out of range" "$CLXCORR" offsets --fit-size 1 --grid 2x2 --window 8x8 ref.tif a.tif
 expect_failure "unknown mode" 2 "unknown mode 'fancy'" "$CLXCORR" offsets --mode fancy --grid 2x2 --window 8x8 ref.tif a.tif
+expect_failure "unknown interpolation" 2 "--interp: unknown interpolation 'sinc'" "$CLXCORR" offsets --interp sinc --grid 2x2 --window 8x8 ref.tif a.tif
 expect_failure "unknown option" 2 "offsets: unknown option '--frobnicate'" "$CLXCORR" offsets --frobnicate ref.tif a.tif
 expect_failure "missing value" 2 "offsets: option '--batch' needs a value" "$CLXCORR" offsets ref.tif --batch
 expect_failure "devices with an argument" 2 "devices takes no arguments" "$CLXCORR" devices extra
