@@ -8,7 +8,7 @@
  *             refinement, kernel_params.h).
  * The B-splines do not interpolate pixels: they weight the coefficients
  * bspline_prefilter.cl computes from them, and their sum at whole pixels
- * gives the pixels back. Include after common.h (or filter_common.h).
+ * gives the pixels back. Include after common.h.
  */
 #ifndef CLX_INTERP_H
 #define CLX_INTERP_H

@@ -947,7 +947,7 @@ typedef struct clx_warp clx_warp;
 int clx_warp_create(clx_context *context, clx_warp **warp);
 /*
  * output(u, v) = input at h (u, v, 1) (row-major 3x3, divided by its third
- * component), Lanczos-3 as the refinement samples; points outside the input
+ * component), with Lanczos-3 interpolation; points outside the input
  * take its nearest edge pixel. `output` is a new CLX_PIXEL_F32 image of the
  * input's size (the caller frees it).
  */
