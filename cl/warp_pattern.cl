@@ -1,17 +1,14 @@
 /*
  * warp_pattern.cl - a pattern resampled through a projective map (HR-EBSD
  * remapping): out(u, v) = in at h (u, v, 1), divided by its third component,
- * with the refinement's interpolation (interp.h: Lanczos-3 by default),
- * weights normalised so that a flat pattern stays flat; taps outside the
- * pattern repeat its edge pixel.
+ * with the refinement's interpolations (interp.h). With a B-spline, `in`
+ * holds the pattern's coefficients (bspline_prefilter.cl) and taps outside
+ * are mirrored; otherwise its pixels, the edge pixel repeated. Weights are
+ * normalised so that a flat pattern stays flat.
  * NDRange: global (w, h) rounded up to the work-group (WARP_TX, WARP_TY).
  */
 #include "common.h"
 #include "interp.h"
-
-#if INTERP_IS_BSPLINE
-#error "warp_pattern.cl reads pixels: the B-splines (INTERP 2, 3) need the pattern's coefficients"
-#endif
 
 #ifndef PIXEL_T
 #define PIXEL_T ushort      /* the input pattern's pixels */
@@ -40,10 +37,10 @@ __kernel void warp_pattern(__global const PIXEL_T *in, int w, int h, __global co
     const int ix0 = (int)x0 - TAPS / 2 + 1, iy0 = (int)y0 - TAPS / 2 + 1;
     real sum = 0;
     for (int j = 0; j < TAPS; j++) {
-        __global const PIXEL_T *row = in + (size_t)clamp(iy0 + j, 0, h - 1) * w;
+        __global const PIXEL_T *row = in + (size_t)tap_index(iy0 + j, h) * w;
         real r = 0;
         for (int k = 0; k < TAPS; k++)
-            r += wx[k] * (real)row[clamp(ix0 + k, 0, w - 1)];
+            r += wx[k] * (real)row[tap_index(ix0 + k, w)];
         sum += wy[j] * r;
     }
     out[(size_t)v * w + u] = (float)(sum / (sx * sy));

@@ -1,16 +1,22 @@
 /*
  * warp.c - clx_warp: a pattern resampled through a projective map on the
  * device (cl/warp_pattern.cl), for HR-EBSD remapping: the test pattern is
- * seen through the inverse of its measured rotation and correlated again.
- * One program per input pixel type, built on first use; the device
- * buffers grow to the largest pattern seen and are kept.
+ * seen through the inverse of its measured deformation and correlated
+ * again. The pattern is interpolated as the refinement's default does, a
+ * quintic B-spline: uploaded as floats, turned into its coefficients by the
+ * B-spline prefilter (bspline_prefilter.c), then sampled. A shorter kernel
+ * would leave its own sub-pixel bias in every remapped pattern, and the
+ * remapped strain would keep it. Built on first use; the device buffers
+ * grow to the largest pattern seen and are kept.
  */
 #include "config.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops/bspline_prefilter.h"
 #include "params/kernel_params.h"
 #include "runtime/cl_error.h"
 #include "runtime/context.h"
@@ -22,10 +28,11 @@
 
 struct clx_warp {
     struct clx_context *ctx;
-    cl_program programs[3];     /* by input pixel type - 1 */
-    cl_kernel kernels[3];
-    cl_mem input, output, matrix;
-    size_t input_bytes, output_bytes, matrix_bytes;
+    struct bspline_prefilter *prefilter;
+    cl_program program;
+    cl_kernel kernel;
+    cl_mem input, coefficients, output, matrix;
+    size_t input_bytes, coefficients_bytes, output_bytes, matrix_bytes;
 };
 
 static void warp_destroy(void *object)
@@ -33,13 +40,12 @@ static void warp_destroy(void *object)
     struct clx_warp *w = object;
     if (!w)
         return;
-    for (int t = 0; t < 3; t++) {
-        if (w->kernels[t])
-            clReleaseKernel(w->kernels[t]);
-        if (w->programs[t])
-            clReleaseProgram(w->programs[t]);
-    }
-    cl_mem bufs[] = { w->input, w->output, w->matrix };
+    bspline_prefilter_destroy(w->prefilter);
+    if (w->kernel)
+        clReleaseKernel(w->kernel);
+    if (w->program)
+        clReleaseProgram(w->program);
+    cl_mem bufs[] = { w->input, w->coefficients, w->output, w->matrix };
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i])
             clReleaseMemObject(bufs[i]);
@@ -70,22 +76,32 @@ void clx_warp_release(clx_warp *w)
         warp_destroy(w);
 }
 
-/* The kernel for input pixels of `type`, built on first use. */
-static int warp_kernel(struct clx_warp *w, clx_pixel_type type, cl_kernel *kernel)
+/* The prefilter and the kernel, in single precision, built on first use. */
+static int warp_build(struct clx_warp *w)
 {
-    int t = (int)type - 1, status = CLX_OK;
-    if (!w->kernels[t]) {
-        struct kernel_params p;
-        kernel_params_defaults(&p, &w->ctx->dev);
-        p.pixel = type;
-        /* The warp reads the pattern's pixels, which the B-splines cannot
-         * (they need its coefficients): Lanczos-3, whatever the default. */
-        p.interp = INTERP_LANCZOS3;
-        if ((status = program_build_params(w->ctx, "warp_pattern.cl", &p, &w->programs[t])) == CLX_OK)
-            status = kernel_create(w->ctx, w->programs[t], "warp_pattern", &w->kernels[t]);
-    }
-    *kernel = w->kernels[t];
+    if (w->kernel)
+        return CLX_OK;
+    struct kernel_params p;
+    int status;
+    kernel_params_defaults(&p, &w->ctx->dev);
+    p.pixel = CLX_PIXEL_F32;
+    p.interp = INTERP_BSPLINE5;
+    if ((status = bspline_prefilter_create(w->ctx, &p, &w->prefilter)) == CLX_OK &&
+        (status = program_build_params(w->ctx, "warp_pattern.cl", &p, &w->program)) == CLX_OK)
+        status = kernel_create(w->ctx, w->program, "warp_pattern", &w->kernel);
     return status;
+}
+
+/* The input's pixels as floats, which the prefilter reads (malloc'd; NULL when out of memory). */
+static float *pixels_as_floats(const clx_image *input)
+{
+    size_t n = (size_t)input->width * input->height;
+    float *f = malloc(n * sizeof *f);
+    for (size_t i = 0; f && i < n; i++)
+        f[i] = input->type == CLX_PIXEL_U8    ? (float)((const uint8_t *)input->pixels)[i]
+               : input->type == CLX_PIXEL_U16 ? (float)((const uint16_t *)input->pixels)[i]
+                                              : ((const float *)input->pixels)[i];
+    return f;
 }
 
 int clx_warp_apply(clx_warp *w, const clx_image *input, const double h[9], clx_image *output)
@@ -104,12 +120,13 @@ int clx_warp_apply(clx_warp *w, const clx_image *input, const double h[9], clx_i
         if (!isfinite(h[i]))
             return ctx_fail(ctx, CLX_ERR_ARGUMENT, "clx_warp_apply: the map's element %d is not finite", i);
 
-    cl_kernel k;
     int W = input->width, H = input->height;
-    size_t n = (size_t)W * H, in_bytes = n * clx_pixel_size(input->type), out_bytes = n * sizeof(float);
-    if ((status = warp_kernel(w, input->type, &k)) != CLX_OK ||
-        (status = ctx_buffer_reserve(ctx, &w->input, &w->input_bytes, in_bytes, "warp", "input")) != CLX_OK ||
-        (status = ctx_buffer_reserve(ctx, &w->output, &w->output_bytes, out_bytes, "warp", "output")) != CLX_OK ||
+    size_t n = (size_t)W * H, bytes = n * sizeof(float);
+    if ((status = warp_build(w)) != CLX_OK ||
+        (status = ctx_buffer_reserve(ctx, &w->input, &w->input_bytes, bytes, "warp", "input")) != CLX_OK ||
+        (status = ctx_buffer_reserve(ctx, &w->coefficients, &w->coefficients_bytes, bytes, "warp",
+                                     "coefficients")) != CLX_OK ||
+        (status = ctx_buffer_reserve(ctx, &w->output, &w->output_bytes, bytes, "warp", "output")) != CLX_OK ||
         (status = ctx_buffer_reserve(ctx, &w->matrix, &w->matrix_bytes, 9 * sizeof(float), "warp", "map")) != CLX_OK)
         return status;
     /* The kernel works in single precision (its reals are floats): pixel
@@ -118,22 +135,33 @@ int clx_warp_apply(clx_warp *w, const clx_image *input, const double h[9], clx_i
     for (int i = 0; i < 9; i++)
         m[i] = (float)h[i];
     clx_message msg;
-    if ((status = clx_image_alloc(output, W, H, CLX_PIXEL_F32, &msg)) != CLX_OK)
+    float *pixels = pixels_as_floats(input);
+    if (!pixels)
+        return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory for a %dx%d pattern", W, H);
+    if ((status = clx_image_alloc(output, W, H, CLX_PIXEL_F32, &msg)) != CLX_OK) {
+        free(pixels);
         return ctx_fail(ctx, status, "%s", msg.text);
+    }
     size_t global[2] = { (size_t)(W + WARP_TX - 1) / WARP_TX * WARP_TX, (size_t)(H + WARP_TY - 1) / WARP_TY * WARP_TY };
     size_t local[2] = { WARP_TX, WARP_TY };
-    CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, w->input, CL_FALSE, 0, in_bytes, input->pixels, 0, NULL, NULL));
+    cl_kernel k = w->kernel;
+    CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, w->input, CL_FALSE, 0, bytes, pixels, 0, NULL, NULL));
     CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, w->matrix, CL_FALSE, 0, sizeof m, m, 0, NULL, NULL));
-    CL_CALL(ctx, clSetKernelArg(k, 0, sizeof(cl_mem), &w->input));
+    if ((status = bspline_prefilter_enqueue(w->prefilter, w->input, W, H, 1, w->coefficients)) != CLX_OK)
+        goto error;
+    CL_CALL(ctx, clSetKernelArg(k, 0, sizeof(cl_mem), &w->coefficients));
     CL_CALL(ctx, clSetKernelArg(k, 1, sizeof(int), &W));
     CL_CALL(ctx, clSetKernelArg(k, 2, sizeof(int), &H));
     CL_CALL(ctx, clSetKernelArg(k, 3, sizeof(cl_mem), &w->matrix));
     CL_CALL(ctx, clSetKernelArg(k, 4, sizeof(cl_mem), &w->output));
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, global, local, 0, NULL, NULL));
-    CL_CALL(ctx, clEnqueueReadBuffer(ctx->queue, w->output, CL_TRUE, 0, n * sizeof(float), output->pixels, 0, NULL,
-                                     NULL));
+    CL_CALL(ctx, clEnqueueReadBuffer(ctx->queue, w->output, CL_TRUE, 0, bytes, output->pixels, 0, NULL, NULL));
+    free(pixels);
     return CLX_OK;
 error:
+    /* The writes may still read `pixels`: wait for the queue before freeing. */
+    clFinish(ctx->queue);
+    free(pixels);
     clx_image_free(output);
     return status;
 }
