@@ -2,10 +2,9 @@
  * interp.h - the interpolation weights of the refinement's window sampling
  * (sample_windows.cl), shared with the pattern warp (warp_pattern.cl):
  *   INTERP 0  Keys' cubic convolution (a = -0.5), 4 taps;
- *   INTERP 1  Lanczos-3, 6 taps (this file's default, for the warp);
+ *   INTERP 1  Lanczos-3, 6 taps (the default);
  *   INTERP 2  cubic B-spline, 4 taps;
- *   INTERP 3  quintic B-spline, 6 taps (the library's default for the
- *             refinement, kernel_params.h).
+ *   INTERP 3  quintic B-spline, 6 taps.
  * The B-splines do not interpolate pixels: they weight the coefficients
  * bspline_prefilter.cl computes from them, and their sum at whole pixels
  * gives the pixels back. Include after common.h.

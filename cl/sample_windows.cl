@@ -6,10 +6,10 @@
  * corner plus the tile's offset, into slot t, or, when tile_ids is not
  * NULL (the refinement's open tiles), tile tile_ids[s] into slot s.
  * Fractional offsets interpolate with interp.h's kernel: Lanczos-3 (INTERP
- * 1) or Keys' cubic convolution (INTERP 0, a = -0.5) on the images, taps
- * outside them repeating the edge pixel; or a cubic or quintic B-spline
- * (INTERP 2, 3; 3 is the library's default) on the images' B-spline
- * coefficients (bspline_prefilter.cl), mirrored outside. copy_windows copies pixels
+ * 1, the default) or Keys' cubic convolution (INTERP 0, a = -0.5) on the
+ * images, taps outside them repeating the edge pixel; or a cubic or
+ * quintic B-spline (INTERP 2, 3) on the images' B-spline coefficients
+ * (bspline_prefilter.cl), mirrored outside. copy_windows copies pixels
  * for integer offsets, from the images in every case.
  * NDRange: global (WIN_W, WIN_H, slots) rounded up to (SAMPLE_TX, SAMPLE_TY, 1).
  */

@@ -477,8 +477,7 @@ const char *clx_estimator_name(clx_estimator estimator);
 
 /* How the accurate mode's refinement samples windows at fractional offsets. */
 typedef enum clx_interp {
-    CLX_INTERP_DEFAULT = 0,   /* quintic B-spline (bench/interp-bias.sh: the least biased), unless
-                                 the params (interp=N) or the tuning say otherwise */
+    CLX_INTERP_DEFAULT = 0,   /* Lanczos-3, unless the params (interp=N) or the tuning say otherwise */
     CLX_INTERP_LANCZOS3 = 1,  /* sinc(t) sinc(t/3), 6 x 6 taps */
     CLX_INTERP_KEYS = 2,      /* Keys' cubic convolution (a = -0.5), 4 x 4 taps */
     CLX_INTERP_BSPLINE3 = 3,  /* cubic B-spline on each image's prefiltered coefficients, 4 x 4 taps */
@@ -514,7 +513,7 @@ typedef struct clx_plan_options {
     int refine;             /* at most this many sub-pixel refinement iterations (>= 0) */
     double tolerance;       /* refinement stops below this correction, in pixels */
     int fine_shift;         /* search radius of the window-offset passes (refinement: 1 px) */
-    clx_interp interp;      /* the refinement's interpolation (CLX_INTERP_DEFAULT: quintic B-spline) */
+    clx_interp interp;      /* the refinement's interpolation (CLX_INTERP_DEFAULT: Lanczos-3) */
 } clx_plan_options;
 
 /* Fills in the defaults: accurate mode, automatic method and batch, the

@@ -86,7 +86,7 @@
     X(sample_tx, SAMPLE_TX, INT, ANY, 1, 4096, WG(16), "sample_windows' work-group width")                          \
     X(sample_ty, SAMPLE_TY, INT, ANY, 1, 4096, WG_AFTER(p->sample_tx, 8), "sample_windows' work-group height")     \
     X(tile_wg, TILE_WG, INT, POW2, 1, 4096, WG(256), "work-items per tile in tile_prepare and zncc")                 \
-    X(interp, INTERP, INT, ANY, 0, 3, INTERP_BSPLINE5,                                                                \
+    X(interp, INTERP, INT, ANY, 0, 3, INTERP_LANCZOS3,                                                                \
       "sample_windows' interpolation: 0 Keys' cubic, 1 Lanczos-3, 2 cubic B-spline, 3 quintic B-spline")           \
     /* the FFT path */                                                                                               \
     X(fft_pack, FFT_PACK, INT, ANY, 0, 1, 0, "FFT path: 0 R2C/C2R per tile, 1 one C2C per pair of tiles")          \

@@ -11,16 +11,15 @@
  *      round(d) and correlated again over a few pixels -> d = round(d) + peak:
  *      removes the bias of the overlap shrinking with the shift;
  *   4. refinement (up to `refine` iterations): the image window sampled at
- *      p + d with a quintic B-spline on each image's coefficients (computed
- *      once per image after the pre-filter; or a cubic B-spline, Lanczos-3
- *      or Keys' cubic), correlated over one pixel either
+ *      p + d with Lanczos-3 interpolation (or Keys' cubic, or a cubic or
+ *      quintic B-spline on each image's coefficients, computed once per
+ *      image after the pre-filter), correlated over one pixel either
  *      way, d += the residual peak (scaled by the estimator's gain as
  *      refine_step.c measures it), until the step is below the tolerance:
  *      the estimator then only sees peaks at zero, where its bias vanishes.
  *      What remains is the interpolator's phase error (it shifts content by
  *      slightly less or more than the fraction asked): 0.011 px on the
- *      speckle set with Keys' cubic, 0.006 px with Lanczos-3, 0.0001 px
- *      with the quintic B-spline (bench/interp-bias.sh). Sampling the
+ *      speckle set with Keys' cubic, 0.006 px with Lanczos-3. Sampling the
  *      reference at p - d/2 and the image at p + d/2 instead doubled it:
  *      the two phase errors add, they do not cancel;
  *   5. quality: ZNCC of the windows at the final d, the first pass's peak
