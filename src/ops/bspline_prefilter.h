@@ -3,7 +3,8 @@
  * device (cl/bspline_prefilter.cl), for the B-spline interpolations
  * (kernel_params.interp INTERP_BSPLINE3, INTERP_BSPLINE5): sample_windows
  * then weights coefficients, not pixels, and the spline it evaluates passes
- * through every pixel. Run once per image, before any window is sampled
+ * through every pixel. A separable FIR (the exact inverse filter's impulse
+ * response truncated where it falls below the precision), data-parallel. Run once per image, before any window is sampled
  * at a fractional offset (internal).
  */
 #ifndef CLX_BSPLINE_PREFILTER_H
@@ -19,6 +20,11 @@ struct bspline_prefilter {
     cl_program program;
     cl_kernel rows, columns;
     size_t group;               /* work-items per work-group, both passes */
+    size_t real_size;           /* sizeof(float), or sizeof(double) with use_double */
+    int radius;                 /* the FIR's taps to either side of the centre */
+    cl_mem taps;                /* radius + 1 reals: the centre tap, then outwards */
+    cl_mem scratch;             /* the row pass's output for a chunk of images; grown on demand */
+    size_t scratch_bytes;
 };
 
 /*
