@@ -305,14 +305,11 @@ static int strain_report(const clx_detector *d, const double f_d[9], const doubl
     return 0;
 }
 
-int clx_strain_fit(const clx_detector *reference, const double test_pc[3], const double remapped_by[9],
-                   const double *x, const double *y, const clx_result *results, size_t n, const double euler[3],
-                   const clx_strain_options *options, clx_strain *out, clx_message *msg)
+/* The arguments clx_strain_fit refuses, options already defaulted. */
+static int fit_arguments_check(const clx_detector *reference, const double test_pc[3], const double *x,
+                               const double *y, const clx_result *results, size_t n,
+                               const clx_strain_options *options, clx_message *msg)
 {
-    if (!out)
-        return msg_fail(msg, CLX_ERR_ARGUMENT, "strain fit: no output");
-    memset(out, 0, sizeof *out);
-    strain_nan(out);
     int status = detector_check(reference, msg);
     if (status)
         return status;
@@ -321,11 +318,6 @@ int clx_strain_fit(const clx_detector *reference, const double test_pc[3], const
     if (test_pc && (!isfinite(test_pc[0]) || !isfinite(test_pc[1]) || !(test_pc[2] > 0) || !isfinite(test_pc[2])))
         return msg_fail(msg, CLX_ERR_ARGUMENT, "strain fit: test pattern centre (%g, %g, %g) is not usable",
                         test_pc[0], test_pc[1], test_pc[2]);
-    clx_strain_options defaults;
-    if (!options) {
-        clx_strain_options_init(&defaults);
-        options = &defaults;
-    }
     if (options->min_windows < 4)
         return msg_fail(msg, CLX_ERR_ARGUMENT, "strain fit: min_windows %d: at least 4 windows fix beta",
                         options->min_windows);
@@ -333,28 +325,47 @@ int clx_strain_fit(const clx_detector *reference, const double test_pc[3], const
         if (!isfinite(x[i]) || !isfinite(y[i]))
             return msg_fail(msg, CLX_ERR_ARGUMENT, "strain fit: window %zu's centre (%g, %g) is not finite", i, x[i],
                             y[i]);
+    return CLX_OK;
+}
 
-    struct fit fit = { .n = n };
-    screen_from_pc(reference, NULL, &fit.ref);
-    screen_from_pc(reference, test_pc, &fit.test);
-    fit.w = malloc((n ? n : 1) * sizeof *fit.w);
-    fit.a = malloc((n ? 2 * n : 1) * (UNKNOWNS + 1) * sizeof *fit.a);
-    if (!fit.w || !fit.a) {
-        free(fit.w);
-        free(fit.a);
+/* The screens of both patterns and room for n windows and the solver. */
+static int fit_alloc(struct fit *fit, const clx_detector *reference, const double test_pc[3], size_t n,
+                     clx_message *msg)
+{
+    *fit = (struct fit){ .n = n };
+    screen_from_pc(reference, NULL, &fit->ref);
+    screen_from_pc(reference, test_pc, &fit->test);
+    fit->w = malloc((n ? n : 1) * sizeof *fit->w);
+    fit->a = malloc((n ? 2 * n : 1) * (UNKNOWNS + 1) * sizeof *fit->a);
+    if (!fit->w || !fit->a) {
+        free(fit->w);
+        free(fit->a);
         return msg_fail(msg, CLX_ERR_HOST_MEMORY, "strain fit: out of memory for %zu windows", n);
     }
-    fit.b = fit.a + 2 * n * UNKNOWNS;
+    fit->b = fit->a + 2 * n * UNKNOWNS;
+    return CLX_OK;
+}
 
+static void fit_free(struct fit *fit)
+{
+    free(fit->w);
+    free(fit->a);
+}
+
+/* Each window's direction and shift; those whose correlation the options
+ * trust are used. Returns how many are. */
+static int fit_windows_set(struct fit *fit, const double *x, const double *y, const clx_result *results,
+                           const clx_strain_options *options)
+{
     int usable = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < fit->n; i++) {
         const clx_result *res = &results[i];
-        struct window *w = &fit.w[i];
+        struct window *w = &fit->w[i];
         w->x = x[i];
         w->y = y[i];
-        w->r[0] = x[i] - fit.ref.xpc;
-        w->r[1] = y[i] - fit.ref.ypc;
-        w->r[2] = fit.ref.L;
+        w->r[0] = x[i] - fit->ref.xpc;
+        w->r[1] = y[i] - fit->ref.ypc;
+        w->r[2] = fit->ref.L;
         w->q[0] = res->dx;
         w->q[1] = res->dy;
         w->residual = NAN;
@@ -362,68 +373,99 @@ int clx_strain_fit(const clx_detector *reference, const double test_pc[3], const
                   !(res->zncc < options->min_zncc) && !(res->peak_ratio < options->min_peak_ratio);
         usable += w->used;
     }
-    out->windows = usable;
-    if (usable < options->min_windows) {
-        out->flags |= CLX_STRAIN_FEW_WINDOWS;
-        goto done;
-    }
+    return usable;
+}
 
-    double beta[UNKNOWNS], rms;
-    if (fit_solve(&fit, beta, &rms)) {
-        out->flags |= CLX_STRAIN_SINGULAR;
-        goto done;
-    }
-    /* The robust rule: drop the worst window while it stands out from the
-     * others. Its residual is compared with the RMS residual of the other
-     * windows: with its own in the RMS, k similar outliers among N windows
-     * hide each other (each holds about 1/k of the sum of squares, and
-     * exceeding 3 RMS needs more than 9/N of it: 3 of 25 windows 2 px off
-     * are never dropped). A drop that would leave windows not fixing beta is
-     * taken back. */
+/*
+ * The robust rule: drop the worst window while it stands out from the
+ * others, refitting beta and *rms after each drop. Its residual is compared
+ * with the RMS residual of the other windows: with its own in the RMS, k
+ * similar outliers among N windows hide each other (each holds about 1/k of
+ * the sum of squares, and exceeding 3 RMS needs more than 9/N of it: 3 of 25
+ * windows 2 px off are never dropped). A drop that would leave windows not
+ * fixing beta is taken back. Flags out and counts its windows.
+ */
+static void fit_outliers_drop(struct fit *fit, int usable, const clx_strain_options *options,
+                              double beta[UNKNOWNS], double *rms, clx_strain *out)
+{
     for (int count = usable; count > options->min_windows; count--) {
         size_t worst = 0;
         double largest = -1;
-        for (size_t i = 0; i < n; i++)
-            if (fit.w[i].used && fit.w[i].residual > largest) {
-                largest = fit.w[i].residual;
+        for (size_t i = 0; i < fit->n; i++)
+            if (fit->w[i].used && fit->w[i].residual > largest) {
+                largest = fit->w[i].residual;
                 worst = i;
             }
-        double others = sqrt(fmax(0, rms * rms * count - largest * largest) / (count - 1));
+        double others = sqrt(fmax(0, *rms * *rms * count - largest * largest) / (count - 1));
         if (!(largest > options->residual_factor * others && largest > options->max_residual))
             break;
-        double kept[UNKNOWNS], kept_rms = rms;
+        double kept[UNKNOWNS], kept_rms = *rms;
         memcpy(kept, beta, sizeof kept);
-        fit.w[worst].used = 0;
-        if (fit_solve(&fit, beta, &rms)) {
-            fit.w[worst].used = 1;
+        fit->w[worst].used = 0;
+        if (fit_solve(fit, beta, rms)) {
+            fit->w[worst].used = 1;
             memcpy(beta, kept, sizeof kept);
-            rms = kept_rms;
+            *rms = kept_rms;
             break;
         }
         out->flags |= CLX_STRAIN_DROPPED;
         out->windows = count - 1;
     }
+}
 
-    /* F of the pattern as correlated (beta_33 = 0: F_33 = 1); a pattern
-     * remapped by the map M is the test pattern seen through M^-1, so the
-     * test pattern's F is M F. */
-    double f_d[9], f_test[9];
+/* F of the test pattern from the fitted beta. F of the pattern as
+ * correlated has beta_33 = 0: F_33 = 1; a pattern remapped by the map M is
+ * the test pattern seen through M^-1, so the test pattern's F is M F. */
+static void fit_deformation(const double beta[UNKNOWNS], const double remapped_by[9], double f_test[9])
+{
+    double f_d[9];
     for (int i = 0; i < 9; i++)
         f_d[i] = (i < UNKNOWNS ? beta[i] : 0) + (i % 4 == 0 ? 1 : 0);
     if (remapped_by)
         mat3_mul(remapped_by, f_d, f_test);
     else
         memcpy(f_test, f_d, sizeof f_d);
-    if (strain_report(reference, f_test, euler, options->stiffness, out) != 0) {
-        strain_nan(out);
-        out->flags |= CLX_STRAIN_SINGULAR;
-        goto done;
-    }
-    out->residual = rms;
+}
 
-done:
-    free(fit.w);
-    free(fit.a);
+int clx_strain_fit(const clx_detector *reference, const double test_pc[3], const double remapped_by[9],
+                   const double *x, const double *y, const clx_result *results, size_t n, const double euler[3],
+                   const clx_strain_options *options, clx_strain *out, clx_message *msg)
+{
+    if (!out)
+        return msg_fail(msg, CLX_ERR_ARGUMENT, "strain fit: no output");
+    memset(out, 0, sizeof *out);
+    strain_nan(out);
+    clx_strain_options defaults;
+    if (!options) {
+        clx_strain_options_init(&defaults);
+        options = &defaults;
+    }
+    struct fit fit;
+    int status = fit_arguments_check(reference, test_pc, x, y, results, n, options, msg);
+    if (status == CLX_OK)
+        status = fit_alloc(&fit, reference, test_pc, n, msg);
+    if (status != CLX_OK)
+        return status;
+
+    /* Too few windows or a singular fit is a result (flags), not an error. */
+    int usable = fit_windows_set(&fit, x, y, results, options);
+    double beta[UNKNOWNS], rms, f_test[9];
+    out->windows = usable;
+    if (usable < options->min_windows)
+        out->flags |= CLX_STRAIN_FEW_WINDOWS;
+    else if (fit_solve(&fit, beta, &rms))
+        out->flags |= CLX_STRAIN_SINGULAR;
+    else {
+        fit_outliers_drop(&fit, usable, options, beta, &rms, out);
+        fit_deformation(beta, remapped_by, f_test);
+        if (strain_report(reference, f_test, euler, options->stiffness, out) == 0) {
+            out->residual = rms;
+        } else {
+            strain_nan(out);
+            out->flags |= CLX_STRAIN_SINGULAR;
+        }
+    }
+    fit_free(&fit);
     msg_clear(msg);
     return CLX_OK;
 }
