@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "offsets_run.h"
+#include "strain_remap.h"
 
 int offsets_header_format(const struct offsets_run *r, char *buf, size_t len)
 {

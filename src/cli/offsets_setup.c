@@ -12,6 +12,7 @@
 
 #include "device_open.h"
 #include "offsets_run.h"
+#include "strain_remap.h"
 
 /* The image list (--list read now), and the reference. */
 static int inputs_load(struct offsets_args *a, struct offsets_run *r)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "offsets_run.h"
+#include "strain_remap.h"
 
 /* --skip-bad: image j is not read; its rows say so. A zeroed image goes
  * through the device in its place, and its results are not used. */
