@@ -108,7 +108,7 @@ struct offsets_run {
     char **resume_starts;
     /* `clxcorr strain`: the fit, and each image's strain between its fit
      * (by a lane) and its writing, in strains[j % ring_size]. */
-    struct strain_job *strain;
+    struct strain_job *strain;   /* the run's own; NULL for offsets */
     clx_strain *strains;
     struct strain_remap *remap;  /* --remap: each image's map, NULL without */
 };

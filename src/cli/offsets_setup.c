@@ -123,14 +123,19 @@ static int scan_setup(struct offsets_args *a, struct offsets_run *r)
  * MPI split count its rows (one per pattern). */
 static int strain_setup(struct offsets_args *a, struct offsets_run *r)
 {
-    static struct strain_job job;   /* one run per process */
     if (!a->strain)
         return 0;
-    if (strain_job_setup(&job, a->strain, a->reference, &r->ref, &r->items, r->regions, r->nregions) != 0) {
-        strain_job_free(&job);
+    struct strain_job *job = calloc(1, sizeof *job);
+    if (!job) {
+        report_error("out of memory");
         return -1;
     }
-    r->strain = &job;
+    if (strain_job_setup(job, a->strain, a->reference, &r->ref, &r->items, r->regions, r->nregions) != 0) {
+        strain_job_free(job);
+        free(job);
+        return -1;
+    }
+    r->strain = job;
     if (a->strain->remap && strain_remap_setup(r, a->strain->remap_passes, a->strain->remap_tol,
                                                !a->strain->remap_rotation) != 0)
         return -1;
@@ -269,6 +274,7 @@ void offsets_run_free(struct offsets_run *r)
     free(r->resume_starts);
     if (r->strain)
         strain_job_free(r->strain);
+    free(r->strain);
     strain_remap_free(r->remap);
     free(r->strains);
     close_devices(r->ctxs, r->ndevices);
