@@ -94,6 +94,8 @@ int mpi_split_write_own(struct mpi_split *s, size_t global, const struct csv_tex
 
 enum { TAG_AGREE = 1, TAG_CHUNK_HEADER, TAG_CHUNK_ROWS };
 
+/* This process's place among the ranks: static, as MPI_Init's state is
+ * one per process. */
 static struct {
     int active;
     int rank, size, local_rank;

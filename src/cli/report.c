@@ -8,9 +8,18 @@
 
 #include "report.h"
 
+/*
+ * Static, as standard error is one per process: the verbosity and silence
+ * are set from the command line and the MPI rank before any thread starts,
+ * then only read. last_error stays here rather than in a run because
+ * errors are reported from every part of the command, most of which know
+ * no run, while two places need the one that ended it (a rank's failed
+ * set-up sent to rank 0, --meta's error); report_error runs on the main
+ * thread alone (lanes and loaders hand their errors back in a clx_message).
+ */
 static int verbosity = 1;
 static int silent;              /* not even errors: an MPI rank other than 0 */
-static char last_error[512];    /* for a rank that sends its error to rank 0 */
+static char last_error[512];    /* for a rank that sends its error to rank 0, and --meta */
 
 void report_set_verbosity(int level)
 {
