@@ -6,10 +6,11 @@
  *   - the committed fixtures in tests/data/ebsd, written by kikuchipy and
  *     h5py (make_fixtures.py), for the layouts those tools write;
  *   - files written here through the HDF5 C API in the layouts of EDAX OIM,
- *     Bruker Esprit and EMsoft (4 and 5), as their documentation and
- *     kikuchipy's readers describe them, with the quirks that matter: names
- *     with a leading blank, big-endian values, a Bruker region of interest
- *     stored out of map order;
+ *     Bruker Esprit, Oxford H5OINA and EMsoft (4 and 5), as their
+ *     documentation and kikuchipy's readers describe them, with the quirks
+ *     that matter: names with a leading blank, big-endian values, a Bruker
+ *     region of interest stored out of map order, H5OINA's (1, 1) header
+ *     values and unprocessed patterns alone;
  *   - damaged files: every header problem gets one message naming the file
  *     and the dataset, and bytes overwritten anywhere in a real file give an
  *     error or patterns, never a crash.
@@ -496,6 +497,104 @@ static void test_bruker(void)
     expect_open_error("a point given twice", path, NULL, CLX_ERR_FORMAT, "EBSD/SEM/IX", "exactly once");
 }
 
+/* ---- Oxford H5OINA --------------------------------------------------------- */
+
+/* The scan of oxford_write: 2 rows x 3 columns of 80 x 64 patterns, each point's pattern centre. */
+#define OXFORD_W 80
+#define OXFORD_H 64
+
+static void oxford_bruker_pc(int p, double pc[3])
+{
+    pc[0] = 0.45 + 0.01 * p;
+    pc[1] = 0.3;
+    pc[2] = 0.6;
+}
+
+/*
+ * An AZtec file as Oxford's H5OINA specification describes it: everything a
+ * (1, 1) array, angles in radians, the pattern centre per point in Oxford's
+ * convention (x and y over the width, y from the bottom), 16-bit patterns
+ * stored contiguously. `dataset`: "Processed Patterns" or, for a file
+ * written without processing, "Unprocessed Patterns" alone.
+ */
+static void oxford_write(const char *path, const char *dataset)
+{
+    const int n = 6;
+    char where[128];
+    hid_t f = file_create(path);
+    put_string(f, "Manufacturer", "Oxford Instruments", 0);
+    put_string(f, "Format Version", "5.0", 0);
+    hid_t s = H5Gcreate2(f, "1", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    snprintf(where, sizeof where, "EBSD/Data/%s", dataset);
+    put_patterns(s, where, H5T_STD_U16LE, n, OXFORD_W, OXFORD_H, 16);
+    hsize_t one_one[2] = { 1, 1 }, per_point[2] = { (hsize_t)n, 1 }, triples[2] = { (hsize_t)n, 3 };
+    const double cols = 3, rows = 2, w = OXFORD_W, h = OXFORD_H, step_x = 0.5, step_y = 0.25;
+    const double tilt = 70 * M_PI / 180, detector[3] = { 0, 93 * M_PI / 180, 0 };
+    put(s, "EBSD/Header/X Cells", H5T_STD_I32LE, H5T_NATIVE_DOUBLE, 2, one_one, &cols);
+    put(s, "EBSD/Header/Y Cells", H5T_STD_I32LE, H5T_NATIVE_DOUBLE, 2, one_one, &rows);
+    put(s, "EBSD/Header/Pattern Width", H5T_STD_I32LE, H5T_NATIVE_DOUBLE, 2, one_one, &w);
+    put(s, "EBSD/Header/Pattern Height", H5T_STD_I32LE, H5T_NATIVE_DOUBLE, 2, one_one, &h);
+    put(s, "EBSD/Header/X Step", H5T_IEEE_F32LE, H5T_NATIVE_DOUBLE, 2, one_one, &step_x);
+    put(s, "EBSD/Header/Y Step", H5T_IEEE_F32LE, H5T_NATIVE_DOUBLE, 2, one_one, &step_y);
+    put(s, "EBSD/Header/Tilt Angle", H5T_IEEE_F32LE, H5T_NATIVE_DOUBLE, 2, one_one, &tilt);
+    hsize_t three[2] = { 1, 3 };
+    put(s, "EBSD/Header/Detector Orientation Euler", H5T_IEEE_F32LE, H5T_NATIVE_DOUBLE, 2, three, detector);
+    /* The camera's full height over the stored one gives the binning: 1024 / 64. */
+    put_string(s, "EBSD/Header/Camera Binning Mode", "16x16 (80x64 px)", 0);
+    double pcx[6], pcy[6], pcz[6], euler[18];
+    for (int p = 0; p < n; p++) {
+        double pc[3];
+        oxford_bruker_pc(p, pc);
+        pcx[p] = pc[0];
+        pcy[p] = (1 - pc[1]) * h / w;
+        pcz[p] = pc[2] * h / w;
+        euler[3 * p] = 0.1 * p;
+        euler[3 * p + 1] = 0.7;
+        euler[3 * p + 2] = 1.2;
+    }
+    put(s, "EBSD/Data/Pattern Center X", H5T_IEEE_F32LE, H5T_NATIVE_DOUBLE, 2, per_point, pcx);
+    put(s, "EBSD/Data/Pattern Center Y", H5T_IEEE_F32LE, H5T_NATIVE_DOUBLE, 2, per_point, pcy);
+    put(s, "EBSD/Data/Detector Distance", H5T_IEEE_F32LE, H5T_NATIVE_DOUBLE, 2, per_point, pcz);
+    put(s, "EBSD/Data/Euler", H5T_IEEE_F32LE, H5T_NATIVE_DOUBLE, 2, triples, euler);
+    H5Gclose(s);
+    H5Fclose(f);
+}
+
+static void test_oxford(void)
+{
+    static const char *const datasets[] = { "Processed Patterns", "Unprocessed Patterns" };
+    char path[1200];
+    path_make(path, sizeof path, "oxford.h5oina");
+    for (int d = 0; d < 2; d++) {
+        oxford_write(path, datasets[d]);
+        clx_image_file *f = open_ok(path, NULL);
+        if (!f)
+            continue;
+        const clx_scan_info *s = clx_image_file_scan(f);
+        CHECK(strcmp(s->format, "Oxford H5OINA") == 0 && strcmp(s->scan, "1") == 0 && s->rows == 2 && s->cols == 3 &&
+              clx_image_file_pages(f) == 6, "%s: format '%s', scan '%s', grid %d x %d, pages %d", datasets[d],
+              s->format, s->scan, s->rows, s->cols, clx_image_file_pages(f));
+        CHECK(near(s->step_x, 0.5, 1e-7) && near(s->step_y, 0.25, 1e-7), "steps %g, %g", s->step_x, s->step_y);
+        /* float32 radians: 1e-4 degrees is their precision. */
+        CHECK(near(s->sample_tilt, 70, 1e-4) && near(s->detector_tilt, 3, 1e-4) && s->binning == 16,
+              "tilts %g, %g, binning %d", s->sample_tilt, s->detector_tilt, s->binning);
+        CHECK(s->has_pc && s->pc_per_point && strcmp(s->pc_convention, "Oxford") == 0,
+              "pattern centre: has %d, per point %d, convention '%s'", s->has_pc, s->pc_per_point, s->pc_convention);
+        for (int p = 0; p < 6; p++) {
+            double pc[3], want[3], e[3];
+            oxford_bruker_pc(p, want);
+            CHECK(clx_image_file_pattern_centre(f, p, pc) == CLX_OK && near(pc[0], want[0], 1e-6) &&
+                  near(pc[1], want[1], 1e-6) && near(pc[2], want[2], 1e-6),
+                  "point %d's pattern centre (%.6f, %.6f, %.6f), Bruker's (%.6f, %.6f, %.6f)", p, pc[0], pc[1], pc[2],
+                  want[0], want[1], want[2]);
+            CHECK(clx_image_file_euler(f, p, e) == CLX_OK && near(e[0], 0.1 * p, 1e-6) && near(e[2], 1.2, 1e-6),
+                  "point %d's orientation (%g, %g, %g)", p, e[0], e[1], e[2]);
+            CHECK(page_is_pattern(f, p, p, 16), "%s: page %d's pixels", datasets[d], p);
+        }
+        clx_image_file_close(f);
+    }
+}
+
 /* ---- EMsoft ---------------------------------------------------------------- */
 
 static void emsoft_write(const char *path, const char *version, int w, int h, int binning, double delta,
@@ -849,7 +948,8 @@ static void test_threads(void)
 
 static void dir_remove(void)
 {
-    static const char *const names[] = { "edax.h5", "bruker.h5", "emsoft.h5", "spoiled.h5", "damaged.h5" };
+    static const char *const names[] = { "edax.h5", "bruker.h5", "oxford.h5oina", "emsoft.h5", "spoiled.h5",
+                                         "damaged.h5" };
     char path[1200];
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         path_make(path, sizeof path, names[i]);
@@ -877,6 +977,7 @@ int main(void)
     test_two_scans_fixture();
     test_edax();
     test_bruker();
+    test_oxford();
     test_emsoft();
     test_header_errors();
     test_damaged("patterns.h5");
