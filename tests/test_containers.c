@@ -705,10 +705,11 @@ static void test_header_errors(void)
                       "EBSD/Header/n_rows is missing or not a positive integer");
     kikuchipy_write(path, SPOIL_GRID);
     expect_open_error("a grid of another size", path, NULL, CLX_ERR_FORMAT,
-                      "the header says a scan of 3 x 2 points", "EBSD/Data/patterns holds 4 patterns");
+                      "EBSD/Header/n_rows and EBSD/Header/n_columns say a scan of 3 x 2 points",
+                      "EBSD/Data/patterns holds 4 patterns");
     kikuchipy_write(path, SPOIL_SIZE);
-    expect_open_error("patterns of another size", path, NULL, CLX_ERR_FORMAT, "the header says patterns of 13x10",
-                      "holds 12x10");
+    expect_open_error("patterns of another size", path, NULL, CLX_ERR_FORMAT,
+                      "EBSD/Header/pattern_width says patterns 13 wide", "EBSD/Data/patterns holds 12x10");
     kikuchipy_write(path, SPOIL_RANK);
     expect_open_error("patterns of rank 2", path, NULL, CLX_ERR_FORMAT, "Scan 1/EBSD/Data/patterns",
                       "found a dataset of rank 2");
