@@ -730,6 +730,112 @@ static void test_header_errors(void)
     expect_open_error("an empty HDF5 file", path, NULL, CLX_ERR_FORMAT, "no Manufacturer", NULL);
 }
 
+/* The other layouts, each written well and then with one dataset taken away or replaced. */
+enum damage { DROP, AS_RANK_2, AS_TEXT, AS_TEXT_PATTERNS, AS_VALUE };
+
+static void dataset_damage(const char *path, const char *dataset, enum damage how, double value)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    if (f < 0 || H5Ldelete(f, dataset, H5P_DEFAULT) < 0) {
+        printf("FAIL: cannot remove %s from %s\n", dataset, path);
+        exit(1);
+    }
+    static const unsigned char flat[6 * 12];
+    hsize_t flat_dims[2] = { 6, 12 }, text_dims[3] = { 6, 2, 2 };
+    static const char text[6 * 2 * 2 * 4] = "abc";
+    hid_t text_type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(text_type, 4);
+    switch (how) {
+    case DROP: break;
+    case AS_RANK_2: put(f, dataset, H5T_STD_U8LE, H5T_NATIVE_UCHAR, 2, flat_dims, flat); break;
+    case AS_TEXT: put_string(f, dataset, "n/a", 0); break;
+    case AS_TEXT_PATTERNS: put(f, dataset, text_type, text_type, 3, text_dims, text); break;
+    case AS_VALUE: put_number(f, dataset, H5T_STD_I32LE, value); break;
+    }
+    H5Tclose(text_type);
+    H5Fclose(f);
+}
+
+static void edax_write_square(const char *path)
+{
+    edax_write(path, "SqrGrid");
+}
+
+static void bruker_write_region(const char *path)
+{
+    static const double ix[6] = { 1, 1, 2, 2, 1, 2 }, iy[6] = { 1, 0, 0, 1, 2, 2 };
+    bruker_write(path, ix, iy, 6, 0);
+}
+
+static void oxford_write_processed(const char *path)
+{
+    oxford_write(path, "Processed Patterns");
+}
+
+static void emsoft_write_5(const char *path)
+{
+    static const double pc[3] = { 10.632, 145.5187, 19918.9 };
+    emsoft_write(path, "5_0_20200217_0", 61, 61, 8, 59.2, pc);
+}
+
+static void test_layout_errors(void)
+{
+    static const struct {
+        const char *what, *file;
+        void (*write)(const char *path);
+        const char *dataset;
+        enum damage how;
+        double value;
+        const char *words1, *words2;
+    } cases[] = {
+        { "EDAX: no patterns", "edax.h5", edax_write_square, "Scan 1/EBSD/Data/Pattern", DROP, 0,
+          "an EDAX h5 file without patterns", "no top-level group holds EBSD/Data/Pattern" },
+        { "EDAX: patterns of rank 2", "edax.h5", edax_write_square, "Scan 1/EBSD/Data/Pattern", AS_RANK_2, 0,
+          "Scan 1/EBSD/Data/Pattern", "found a dataset of rank 2" },
+        { "EDAX: no nRows", "edax.h5", edax_write_square, "Scan 1/EBSD/Header/nRows", DROP, 0, "Scan 1",
+          "EBSD/Header/nRows is missing or not a positive integer" },
+        { "EDAX: nColumns as text", "edax.h5", edax_write_square, "Scan 1/EBSD/Header/nColumns", AS_TEXT, 0, "Scan 1",
+          "EBSD/Header/nColumns is missing or not a positive integer" },
+        { "EDAX: Pattern Width as text", "edax.h5", edax_write_square, "Scan 1/EBSD/Header/Pattern Width", AS_TEXT, 0,
+          "Scan 1", "EBSD/Header/Pattern Width is not a positive integer" },
+        { "Bruker: no patterns", "bruker.h5", bruker_write_region, "Scan 0/EBSD/Data/RawPatterns", DROP, 0,
+          "a Bruker h5 file without patterns", "no top-level group holds EBSD/Data/RawPatterns" },
+        { "Bruker: patterns of strings", "bruker.h5", bruker_write_region, "Scan 0/EBSD/Data/RawPatterns",
+          AS_TEXT_PATTERNS, 0, "Scan 0/EBSD/Data/RawPatterns", "does not hold numbers" },
+        { "Bruker: no NCOLS", "bruker.h5", bruker_write_region, "Scan 0/EBSD/Header/NCOLS", DROP, 0, "Scan 0",
+          "EBSD/Header/NCOLS is missing or not a positive integer" },
+        { "Bruker: PatternHeight of 17", "bruker.h5", bruker_write_region, "Scan 0/EBSD/Header/PatternHeight",
+          AS_VALUE, 17, "EBSD/Header/PatternHeight says patterns 17 high", "EBSD/Data/RawPatterns holds 20x16" },
+        { "H5OINA: no patterns", "oxford.h5oina", oxford_write_processed, "1/EBSD/Data/Processed Patterns", DROP, 0,
+          "an Oxford H5OINA file without patterns",
+          "no top-level group holds EBSD/Data/Processed Patterns or EBSD/Data/Unprocessed Patterns" },
+        { "H5OINA: patterns of rank 2", "oxford.h5oina", oxford_write_processed, "1/EBSD/Data/Processed Patterns",
+          AS_RANK_2, 0, "1/EBSD/Data/Processed Patterns", "found a dataset of rank 2" },
+        { "H5OINA: Y Cells as text", "oxford.h5oina", oxford_write_processed, "1/EBSD/Header/Y Cells", AS_TEXT, 0,
+          "1: no scan grid", "EBSD/Header/Y Cells is missing or not a positive integer" },
+        { "H5OINA: X Cells of 4", "oxford.h5oina", oxford_write_processed, "1/EBSD/Header/X Cells", AS_VALUE, 4,
+          "EBSD/Header/Y Cells and EBSD/Header/X Cells say a scan of 2 x 4 points",
+          "EBSD/Data/Processed Patterns holds 6 patterns" },
+        { "EMsoft: no patterns", "emsoft.h5", emsoft_write_5, "EMData/EBSD/EBSDPatterns", DROP, 0,
+          "an EMsoft file without patterns", "it has EMheader/EBSD but no EMData/EBSD/EBSDPatterns" },
+        { "EMsoft: patterns of strings", "emsoft.h5", emsoft_write_5, "EMData/EBSD/EBSDPatterns", AS_TEXT_PATTERNS, 0,
+          "EMData/EBSD/EBSDPatterns does not hold numbers", NULL },
+        { "EMsoft: patterns of rank 2", "emsoft.h5", emsoft_write_5, "EMData/EBSD/EBSDPatterns", AS_RANK_2, 0,
+          "EMData/EBSD/EBSDPatterns: expected patterns", "found a dataset of rank 2" },
+        { "EMsoft: numsx as text", "emsoft.h5", emsoft_write_5, "NMLparameters/EBSDNameList/numsx", AS_TEXT, 0,
+          "NMLparameters/EBSDNameList/numsx is not a positive integer", NULL },
+        { "EMsoft: numsy of 62", "emsoft.h5", emsoft_write_5, "NMLparameters/EBSDNameList/numsy", AS_VALUE, 62,
+          "NMLparameters/EBSDNameList/numsy says patterns 62 high", "EMData/EBSD/EBSDPatterns holds 61x61" },
+    };
+    char path[1200];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        path_make(path, sizeof path, cases[i].file);
+        cases[i].write(path);
+        dataset_damage(path, cases[i].dataset, cases[i].how, cases[i].value);
+        expect_open_error(cases[i].what, path, NULL, CLX_ERR_FORMAT, cases[i].words1, cases[i].words2);
+    }
+}
+
 /* ---- damaged files --------------------------------------------------------- */
 
 static int file_copy(const char *from, const char *to, long keep)
@@ -981,6 +1087,7 @@ int main(void)
     test_oxford();
     test_emsoft();
     test_header_errors();
+    test_layout_errors();
     test_damaged("patterns.h5");
     test_damaged("patterns.h5oina");
     test_damaged_lzf_chunk();
