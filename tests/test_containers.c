@@ -13,7 +13,9 @@
  *     values and unprocessed patterns alone;
  *   - damaged files: every header problem gets one message naming the file
  *     and the dataset, and bytes overwritten anywhere in a real file give an
- *     error or patterns, never a crash.
+ *     error or patterns, never a crash;
+ *   - a copy of a fixture in gzip-compressed chunks of several patterns
+ *     (h5_rechunk.c), read through H5Dread and its chunk cache.
  * Pattern centres are checked against kikuchipy's own test vectors.
  * KEEP=1 keeps the temporary directory.
  */
@@ -31,6 +33,7 @@
 
 #include "check.h"
 #include "clxcorr.h"
+#include "h5_rechunk.h"
 #include "image/lzf_filter.h"
 #include "image/pattern_centre.h"
 
@@ -976,6 +979,74 @@ static void test_damaged_lzf_chunk(void)
     clx_image_file_close(file);
 }
 
+/* ---- gzip, several patterns a chunk ------------------------------------------ */
+
+/* The chunk shape and filter of the copy, so that the test cannot pass on a file read by pread. */
+static int is_gzip_in_chunks_of(const char *path, const char *dataset, hsize_t per_chunk)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t d = f >= 0 ? H5Dopen2(f, dataset, H5P_DEFAULT) : -1;
+    hid_t dcpl = d >= 0 ? H5Dget_create_plist(d) : -1;
+    hsize_t chunk[3] = { 0, 0, 0 };
+    unsigned flags = 0;
+    size_t nvalues = 0;
+    int yes = dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_chunk(dcpl, 3, chunk) == 3 &&
+              chunk[0] == per_chunk && H5Pget_nfilters(dcpl) == 1 &&
+              H5Pget_filter2(dcpl, 0, &flags, &nvalues, NULL, 0, NULL, NULL) == H5Z_FILTER_DEFLATE;
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    if (d >= 0)
+        H5Dclose(d);
+    if (f >= 0)
+        H5Fclose(f);
+    return yes;
+}
+
+/*
+ * The kikuchipy fixture copied with gzip (level 4) in chunks of 4 patterns:
+ * the path through H5Dread and the chunk cache, where a page's chunk also
+ * holds its neighbours (and the last chunk only 2 of its 4). Every page,
+ * read forwards and backwards, is the uncompressed file's, and so is the
+ * header.
+ */
+static void test_gzip_chunks(void)
+{
+    if (!h5_gzip_available()) {
+        printf("note: this libhdf5 has no gzip filter: gzip-compressed patterns are not tested\n");
+        return;
+    }
+    char plain_path[1200], gzip_path[1200], err[1400];
+    fixture_path(plain_path, sizeof plain_path, "patterns.h5");
+    path_make(gzip_path, sizeof gzip_path, "gzip.h5");
+    if (h5_copy_rechunked(plain_path, gzip_path, "Scan 1/EBSD/Data/patterns", 4, 4, err, sizeof err) != 0) {
+        CHECK(0, "the gzip copy: %s", err);
+        return;
+    }
+    CHECK(is_gzip_in_chunks_of(gzip_path, "Scan 1/EBSD/Data/patterns", 4), "the copy is not gzip in chunks of 4");
+    clx_image_file *plain = open_ok(plain_path, NULL), *gzip = open_ok(gzip_path, NULL);
+    if (plain && gzip) {
+        check_fixture_scan("gzip", clx_image_file_scan(gzip), "kikuchipy h5ebsd", 1e-12);
+        CHECK(clx_image_file_pages(gzip) == 6, "gzip: %d pages", clx_image_file_pages(gzip));
+        for (int k = 0; k < 12; k++) {
+            int p = k < 6 ? k : 11 - k;
+            clx_image a = { 0 }, b = { 0 };
+            clx_message msg = { "" };
+            int same = clx_image_file_read(plain, p, &a, &msg) == CLX_OK &&
+                       clx_image_file_read(gzip, p, &b, &msg) == CLX_OK && a.type == b.type &&
+                       a.width == b.width && a.height == b.height &&
+                       memcmp(a.pixels, b.pixels, (size_t)a.width * a.height * 2) == 0;
+            CHECK(same, "gzip: page %d (%s) differs from the uncompressed file's %s", p,
+                  k < 6 ? "forwards" : "backwards", msg.text);
+            clx_image_free(&a);
+            clx_image_free(&b);
+        }
+    }
+    if (plain)
+        clx_image_file_close(plain);
+    if (gzip)
+        clx_image_file_close(gzip);
+}
+
 /* ---- many readers ---------------------------------------------------------- */
 
 struct reader {
@@ -1005,7 +1076,8 @@ static void *reader_run(void *arg)
 
 static void test_threads(void)
 {
-    static const char *const names[] = { "patterns.h5", "patterns.h5oina" };
+    /* The third is test_gzip_chunks' copy, written here when this libhdf5 has gzip. */
+    static const char *const names[] = { "patterns.h5", "patterns.h5oina", "gzip.h5" };
     char kpath[1200];
     fixture_path(kpath, sizeof kpath, "patterns.h5");
     clx_image_file *k = open_ok(kpath, NULL);
@@ -1020,11 +1092,17 @@ static void test_threads(void)
         clx_image_free(&im);
     }
     clx_image_file_close(k);
-    /* The contiguous kikuchipy patterns go by pread, the compressed Oxford ones through HDF5 (read as 16-bit:
-     * the 8-bit values widened, so compared with kikuchipy's high bytes). */
-    for (int n = 0; n < 2; n++) {
+    /* The contiguous kikuchipy patterns go by pread, the LZF Oxford ones by pread and a decoder in the thread
+     * (read as 16-bit: the 8-bit values widened, so compared with kikuchipy's high bytes), the gzip copy through
+     * H5Dread under HDF5's lock, sharing one chunk cache. */
+    for (int n = 0; n < 3; n++) {
         char path[1200];
-        fixture_path(path, sizeof path, names[n]);
+        if (n < 2)
+            fixture_path(path, sizeof path, names[n]);
+        else if (h5_gzip_available())
+            path_make(path, sizeof path, names[n]);
+        else
+            continue;
         clx_image_file *f = open_ok(path, NULL);
         if (!f)
             continue;
@@ -1056,7 +1134,7 @@ static void test_threads(void)
 static void dir_remove(void)
 {
     static const char *const names[] = { "edax.h5", "bruker.h5", "oxford.h5oina", "emsoft.h5", "spoiled.h5",
-                                         "damaged.h5" };
+                                         "damaged.h5", "damaged-chunk.h5oina", "gzip.h5" };
     char path[1200];
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         path_make(path, sizeof path, names[i]);
@@ -1091,6 +1169,7 @@ int main(void)
     test_damaged("patterns.h5");
     test_damaged("patterns.h5oina");
     test_damaged_lzf_chunk();
+    test_gzip_chunks();
     test_threads();
 
     if (!getenv("KEEP"))
