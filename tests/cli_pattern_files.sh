@@ -3,8 +3,10 @@
 # PyEBSDIndex and h5py from the set this test makes again): the offsets of
 # a pattern file are byte for byte those of the same patterns as TIFFs;
 # FILE#ROW,COL and FILE#N name one pattern; --scan chooses a file's scan;
-# the rows of a scan name its points; --format h5 holds the CSV's values,
-# as h5py reads them; wrong names get one line that says what is there.
+# the rows of a scan name its points; gzip-compressed chunks give the same
+# rows; --explain and --meta give the scan's geometry; --format h5 holds the
+# CSV's values, as h5py reads them; wrong names get one line that says what
+# is there.
 . "$TESTS_SRCDIR/lib.sh"
 need_device
 if ! "$CLXCORR" --version | grep -q 'features:.* hdf5'; then
@@ -44,6 +46,19 @@ sed -n 32p "$TMP/scan.csv" | grep -q '^1,2,3.0000,2.0000,0,' \
 cut -d, -f5- "$TMP/scan.csv" | tail -n +2 | cmp -s - "$(tail -n +2 "$TMP/tiff.csv" >"$TMP/tv" && echo "$TMP/tv")" \
     && pass "the scan's values are the TIFFs'" || fail "the scan's values differ"
 
+# The same file with its patterns gzip-compressed in chunks of 4 (read through H5Dread and
+# its chunk cache, not pread): the same rows, byte for byte.
+"$IMGTOOL" h5gzip "$TMP/gzip.h5" "$D/patterns.h5" "Scan 1/EBSD/Data/patterns" 4 4 2>"$TMP/err"
+case $? in
+0)
+    run "$S/reference.tif" "$TMP/gzip.h5" >"$TMP/gzip.csv" 2>"$TMP/err" || fail "gzip chunks: $(cat "$TMP/err")"
+    cmp -s "$TMP/scan.csv" "$TMP/gzip.csv" && pass "gzip, 4 patterns a chunk: the uncompressed file's rows byte for byte" \
+        || fail "gzip, 4 patterns a chunk: rows differ from the uncompressed file's"
+    ;;
+77) echo "note: this libhdf5 has no gzip filter; gzip-compressed patterns are not run" ;;
+*) fail "imgtool h5gzip: $(cat "$TMP/err")" ;;
+esac
+
 # One pattern by its scan point or its index, as reference or image.
 run --columns "$VALUES" "$S/image_0006.tif" "$S/image_0002.tif" >"$TMP/one_tiff.csv" || fail "one TIFF"
 run --columns "$VALUES" "$D/patterns.h5#1,2" "$D/patterns.h5#0,1" >"$TMP/one_point.csv" || fail "FILE#ROW,COL"
@@ -54,6 +69,47 @@ cmp -s "$TMP/one_tiff.csv" "$TMP/one_index.csv" && pass "FILE#5 against another 
     || fail "FILE#N differs from the TIFFs"
 run "$D/patterns.h5#1,2" "$D/patterns.h5#0,1" | sed -n 2p | grep -q '^"[^"]*patterns.h5#0,1",0,' \
     && pass "a named pattern keeps its name in the rows" || fail "name: $(run "$D/patterns.h5#1,2" "$D/patterns.h5#0,1" | sed -n 2p)"
+
+# --explain and --meta: the scan's grid and geometry, the pattern centre in Bruker's convention
+# whatever the file's (make_fixtures.py: kikuchipy's defaults; H5OINA's tilts 70 and 1.5 degrees,
+# 8x8 binning, its centre stored in Oxford's convention).
+for f in patterns.h5 patterns.h5oina; do
+    run --explain --meta "$TMP/$f.json" "$S/reference.tif" "$D/$f" >/dev/null 2>"$TMP/explain.$f" \
+        || fail "--explain over $f: $(cat "$TMP/explain.$f")"
+done
+explain_has() {
+    grep -qxF "$2" "$TMP/explain.$1" && pass "--explain, $1: $(echo "$2" | cut -c10-70)..." \
+        || fail "--explain, $1: no line '$2' in: $(grep -A3 'scan:' "$TMP/explain.$1")"
+}
+explain_has patterns.h5 "clxcorr: scan: kikuchipy h5ebsd 'Scan 1', 2 x 3 points (rows x columns), step 1.5 x 2 um"
+explain_has patterns.h5 "clxcorr:   pattern centre 0.42000, 0.31000, 0.58000 (one for the scan; Bruker's convention, from the file's Bruker)"
+explain_has patterns.h5 "clxcorr:   sample tilt 70, detector tilt 0, azimuthal 0, twist 0 (degrees; nan: not in the file); detector pixel 1 um, binning 1 (0: not in the file); orientations per point"
+explain_has patterns.h5oina "clxcorr: scan: Oxford H5OINA '1', 2 x 3 points (rows x columns), step 1.5 x 2 um"
+explain_has patterns.h5oina "clxcorr:   pattern centre 0.42000, 0.31000, 0.58000 (the first point's, one per point; Bruker's convention, from the file's Oxford)"
+explain_has patterns.h5oina "clxcorr:   sample tilt 70, detector tilt 1.5, azimuthal nan, twist nan (degrees; nan: not in the file); detector pixel nan um, binning 8 (0: not in the file); orientations per point"
+if command -v python3 >/dev/null 2>&1; then
+    python3 - "$TMP/patterns.h5.json" "$TMP/patterns.h5oina.json" <<'EOF' && pass "--meta: the scan blocks, Bruker's centre from both files" \
+        || fail "--meta: the scan block differs"
+import json, sys
+k, o = (json.load(open(p))["scan"] for p in sys.argv[1:])
+for s, fmt, name, conv in ((k, "kikuchipy h5ebsd", "Scan 1", "Bruker"), (o, "Oxford H5OINA", "1", "Oxford")):
+    assert (s["format"], s["scan"], s["rows"], s["columns"]) == (fmt, name, 2, 3), s
+    assert (s["step_x_um"], s["step_y_um"]) == (1.5, 2), s
+    pc = s["pattern_centre"]
+    assert pc["convention"] == "Bruker" and pc["file_convention"] == conv, pc
+    # H5OINA stores float32 in Oxford's convention: 1e-6 is its precision after the conversion.
+    assert all(abs(pc[c] - v) < 1e-6 for c, v in (("pcx", 0.42), ("pcy", 0.31), ("pcz", 0.58))), pc
+    assert abs(s["sample_tilt_deg"] - 70) < 1e-4 and s["orientations"] == 1, s
+assert k["pattern_centre"]["per_point"] == 0 and o["pattern_centre"]["per_point"] == 1
+assert (k["detector_tilt_deg"], k["detector_pixel_um"], k["binning"]) == (0, 1, 1), k
+assert abs(o["detector_tilt_deg"] - 1.5) < 1e-4 and o["binning"] == 8 and o["detector_pixel_um"] is None, o
+EOF
+else
+    grep -q '"file_convention": "Oxford"' "$TMP/patterns.h5oina.json" && grep -q '"convention": "Bruker"' "$TMP/patterns.h5oina.json" \
+        && grep -q '"pcx": 0.4199999' "$TMP/patterns.h5oina.json" && grep -q '"binning": 8,' "$TMP/patterns.h5oina.json" \
+        && grep -q '"file_convention": "Bruker"' "$TMP/patterns.h5.json" && grep -q '"pcy": 0.31,' "$TMP/patterns.h5.json" \
+        && pass "--meta: the scan blocks (grep: no python3)" || fail "--meta: the scan block differs"
+fi
 
 # A file of two scans: one must be chosen; Scan 2 holds Scan 1's patterns in reverse.
 expect_failure "two scans, none chosen" 1 "two_scans.h5 holds 2 scans \('Scan 1' and 'Scan 2'\): choose one with --scan NAME" \

@@ -7,6 +7,14 @@
     && pass "--help lists the commands" || fail "--help: $(cat "$TMP/help")"
 "$CLXCORR" --version >"$TMP/version" 2>&1 && grep -q "^clxcorr [0-9]" "$TMP/version" && grep -q "clfft" "$TMP/version" \
     && pass "--version: $(tr '\n' ' ' <"$TMP/version")" || fail "--version: $(cat "$TMP/version")"
+# A build without HDF5 says so, on a line of its own; one with it has no such line.
+if grep -q '^features:.* hdf5' "$TMP/version"; then
+    ! grep -q '^without:' "$TMP/version" && pass "--version: built with HDF5, nothing said missing" \
+        || fail "--version: hdf5 both present and missing: $(cat "$TMP/version")"
+else
+    grep -q '^without: hdf5 (EBSD HDF5 containers and --format h5 unavailable; install libhdf5-dev' "$TMP/version" \
+        && pass "--version: says HDF5 is missing and how to get it" || fail "--version: HDF5 missing unsaid: $(cat "$TMP/version")"
+fi
 # Every command's --help: tests/cli_help.sh.
 "$CLXCORR" offsets --help | grep -q "position of a feature in the image minus" \
     && pass "offsets --help states the sign convention" || fail "offsets --help lacks the sign convention"

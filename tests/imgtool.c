@@ -9,6 +9,10 @@
  *                                  of its largest pixel (the first one on ties)
  *   imgtool stats IN.tif           per page (any pixel type): "page width height bits min max mean"
  *   imgtool fill OUT.tif W H V     a 16-bit W x H image of the value V everywhere
+ *   imgtool h5gzip OUT.h5 IN.h5 DATASET PER_CHUNK LEVEL
+ *                                  (builds with HDF5) IN.h5 with DATASET's patterns in
+ *                                  gzip-compressed chunks of PER_CHUNK; exit 77 when this
+ *                                  libhdf5 has no gzip
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -22,6 +26,9 @@
 #include <tiffio.h>
 
 #include "clxcorr.h"
+#ifdef HAVE_HDF5
+#include "h5_rechunk.h"
+#endif
 
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
@@ -194,6 +201,20 @@ int main(int argc, char **argv)
     }
     if (argc == 3 && strcmp(argv[1], "stats") == 0)
         return stats(argv[2]);
+#ifdef HAVE_HDF5
+    if (argc == 7 && strcmp(argv[1], "h5gzip") == 0) {
+        char err[2048];
+        if (!h5_gzip_available()) {
+            fprintf(stderr, "imgtool: this libhdf5 has no gzip filter\n");
+            return 77;
+        }
+        if (h5_copy_rechunked(argv[3], argv[2], argv[4], atoi(argv[5]), atoi(argv[6]), err, sizeof err) != 0) {
+            fprintf(stderr, "imgtool: %s\n", err);
+            return 1;
+        }
+        return 0;
+    }
+#endif
     if (argc == 6 && strcmp(argv[1], "fill") == 0) {
         TIFF *t = TIFFOpen(argv[2], "w");
         int w = atoi(argv[3]), h = atoi(argv[4]), v = atoi(argv[5]);
@@ -208,6 +229,10 @@ int main(int argc, char **argv)
         return 0;
     }
     fprintf(stderr, "usage: imgtool pages OUT IN... | tiff8 OUT IN | png8 OUT IN | resize OUT IN W H | argmax IN"
-                    " | stats IN | fill OUT W H V\n");
+                    " | stats IN | fill OUT W H V"
+#ifdef HAVE_HDF5
+                    " | h5gzip OUT IN DATASET PER_CHUNK LEVEL"
+#endif
+                    "\n");
     return 2;
 }

@@ -83,6 +83,10 @@ int main(int argc, char **argv)
         printf(" mpi (%s)", mpi_library_version());
 #endif
         putchar('\n');
+        /* A line of its own, so that a script's grep for " hdf5" on the features line stays a yes/no test. */
+        if (!strstr(clx_build_features(), "hdf5"))
+            puts("without: hdf5 (EBSD HDF5 containers and --format h5 unavailable; install libhdf5-dev and build "
+                 "again)");
         return EXIT_OK;
     }
     if (strcmp(cmd, "help") == 0) {

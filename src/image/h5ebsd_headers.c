@@ -51,17 +51,29 @@ static int read_grid(hid_t scan, const char *rows, const char *cols, struct h5eb
         return problem(h, "the scan grid in %s is absurdly large", rows);
     h->info.rows = (int)r;
     h->info.cols = (int)c;
+    h->rows_from = rows;
+    h->cols_from = cols;
     return 0;
 }
 
-/* The pattern size the header gives, when it does. */
-static void read_size(hid_t scan, const char *height, const char *width, struct h5ebsd_header *h)
+/* One side of the pattern size, when the header gives it: a value that is
+ * there but garbled is a problem, not a size left unchecked. */
+static int read_side(hid_t scan, const char *path, long long *side, const char **from, struct h5ebsd_header *h)
 {
     long long v;
-    if (h5_read_long(scan, height, &v) == 0)
-        h->height = v;
-    if (h5_read_long(scan, width, &v) == 0)
-        h->width = v;
+    if (!h5_exists(scan, path))
+        return 0;
+    if (h5_read_long(scan, path, &v) != 0 || v < 1)
+        return problem(h, "%s is not a positive integer", path);
+    *side = v;
+    *from = path;
+    return 0;
+}
+
+static int read_size(hid_t scan, const char *height, const char *width, struct h5ebsd_header *h)
+{
+    return read_side(scan, height, &h->height, &h->height_from, h) || read_side(scan, width, &h->width, &h->width_from, h)
+           ? -1 : 0;
 }
 
 /*
@@ -142,7 +154,8 @@ static int kikuchipy_header(hid_t scan, size_t n, int width, int height, struct 
     clx_scan_info *s = &h->info;
     if (read_grid(scan, "EBSD/Header/n_rows", "EBSD/Header/n_columns", h))
         return -1;
-    read_size(scan, "EBSD/Header/pattern_height", "EBSD/Header/pattern_width", h);
+    if (read_size(scan, "EBSD/Header/pattern_height", "EBSD/Header/pattern_width", h))
+        return -1;
     s->step_x = value_or(scan, "EBSD/Header/step_x", 0);
     s->step_y = value_or(scan, "EBSD/Header/step_y", 0);
     s->pixel_size = value_or(scan, "EBSD/Header/detector_pixel_size", NAN);
@@ -169,7 +182,8 @@ static int edax_header(hid_t scan, size_t n, int width, int height, struct h5ebs
         return problem(h, "EBSD/Header/Grid Type is %s: only square grids are read", grid);
     if (read_grid(scan, "EBSD/Header/nRows", "EBSD/Header/nColumns", h))
         return -1;
-    read_size(scan, "EBSD/Header/Pattern Height", "EBSD/Header/Pattern Width", h);
+    if (read_size(scan, "EBSD/Header/Pattern Height", "EBSD/Header/Pattern Width", h))
+        return -1;
     s->step_x = value_or(scan, "EBSD/Header/Step X", 0);
     s->step_y = value_or(scan, "EBSD/Header/Step Y", 0);
     s->detector_tilt = value_or(scan, "EBSD/Header/Camera Elevation Angle", NAN);
@@ -224,6 +238,8 @@ static int bruker_positions(hid_t scan, size_t n, struct h5ebsd_header *h)
                               "interest are read", where[w][0]);
         h->info.rows = (int)rows;
         h->info.cols = (int)cols;
+        h->rows_from = where[w][1];
+        h->cols_from = where[w][0];
         return 0;
     }
     return 0;   /* no positions: the patterns are in map order */
@@ -237,9 +253,9 @@ static int bruker_header(hid_t scan, size_t n, int width, int height, struct h5e
     char grid[64];
     if (h5_read_string(scan, "EBSD/Header/Grid Type", grid, sizeof grid) == 0 && strcasecmp(grid, "isometric") != 0)
         return problem(h, "EBSD/Header/Grid Type is %s: only square (isometric) grids are read", grid);
-    if (read_grid(scan, "EBSD/Header/NROWS", "EBSD/Header/NCOLS", h) || bruker_positions(scan, n, h))
+    if (read_grid(scan, "EBSD/Header/NROWS", "EBSD/Header/NCOLS", h) || bruker_positions(scan, n, h) ||
+        read_size(scan, "EBSD/Header/PatternHeight", "EBSD/Header/PatternWidth", h))
         return -1;
-    read_size(scan, "EBSD/Header/PatternHeight", "EBSD/Header/PatternWidth", h);
     s->step_x = value_or(scan, "EBSD/Header/XSTEP", 0);
     s->step_y = value_or(scan, "EBSD/Header/YSTEP", 0);
     s->detector_tilt = value_or(scan, "EBSD/Header/CameraTilt", NAN);
@@ -275,7 +291,8 @@ static int oxford_header(hid_t scan, size_t n, int width, int height, struct h5e
     int single;
     if (read_grid(scan, "EBSD/Header/Y Cells", "EBSD/Header/X Cells", h))
         return -1;
-    read_size(scan, "EBSD/Header/Pattern Height", "EBSD/Header/Pattern Width", h);
+    if (read_size(scan, "EBSD/Header/Pattern Height", "EBSD/Header/Pattern Width", h))
+        return -1;
     s->step_x = value_or(scan, "EBSD/Header/X Step", 0);
     s->step_y = value_or(scan, "EBSD/Header/Y Step", 0);
     /* Oxford's angles are radians; the detector's Euler angles tilt it by Phi - 90 degrees. */
@@ -302,7 +319,8 @@ static int emsoft_header(hid_t file, size_t n, int width, int height, struct h5e
     char version[64] = "", program[64] = "";
     /* Simulated patterns: a list, no scan grid. */
     s->rows = s->cols = 0;
-    read_size(file, "NMLparameters/EBSDNameList/numsy", "NMLparameters/EBSDNameList/numsx", h);
+    if (read_size(file, "NMLparameters/EBSDNameList/numsy", "NMLparameters/EBSDNameList/numsx", h))
+        return -1;
     s->pixel_size = value_or(file, "NMLparameters/EBSDNameList/delta", NAN);
     s->binning = (int)value_or(file, "NMLparameters/EBSDNameList/binning", 0);
     s->detector_tilt = value_or(file, "NMLparameters/EBSDNameList/thetac", NAN);
@@ -320,13 +338,16 @@ static int emsoft_header(hid_t file, size_t n, int width, int height, struct h5e
 
 /* ---- the table ------------------------------------------------------------- */
 
-static const struct h5ebsd_layout kikuchipy = { "kikuchipy h5ebsd", "kikuchipy", "EBSD/Data/patterns", NULL,
+static const struct h5ebsd_layout kikuchipy = { "kikuchipy h5ebsd", "kikuchipy", NULL, "EBSD/Data/patterns", NULL,
                                                 kikuchipy_header };
-static const struct h5ebsd_layout edax = { "EDAX h5", "EDAX", "EBSD/Data/Pattern", NULL, edax_header };
-static const struct h5ebsd_layout bruker = { "Bruker h5", "Bruker Nano", "EBSD/Data/RawPatterns", NULL,
+static const struct h5ebsd_layout edax = { "EDAX h5", "EDAX", NULL, "EBSD/Data/Pattern", NULL, edax_header };
+static const struct h5ebsd_layout bruker = { "Bruker h5", "Bruker Nano", NULL, "EBSD/Data/RawPatterns", NULL,
                                              bruker_header };
-static const struct h5ebsd_layout oxford = { "Oxford H5OINA", "Oxford Instruments", "EBSD/Data/Processed Patterns",
-                                             "EBSD/Data/Unprocessed Patterns", oxford_header };
-static const struct h5ebsd_layout emsoft = { "EMsoft", NULL, "EMData/EBSD/EBSDPatterns", NULL, emsoft_header };
+static const struct h5ebsd_layout oxford = { "Oxford H5OINA", "Oxford Instruments", NULL,
+                                             "EBSD/Data/Processed Patterns", "EBSD/Data/Unprocessed Patterns",
+                                             oxford_header };
+/* EMEBSD writes EMheader/EBSD (its master-pattern program EMheader/EBSDmaster, which is no pattern file). */
+static const struct h5ebsd_layout emsoft = { "EMsoft", NULL, "EMheader/EBSD", "EMData/EBSD/EBSDPatterns", NULL,
+                                             emsoft_header };
 
 const struct h5ebsd_layout *const h5ebsd_layouts[] = { &kikuchipy, &edax, &bruker, &oxford, &emsoft, NULL };

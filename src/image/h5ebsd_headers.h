@@ -18,6 +18,8 @@
 struct h5ebsd_header {
     clx_scan_info info;        /* grid (rows, cols), steps, geometry; format and scan set by the caller */
     long long height, width;   /* the pattern size the header gives; 0: it gives none */
+    /* The datasets that gave the grid and the pattern size, for messages. */
+    const char *rows_from, *cols_from, *height_from, *width_from;
     double *pattern_centres;   /* 3 per entry, in clxcorr's (Bruker's) convention; NULL: one or none */
     double *euler;             /* 3 per entry, radians; NULL: none */
     int *position;             /* per entry, its scan position (row * cols + col); NULL: the entry's index */
@@ -26,7 +28,8 @@ struct h5ebsd_header {
 
 struct h5ebsd_layout {
     const char *format;        /* clx_scan_info.format */
-    const char *manufacturer;  /* the root's Manufacturer, case ignored; NULL: recognised by `patterns` at the root */
+    const char *manufacturer;  /* the root's Manufacturer, case ignored; NULL: recognised at the root by `marker` */
+    const char *marker;        /* a group only this layout has, at the root, with or without its patterns */
     const char *patterns;      /* the pattern dataset, under a scan group (or the root) */
     const char *patterns_alt;  /* read when `patterns` is absent (H5OINA's unprocessed patterns); NULL */
     /* Reads the header of `scan` for `entries` patterns of width x height

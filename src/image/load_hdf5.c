@@ -106,7 +106,7 @@ static int h5_fail(clx_message *msg, int status, const char *path, const char *w
     return msg_fail(msg, status, "%s: %s%s%s", path, what, why[0] ? ": " : "", why);
 }
 
-/* The layout whose Manufacturer the root names, else EMsoft's by its pattern dataset. */
+/* The layout whose Manufacturer the root names, else EMsoft's by its header group or its pattern dataset. */
 static const struct h5ebsd_layout *layout_find(hid_t file, char *manufacturer, size_t len)
 {
     manufacturer[0] = '\0';
@@ -116,7 +116,9 @@ static const struct h5ebsd_layout *layout_find(hid_t file, char *manufacturer, s
                 return h5ebsd_layouts[i];
     }
     for (int i = 0; h5ebsd_layouts[i]; i++)
-        if (!h5ebsd_layouts[i]->manufacturer && h5_exists(file, h5ebsd_layouts[i]->patterns))
+        if (!h5ebsd_layouts[i]->manufacturer &&
+            ((h5ebsd_layouts[i]->marker && h5_exists(file, h5ebsd_layouts[i]->marker)) ||
+             h5_exists(file, h5ebsd_layouts[i]->patterns)))
             return h5ebsd_layouts[i];
     return NULL;
 }
@@ -138,8 +140,13 @@ static void join_names(char **names, size_t n, char *buf, size_t len)
 static int scan_choose(struct hdf5_file *h, const char *path, const char *wanted, clx_message *msg)
 {
     const struct h5ebsd_layout *l = h->layout;
+    /* "an EDAX h5 file", "a Bruker h5 file" */
+    const char *article = strchr("AEIOU", l->format[0]) ? "an" : "a";
     if (!l->manufacturer) {
         /* One scan, at the root. */
+        if (!h5_exists(h->file, l->patterns))
+            return msg_fail(msg, CLX_ERR_FORMAT, "%s: %s %s file without patterns: it has %s but no %s", path, article,
+                            l->format, l->marker, l->patterns);
         snprintf(h->dataset, sizeof h->dataset, "%s", l->patterns);
         h->scan = H5Gopen2(h->file, "/", H5P_DEFAULT);
         return h->scan < 0 ? h5_fail(msg, CLX_ERR_FORMAT, path, "cannot open the root group") : CLX_OK;
@@ -155,8 +162,9 @@ static int scan_choose(struct hdf5_file *h, const char *path, const char *wanted
     }
     if (n == 0) {
         h5_names_free(names, n);
-        return msg_fail(msg, CLX_ERR_FORMAT, "%s: a %s file without patterns: no top-level group holds %s", path,
-                        l->format, l->patterns);
+        return msg_fail(msg, CLX_ERR_FORMAT, "%s: %s %s file without patterns: no top-level group holds %s%s%s", path,
+                        article, l->format, l->patterns, l->patterns_alt ? " or " : "",
+                        l->patterns_alt ? l->patterns_alt : "");
     }
     join_names(names, n, list, sizeof list);
     size_t chosen = n;
@@ -316,12 +324,16 @@ static int header_apply(clx_image_file *file, struct hdf5_file *h, struct h5ebsd
     size_t n = (size_t)h->count;
     if (hd->problem[0])
         return msg_fail(msg, CLX_ERR_FORMAT, "%s: %s%s%s", path, h->scan_name, sep, hd->problem);
-    if ((hd->width && hd->width != h->width) || (hd->height && hd->height != h->height))
-        return msg_fail(msg, CLX_ERR_FORMAT, "%s: %s%sthe header says patterns of %lldx%lld but %s holds %dx%d",
-                        path, h->scan_name, sep, hd->width, hd->height, h->dataset, h->width, h->height);
+    if (hd->width && hd->width != h->width)
+        return msg_fail(msg, CLX_ERR_FORMAT, "%s: %s%s%s says patterns %lld wide but %s holds %dx%d", path,
+                        h->scan_name, sep, hd->width_from, hd->width, h->dataset, h->width, h->height);
+    if (hd->height && hd->height != h->height)
+        return msg_fail(msg, CLX_ERR_FORMAT, "%s: %s%s%s says patterns %lld high but %s holds %dx%d", path,
+                        h->scan_name, sep, hd->height_from, hd->height, h->dataset, h->width, h->height);
     if (hd->info.rows > 0 && (size_t)hd->info.rows * hd->info.cols != n)
-        return msg_fail(msg, CLX_ERR_FORMAT, "%s: %s%sthe header says a scan of %d x %d points but %s holds %zu "
-                        "patterns", path, h->scan_name, sep, hd->info.rows, hd->info.cols, h->dataset, n);
+        return msg_fail(msg, CLX_ERR_FORMAT, "%s: %s%s%s and %s say a scan of %d x %d points but %s holds %zu "
+                        "patterns", path, h->scan_name, sep, hd->rows_from, hd->cols_from, hd->info.rows,
+                        hd->info.cols, h->dataset, n);
     if (hd->position) {
         if (!(h->entry_of_page = malloc(sizeof(int) * n)))
             return msg_fail(msg, CLX_ERR_HOST_MEMORY, "%s: out of memory", path);
