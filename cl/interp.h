@@ -87,6 +87,58 @@ static inline real weight(real t)
 #endif
 
 /*
+ * The kernel's derivative dw/dt at a signed distance t, for gradients of
+ * the interpolated image (cl/icgn.cl): the image's slope at x is the sum of
+ * its taps weighted by weight_deriv(x - tap).
+ */
+static inline real weight_deriv(real t)
+{
+    const real s = t < 0 ? -1 : 1;
+    t = fabs(t);
+#if INTERP == 0
+    if (t <= 1)
+        return s * ((real)4.5 * t - 5) * t;
+    if (t < 2)
+        return s * (((real)-1.5 * t + 5) * t - 4);
+    return 0;
+#elif INTERP == 1
+    /* d/dt sinc(t) sinc(t / 3), sinc' (t) = (cos(pi t) - sinc(t)) / t. */
+    if (t < (real)1e-6 || t >= 3)
+        return 0;
+    const real a = PI_REAL * t, b = a / 3;
+    const real s1 = sinpi(t) / a, s3 = sinpi(t / 3) / b;
+    const real d1 = (cospi(t) - s1) / t, d3 = (cospi(t / 3) - s3) / t;
+    return s * (d1 * s3 + s1 * d3);
+#elif INTERP == 2
+    if (t < 1)
+        return s * ((real)1.5 * t - 2) * t;
+    if (t < 2) {
+        const real u = 2 - t;
+        return -s * u * u / 2;
+    }
+    return 0;
+#else
+    if (t < 1) {
+        const real t2 = t * t;
+        return s * t * (-1 + t2 * (1 - (real)5 / 12 * t));
+    }
+    if (t < 2)
+        return s * ((real)5 / 8 + t * ((real)-7 / 2 + t * ((real)15 / 4 + t * ((real)-3 / 2 + (real)5 / 24 * t))));
+    if (t < 3) {
+        const real u = 3 - t, u2 = u * u;
+        return -s * u2 * u2 / 24;
+    }
+    return 0;
+#endif
+}
+
+/* The derivative weight of tap i around a fraction f (see tap_weight). */
+static inline real tap_deriv(real f, int i)
+{
+    return weight_deriv(f - (i - TAPS / 2 + 1));
+}
+
+/*
  * Weight i of the TAPS around a fraction f in [0, 1): tap i sits at
  * floor(x) + i - (TAPS / 2 - 1), so TAPS / 2 - 1 taps lie left of floor(x).
  * For the interpolating kernels, exactly one 1 and zeros when f is 0, so

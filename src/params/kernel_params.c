@@ -284,6 +284,7 @@ int kernel_params_check(const struct kernel_params *p, const struct device_entry
         { "prep_tx x prep_ty", (size_t)p->prep_tx * p->prep_ty },
         { "sample_tx x sample_ty", (size_t)p->sample_tx * p->sample_ty },
         { "tile_wg", (size_t)p->tile_wg },
+        { "icgn_wg", (size_t)p->icgn_wg },
         { "direct_tx x direct_ty", (size_t)p->direct_tx * p->direct_ty },
         { "direct_few_wg", (size_t)p->direct_few_wg },
         { "filter_rows_tx x filter_rows_ty", (size_t)p->filter_rows_tx * p->filter_rows_ty },
@@ -302,6 +303,13 @@ int kernel_params_check(const struct kernel_params *p, const struct device_entry
     if (sample_local > dev->info.local_memory) {
         snprintf(why, why_len, "sample_tx x sample_ty = %dx%d needs %zu bytes of local memory: %s has %llu",
                  p->sample_tx, p->sample_ty, sample_local, dev->info.name, dev->info.local_memory);
+        return -1;
+    }
+    /* IC-GN reduces up to 3 + 6 sums per work-item at once (cl/icgn.cl). */
+    size_t icgn_local = (p->use_double ? sizeof(double) : sizeof(float)) * (size_t)p->icgn_wg * 9 + 256;
+    if (icgn_local > dev->info.local_memory) {
+        snprintf(why, why_len, "icgn_wg = %d needs %zu bytes of local memory: %s has %llu", p->icgn_wg, icgn_local,
+                 dev->info.name, dev->info.local_memory);
         return -1;
     }
     /* Form 2 packs a float's bits and an index into one 64-bit word for atom_max. */

@@ -1,0 +1,399 @@
+/*
+ * icgn.cl - sub-pixel refinement by the inverse-compositional Gauss-Newton
+ * algorithm (IC-GN) with the zero-normalised sum of squared differences
+ * (ZNSSD) as its criterion, as in Pan, Li and Tong (2013), "Fast, robust
+ * and accurate digital image correlation calculation without redundant
+ * computations". Each tile's window of the image is warped by a shape
+ * function until it matches the reference window:
+ *
+ *   SHAPE 0: translation, q = (u, v);
+ *   SHAPE 1: first order, q = (u, a1, a2, v, b1, b2), the displacement at a
+ *            reference point being (u + a1 xi + a2 eta, v + b1 xi + b2 eta)
+ *            with xi = dx / HALF_W, eta = dy / HALF_H its position from the
+ *            window centre scaled to about [-1, 1], so that every parameter
+ *            is in pixels and the Hessian stays well conditioned in float.
+ *
+ * Inverse compositional: the reference side's gradients J = grad f dW/dq,
+ * the Hessian H = sum J^T J and its inverse are computed once per
+ * reference (icgn_reference); each iteration then only samples the image
+ * at the warped positions, sums 3 + NPAR values over the window and solves
+ * dq = -H^-1 sum J^T (f~ - a g~), a = |f~| / |g~| (f~, g~ the windows less
+ * their means), and composes W(q) <- W(q) o W(dq)^-1. It stops when
+ * |dq| < tol (pixels), or after max_iter iterations (icgn_iterate). The
+ * whole loop runs on the device: the host waits once per batch.
+ *
+ * The image is sampled with interp.h's kernel: at each warped position the
+ * TAPS x TAPS taps around it, weighted separably; the B-splines read the
+ * images' coefficients (bspline_prefilter.cl). The reference's values and
+ * gradients are the same interpolant's at whole pixels.
+ *
+ * Layouts: fref, per window WIN_PIXELS reals (f~); grad, per window
+ * WIN_PIXELS real2 (df/dx, df/dy); consts and results as icgn_layout.h
+ * says.
+ * NDRange of both kernels: global (ICGN_WG * n), local (ICGN_WG), one
+ * work-group per window (icgn_reference) or per tile (icgn_iterate).
+ */
+#include "common.h"
+#include "interp.h"
+#include "icgn_layout.h"
+
+#ifndef ICGN_WG
+#define ICGN_WG 256         /* work-items per window or tile (a power of two) */
+#endif
+#ifndef SHAPE
+#define SHAPE 0             /* shape function: 0 translation, 1 first order (affine) */
+#endif
+
+#if SHAPE == 0
+#define NPAR 2
+#define IV 1                /* q's index of v */
+#elif SHAPE == 1
+#define NPAR 6
+#define IV 3
+#else
+#error "SHAPE must be 0 (translation) or 1 (first order)"
+#endif
+
+#define HALF_W ((real)WIN_W / 2)
+#define HALF_H ((real)WIN_H / 2)
+#define CENTRE_X ((real)(WIN_W - 1) / 2)
+#define CENTRE_Y ((real)(WIN_H - 1) / 2)
+
+#define C_NORM ICGN_C_NORM
+#define C_MEAN ICGN_C_MEAN
+#define C_USABLE ICGN_C_USABLE
+#define C_SUM_J ICGN_C_SUM_J
+#define C_SUM_JF ICGN_C_SUM_JF(NPAR)
+#define C_HINV ICGN_C_HINV(NPAR)
+#define CONSTS ICGN_CONSTS(NPAR)
+
+/* The reference's sums: |f~|^2, H's upper triangle, sum J, sum J f~. */
+#define NH (NPAR * (NPAR + 1) / 2)
+#define NREF (1 + NH + 2 * NPAR)
+/* An iteration's sums: g', g'^2, f~ g', J g' (g' = g less the reference's mean). */
+#define NITER (3 + NPAR)
+
+/* The most sums one reduction step carries (the reference's are summed in
+ * rounds of this many, an iteration's in one). */
+#define CHUNK NITER
+
+/* Sums n values of every work-item's v[] over the work-group into all[]
+ * (fixed order, so every run adds the same way). All must call it. */
+static void group_sums(__local real *part, const real *v, int n, __local real *all)
+{
+    const int lid = get_local_id(0);
+    for (int first = 0; first < n; first += CHUNK) {
+        const int m = min(CHUNK, n - first);
+        for (int k = 0; k < m; k++)
+            part[k * ICGN_WG + lid] = v[first + k];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int s = ICGN_WG / 2; s > 0; s >>= 1) {
+            if (lid < s)
+                for (int k = 0; k < m; k++)
+                    part[k * ICGN_WG + lid] += part[k * ICGN_WG + lid + s];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (lid < m)
+            all[first + lid] = part[lid * ICGN_WG];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* The interpolant at (x, y) of a w x h image of values or coefficients. */
+static real sample_at(__global const real *src, int w, int h, real x, real y)
+{
+    const real x0 = floor(x), y0 = floor(y), fx = x - x0, fy = y - y0;
+    const int ix = (int)x0 - TAPS / 2 + 1, iy = (int)y0 - TAPS / 2 + 1;
+    real wx[TAPS], v = 0, sx = 0, sy = 0;
+    for (int k = 0; k < TAPS; k++) {
+        wx[k] = tap_weight(fx, k);
+        sx += wx[k];
+    }
+    for (int m = 0; m < TAPS; m++) {
+        const real wy = tap_weight(fy, m);
+        __global const real *row = src + (size_t)tap_index(iy + m, h) * w;
+        real r = 0;
+        for (int k = 0; k < TAPS; k++)
+            r += wx[k] * row[tap_index(ix + k, w)];
+        v += wy * r;
+        sy += wy;
+    }
+    /* Normalised as sample_windows.cl does (Lanczos weights sum to 1 only
+     * approximately; the others exactly). */
+    return v / (sx * sy);
+}
+
+/* Its slopes along x and y at the whole pixel (x, y). */
+static real2 slope_at(__global const real *src, int w, int h, int x, int y)
+{
+    const int ix = x - TAPS / 2 + 1, iy = y - TAPS / 2 + 1;
+    real2 g = (real2)(0, 0);
+    for (int m = 0; m < TAPS; m++) {
+        const real wy = tap_weight(0, m), dy = tap_deriv(0, m);
+        __global const real *row = src + (size_t)tap_index(iy + m, h) * w;
+        for (int k = 0; k < TAPS; k++) {
+            const real c = row[tap_index(ix + k, w)];
+            g.x += wy * tap_deriv(0, k) * c;
+            g.y += dy * tap_weight(0, k) * c;
+        }
+    }
+    return g;
+}
+
+/* J = grad f dW/dq at a pixel whose scaled position is (xi, eta). */
+static void jacobian(real2 g, real xi, real eta, real *j)
+{
+#if SHAPE == 0
+    j[0] = g.x;
+    j[1] = g.y;
+#else
+    j[0] = g.x;
+    j[1] = g.x * xi;
+    j[2] = g.x * eta;
+    j[3] = g.y;
+    j[4] = g.y * xi;
+    j[5] = g.y * eta;
+#endif
+}
+
+/* Inverts the symmetric n x n matrix a (row-major) by Cholesky into inv;
+ * 0 when a is not positive definite. */
+static int invert_spd(real *a, real *inv)
+{
+    for (int j = 0; j < NPAR; j++) {
+        real d = a[j * NPAR + j];
+        for (int k = 0; k < j; k++)
+            d -= a[j * NPAR + k] * a[j * NPAR + k];
+        if (!(d > 0))
+            return 0;
+        d = sqrt(d);
+        a[j * NPAR + j] = d;
+        for (int i = j + 1; i < NPAR; i++) {
+            real s = a[i * NPAR + j];
+            for (int k = 0; k < j; k++)
+                s -= a[i * NPAR + k] * a[j * NPAR + k];
+            a[i * NPAR + j] = s / d;
+        }
+    }
+    /* Columns of the inverse: L L^T x = e_c. */
+    for (int c = 0; c < NPAR; c++) {
+        real y[NPAR];
+        for (int i = 0; i < NPAR; i++) {
+            real s = i == c ? 1 : 0;
+            for (int k = 0; k < i; k++)
+                s -= a[i * NPAR + k] * y[k];
+            y[i] = s / a[i * NPAR + i];
+        }
+        for (int i = NPAR - 1; i >= 0; i--) {
+            real s = y[i];
+            for (int k = i + 1; k < NPAR; k++)
+                s -= a[k * NPAR + i] * inv[k * NPAR + c];
+            inv[i * NPAR + c] = s / a[i * NPAR + i];
+        }
+    }
+    return 1;
+}
+
+/*
+ * icgn_reference: per window, the reference's f~, gradients and consts.
+ * src is the reference image (its coefficients for the B-splines), w x h.
+ */
+__kernel __attribute__((reqd_work_group_size(ICGN_WG, 1, 1)))
+void icgn_reference(__global const real *src, int w, int h, __global const int2 *corners,
+                    __global real *fref, __global real2 *grad, __global real *consts)
+{
+    __local real part[CHUNK * ICGN_WG];
+    __local real all[NREF];
+    const int win = get_group_id(0), lid = get_local_id(0);
+    const int2 corner = corners[win];
+    __global real *f = fref + (size_t)win * WIN_PIXELS;
+    __global real2 *g = grad + (size_t)win * WIN_PIXELS;
+    __global real *c = consts + (size_t)win * CONSTS;
+    real v[NREF];
+
+    real sum = 0;
+    for (int i = lid; i < WIN_PIXELS; i += ICGN_WG) {
+        const int x = i % WIN_W, y = i / WIN_W;
+        sum += sample_at(src, w, h, corner.x + x, corner.y + y);
+    }
+    v[0] = sum;
+    group_sums(part, v, 1, all);
+    const real mean = all[0] / WIN_PIXELS;
+
+    for (int k = 0; k < NREF; k++)
+        v[k] = 0;
+    for (int i = lid; i < WIN_PIXELS; i += ICGN_WG) {
+        const int x = i % WIN_W, y = i / WIN_W;
+        const real fv = sample_at(src, w, h, corner.x + x, corner.y + y) - mean;
+        const real2 gv = slope_at(src, w, h, corner.x + x, corner.y + y);
+        real j[NPAR];
+        jacobian(gv, (x - CENTRE_X) / HALF_W, (y - CENTRE_Y) / HALF_H, j);
+        f[i] = fv;
+        g[i] = gv;
+        v[0] += fv * fv;
+        int n = 1;
+        for (int a = 0; a < NPAR; a++)
+            for (int b = a; b < NPAR; b++)
+                v[n++] += j[a] * j[b];
+        for (int a = 0; a < NPAR; a++) {
+            v[1 + NH + a] += j[a];
+            v[1 + NH + NPAR + a] += j[a] * fv;
+        }
+    }
+    group_sums(part, v, NREF, all);
+    if (lid != 0)
+        return;
+    real hm[NPAR * NPAR], inv[NPAR * NPAR];
+    int n = 1;
+    for (int a = 0; a < NPAR; a++)
+        for (int b = a; b < NPAR; b++) {
+            hm[a * NPAR + b] = hm[b * NPAR + a] = all[n];
+            n++;
+        }
+    const int usable = all[0] > 0 && invert_spd(hm, inv);
+    c[C_NORM] = sqrt(all[0]);
+    c[C_MEAN] = mean;
+    c[C_USABLE] = usable;
+    for (int a = 0; a < NPAR; a++) {
+        c[C_SUM_J + a] = all[1 + NH + a];
+        c[C_SUM_JF + a] = all[1 + NH + NPAR + a];
+    }
+    for (int k = 0; k < NPAR * NPAR; k++)
+        c[C_HINV + k] = usable ? inv[k] : 0;
+}
+
+/* The warp as displacement at the centre (t) and gradient A - I (px/px). */
+struct warp {
+    real u, v, ux, uy, vx, vy;
+};
+
+/* W <- W o W(dq)^-1, dq in the scaled parameters. */
+static struct warp compose_inverse(struct warp w, const real *dq)
+{
+#if SHAPE == 0
+    w.u -= dq[0];
+    w.v -= dq[1];
+#else
+    /* A_new = A A_d^-1, t_new = t - A A_d^-1 t_d, A = I + grad. */
+    const real a11 = 1 + dq[1] / HALF_W, a12 = dq[2] / HALF_H, a21 = dq[4] / HALF_W, a22 = 1 + dq[5] / HALF_H;
+    const real det = a11 * a22 - a12 * a21;
+    const real i11 = a22 / det, i12 = -a12 / det, i21 = -a21 / det, i22 = a11 / det;
+    const real b11 = 1 + w.ux, b12 = w.uy, b21 = w.vx, b22 = 1 + w.vy;
+    const real m11 = b11 * i11 + b12 * i21, m12 = b11 * i12 + b12 * i22;
+    const real m21 = b21 * i11 + b22 * i21, m22 = b21 * i12 + b22 * i22;
+    w.u -= m11 * dq[0] + m12 * dq[3];
+    w.v -= m21 * dq[0] + m22 * dq[3];
+    w.ux = m11 - 1;
+    w.uy = m12;
+    w.vx = m21;
+    w.vy = m22 - 1;
+#endif
+    return w;
+}
+
+/*
+ * icgn_iterate: tile t (image t / nwin, window t % nwin) refined from its
+ * start offset; src holds the batch's images (or their coefficients).
+ */
+__kernel __attribute__((reqd_work_group_size(ICGN_WG, 1, 1)))
+void icgn_iterate(__global const real *src, int w, int h, __global const int2 *corners, int nwin,
+                  __global const real *fref, __global const real2 *grad, __global const real *consts,
+                  __global const real2 *starts, int max_iter, real tol, __global real *results)
+{
+    __local real part[CHUNK * ICGN_WG];
+    __local real all[NITER];
+    __local struct warp shared_warp;
+    __local int state;           /* -1 going on, else the status */
+    __local real last_zncc;
+    const int tile = get_group_id(0), lid = get_local_id(0);
+    const int img = tile / nwin, win = tile - img * nwin;
+    const int2 corner = corners[win];
+    __global const real *image = src + (size_t)img * w * h;
+    __global const real *f = fref + (size_t)win * WIN_PIXELS;
+    __global const real2 *g = grad + (size_t)win * WIN_PIXELS;
+    __global const real *c = consts + (size_t)win * CONSTS;
+    const real2 start = starts[tile];
+    const real mean = c[C_MEAN];
+    int it = 0;
+
+    if (lid == 0) {
+        struct warp w0 = { start.x, start.y, 0, 0, 0, 0 };
+        shared_warp = w0;
+        state = c[C_USABLE] != 0 && !isnan(start.x) && !isnan(start.y) ? -1 : ICGN_FAILED;
+        last_zncc = NAN;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    while (state < 0) {
+        const struct warp wp = shared_warp;
+        real v[NITER];
+        for (int k = 0; k < NITER; k++)
+            v[k] = 0;
+        for (int i = lid; i < WIN_PIXELS; i += ICGN_WG) {
+            const int x = i % WIN_W, y = i / WIN_W;
+            const real dx = x - CENTRE_X, dy = y - CENTRE_Y;
+            const real px = corner.x + x + wp.u + wp.ux * dx + wp.uy * dy;
+            const real py = corner.y + y + wp.v + wp.vx * dx + wp.vy * dy;
+            const real gv = sample_at(image, w, h, px, py) - mean;
+            real j[NPAR];
+            jacobian(g[i], dx / HALF_W, dy / HALF_H, j);
+            v[0] += gv;
+            v[1] += gv * gv;
+            v[2] += f[i] * gv;
+            for (int a = 0; a < NPAR; a++)
+                v[3 + a] += j[a] * gv;
+        }
+        group_sums(part, v, NITER, all);
+        it++;
+        if (lid == 0) {
+            const real n = WIN_PIXELS, gm = all[0] / n;
+            const real gnorm = sqrt(fmax(all[1] - all[0] * gm, (real)0));
+            struct warp nw = wp;
+            if (!(gnorm > 0)) {
+                state = ICGN_FAILED;
+            } else {
+                const real a = c[C_NORM] / gnorm;
+                real b[NPAR], dq[NPAR], step = 0;
+                for (int k = 0; k < NPAR; k++)
+                    b[k] = c[C_SUM_JF + k] - a * (all[3 + k] - gm * c[C_SUM_J + k]);
+                for (int r = 0; r < NPAR; r++) {
+                    real s = 0;
+                    for (int k = 0; k < NPAR; k++)
+                        s += c[C_HINV + r * NPAR + k] * b[k];
+                    dq[r] = -s;
+                    step += dq[r] * dq[r];
+                }
+                last_zncc = all[2] / (c[C_NORM] * gnorm);
+                nw = compose_inverse(wp, dq);
+                /* A warp beyond a window's size has lost the window. */
+                if (!(fabs(nw.u - start.x) <= WIN_W && fabs(nw.v - start.y) <= WIN_H &&
+                      fabs(nw.ux) < 1 && fabs(nw.uy) < 1 && fabs(nw.vx) < 1 && fabs(nw.vy) < 1))
+                    state = ICGN_FAILED;
+                else if (sqrt(step) < tol)
+                    state = ICGN_CONVERGED;
+                else if (it >= max_iter)
+                    state = ICGN_UNCONVERGED;
+                shared_warp = nw;
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid != 0)
+        return;
+    const struct warp wf = shared_warp;
+    __global real *r = results + (size_t)tile * ICGN_RESULTS;
+    /* The noise of the residual f~ - a g~, sum |f~|^2 ZNSSD over the
+     * degrees of freedom, through H^-1 into the parameters' variances. */
+    const real znssd = 2 * (1 - last_zncc);
+    const real s2 = c[C_NORM] * c[C_NORM] * fmax(znssd, (real)0) / (WIN_PIXELS - NPAR);
+    r[ICGN_R_U] = wf.u;
+    r[ICGN_R_V] = wf.v;
+    r[ICGN_R_UX] = wf.ux;
+    r[ICGN_R_UY] = wf.uy;
+    r[ICGN_R_VX] = wf.vx;
+    r[ICGN_R_VY] = wf.vy;
+    r[ICGN_R_ZNCC] = last_zncc;
+    r[ICGN_R_SIGMA_U] = sqrt(s2 * c[C_HINV]);
+    r[ICGN_R_SIGMA_V] = sqrt(s2 * c[C_HINV + IV * NPAR + IV]);
+    r[ICGN_R_ITERATIONS] = it;
+    r[ICGN_R_STATUS] = state;
+}

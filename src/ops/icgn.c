@@ -1,0 +1,180 @@
+/* icgn.c - IC-GN refinement on the device (see icgn.h and cl/icgn.cl). */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops/icgn.h"
+#include "runtime/cl_error.h"
+#include "runtime/context.h"
+#include "runtime/program_build.h"
+
+static size_t real_size(const struct kernel_params *p)
+{
+    return p->use_double ? sizeof(double) : sizeof(float);
+}
+
+size_t icgn_tile_bytes(const struct kernel_params *p)
+{
+    return real_size(p) * (2 + ICGN_RESULTS);
+}
+
+size_t icgn_window_bytes(const struct kernel_params *p)
+{
+    size_t npar = ICGN_NPAR(p->shape);
+    return real_size(p) * (3 * (size_t)p->win_w * p->win_h + ICGN_CONSTS(npar));
+}
+
+int icgn_create(struct clx_context *ctx, const struct kernel_params *p, int nwin, int ntiles, struct icgn **out)
+{
+    size_t rs = real_size(p), window = (size_t)p->win_w * p->win_h;
+    int status;
+
+    *out = NULL;
+    struct icgn *g = calloc(1, sizeof *g);
+    if (!g)
+        return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+    g->ctx = ctx;
+    g->params = *p;
+    g->nwin = nwin;
+    g->ntiles = ntiles;
+    g->starts_host = malloc(2 * rs * ntiles);
+    g->results_host = malloc(ICGN_RESULTS * rs * ntiles);
+    if (!g->starts_host || !g->results_host) {
+        status = ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+        goto fail;
+    }
+    if ((status = program_build_params(ctx, "icgn.cl", p, &g->program)) != CLX_OK ||
+        (status = kernel_create(ctx, g->program, "icgn_reference", &g->reference)) != CLX_OK ||
+        (status = kernel_create(ctx, g->program, "icgn_iterate", &g->iterate)) != CLX_OK ||
+        (status = ctx_create_buffer(ctx, rs * nwin * window, &g->fref, "IC-GN reference windows")) != CLX_OK ||
+        (status = ctx_create_buffer(ctx, 2 * rs * nwin * window, &g->grad, "IC-GN reference gradients")) ||
+        (status = ctx_create_buffer(ctx, rs * nwin * ICGN_CONSTS(ICGN_NPAR(p->shape)), &g->consts,
+                                    "IC-GN reference sums")) != CLX_OK ||
+        (status = ctx_create_buffer(ctx, 2 * rs * ntiles, &g->starts, "IC-GN start offsets")) != CLX_OK ||
+        (status = ctx_create_buffer(ctx, ICGN_RESULTS * rs * ntiles, &g->results, "IC-GN results")) != CLX_OK)
+        goto fail;
+    *out = g;
+    return CLX_OK;
+fail:
+    icgn_destroy(g);
+    return status;
+}
+
+int icgn_set_reference(struct icgn *g, cl_mem source, int w, int h, cl_mem corners)
+{
+    struct clx_context *ctx = g->ctx;
+    size_t local = (size_t)g->params.icgn_wg, global = local * g->nwin;
+    cl_kernel k = g->reference;
+    int status = CLX_OK;
+    CL_CALL(ctx, clSetKernelArg(k, 0, sizeof source, &source));
+    CL_CALL(ctx, clSetKernelArg(k, 1, sizeof w, &w));
+    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof h, &h));
+    CL_CALL(ctx, clSetKernelArg(k, 3, sizeof corners, &corners));
+    CL_CALL(ctx, clSetKernelArg(k, 4, sizeof g->fref, &g->fref));
+    CL_CALL(ctx, clSetKernelArg(k, 5, sizeof g->grad, &g->grad));
+    CL_CALL(ctx, clSetKernelArg(k, 6, sizeof g->consts, &g->consts));
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, 0, NULL, NULL));
+error:
+    return status;
+}
+
+/* Real i of a host array of the working precision. */
+static double real_at(const struct icgn *g, const void *a, size_t i)
+{
+    return g->params.use_double ? ((const double *)a)[i] : ((const float *)a)[i];
+}
+
+static void set_real(const struct icgn *g, void *a, size_t i, double v)
+{
+    if (g->params.use_double)
+        ((double *)a)[i] = v;
+    else
+        ((float *)a)[i] = (float)v;
+}
+
+static void unpack_results(const struct icgn *g, int ntiles, struct icgn_result *out)
+{
+    for (int t = 0; t < ntiles; t++) {
+        size_t b = (size_t)t * ICGN_RESULTS;
+        const void *r = g->results_host;
+        struct icgn_result *o = &out[t];
+        o->u = real_at(g, r, b + ICGN_R_U);
+        o->v = real_at(g, r, b + ICGN_R_V);
+        o->ux = real_at(g, r, b + ICGN_R_UX);
+        o->uy = real_at(g, r, b + ICGN_R_UY);
+        o->vx = real_at(g, r, b + ICGN_R_VX);
+        o->vy = real_at(g, r, b + ICGN_R_VY);
+        o->zncc = real_at(g, r, b + ICGN_R_ZNCC);
+        o->sigma_u = real_at(g, r, b + ICGN_R_SIGMA_U);
+        o->sigma_v = real_at(g, r, b + ICGN_R_SIGMA_V);
+        o->iterations = (int)real_at(g, r, b + ICGN_R_ITERATIONS);
+        o->status = (int)real_at(g, r, b + ICGN_R_STATUS);
+    }
+}
+
+int icgn_run(struct icgn *g, cl_mem source, int w, int h, cl_mem corners, int ntiles, const double *start_u,
+             const double *start_v, int max_iter, double tol, struct icgn_result *out)
+{
+    struct clx_context *ctx = g->ctx;
+    const struct kernel_params *p = &g->params;
+    size_t rs = real_size(p), local = (size_t)p->icgn_wg, global = local * ntiles;
+    cl_kernel k = g->iterate;
+    cl_float tol_f = (cl_float)tol;
+    cl_double tol_d = tol;
+    int status = CLX_OK;
+
+    if (ntiles <= 0)
+        return CLX_OK;
+    for (int t = 0; t < ntiles; t++) {
+        set_real(g, g->starts_host, 2 * (size_t)t, start_u[t]);
+        set_real(g, g->starts_host, 2 * (size_t)t + 1, start_v[t]);
+    }
+    ctx_profile_begin(ctx);
+    CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, g->starts, CL_FALSE, 0, 2 * rs * ntiles, g->starts_host, 0, NULL,
+                                      NULL));
+    CL_CALL(ctx, clSetKernelArg(k, 0, sizeof source, &source));
+    CL_CALL(ctx, clSetKernelArg(k, 1, sizeof w, &w));
+    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof h, &h));
+    CL_CALL(ctx, clSetKernelArg(k, 3, sizeof corners, &corners));
+    CL_CALL(ctx, clSetKernelArg(k, 4, sizeof g->nwin, &g->nwin));
+    CL_CALL(ctx, clSetKernelArg(k, 5, sizeof g->fref, &g->fref));
+    CL_CALL(ctx, clSetKernelArg(k, 6, sizeof g->grad, &g->grad));
+    CL_CALL(ctx, clSetKernelArg(k, 7, sizeof g->consts, &g->consts));
+    CL_CALL(ctx, clSetKernelArg(k, 8, sizeof g->starts, &g->starts));
+    CL_CALL(ctx, clSetKernelArg(k, 9, sizeof max_iter, &max_iter));
+    if (p->use_double)
+        CL_CALL(ctx, clSetKernelArg(k, 10, sizeof tol_d, &tol_d));
+    else
+        CL_CALL(ctx, clSetKernelArg(k, 10, sizeof tol_f, &tol_f));
+    CL_CALL(ctx, clSetKernelArg(k, 11, sizeof g->results, &g->results));
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, 0, NULL, NULL));
+    /* Profiled bytes: the windows' taps are read from cache; count each
+     * window's reference data and image window once per iteration. */
+    ctx_profile_mark(ctx, "refine", 4.0 * ntiles * p->win_w * p->win_h * rs);
+    CL_CALL(ctx, clEnqueueReadBuffer(ctx->queue, g->results, CL_TRUE, 0, ICGN_RESULTS * rs * ntiles, g->results_host,
+                                     0, NULL, NULL));
+    unpack_results(g, ntiles, out);
+error:
+    return status;
+}
+
+void icgn_destroy(struct icgn *g)
+{
+    if (!g)
+        return;
+    if (g->reference)
+        clReleaseKernel(g->reference);
+    if (g->iterate)
+        clReleaseKernel(g->iterate);
+    if (g->program)
+        clReleaseProgram(g->program);
+    cl_mem bufs[] = { g->fref, g->grad, g->consts, g->starts, g->results };
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        if (bufs[i])
+            clReleaseMemObject(bufs[i]);
+    free(g->starts_host);
+    free(g->results_host);
+    free(g);
+}

@@ -1,0 +1,68 @@
+/*
+ * icgn.h - sub-pixel refinement by inverse-compositional Gauss-Newton with
+ * the ZNSSD criterion and a shape function (cl/icgn.cl says how), for
+ * windows of images already on the device (internal).
+ *
+ * The reference side (each window's zero-mean values, gradients, Hessian
+ * and its inverse) is computed once per reference on the device; a batch's
+ * tiles are then refined from their start offsets in one kernel that
+ * iterates on the device, and the host waits once, for the results.
+ */
+#ifndef CLX_ICGN_H
+#define CLX_ICGN_H
+
+#include <CL/cl.h>
+#include "cl/icgn_layout.h"   /* the records the kernels write */
+#include "params/kernel_params.h"
+
+struct clx_context;
+
+/* One tile's result. */
+struct icgn_result {
+    double u, v;                /* displacement at the window centre, px (image minus reference) */
+    double ux, uy, vx, vy;      /* its gradient du/dx, du/dy, dv/dx, dv/dy (0 with shape 0) */
+    double zncc;                /* at the last evaluated warp */
+    double sigma_u, sigma_v;    /* standard deviations of u and v, px, from the residual and H^-1 */
+    int iterations;
+    int status;                 /* ICGN_CONVERGED, ICGN_UNCONVERGED or ICGN_FAILED */
+};
+
+struct icgn {
+    struct clx_context *ctx;
+    struct kernel_params params;    /* interp, shape, icgn_wg, precision, window size */
+    int nwin, ntiles;
+    cl_program program;
+    cl_kernel reference, iterate;
+    cl_mem fref, grad, consts;      /* the reference's, per window */
+    cl_mem starts, results;         /* per tile */
+    void *starts_host, *results_host;
+};
+
+/* The device bytes icgn_create allocates per tile and per window. */
+size_t icgn_tile_bytes(const struct kernel_params *p);
+size_t icgn_window_bytes(const struct kernel_params *p);
+
+/*
+ * Builds the kernels for p's window size, precision, interpolation (the
+ * B-splines then read coefficients) and shape (p->shape), and the buffers
+ * for nwin windows and up to ntiles tiles. Returns CLX_OK with *out set.
+ */
+int icgn_create(struct clx_context *ctx, const struct kernel_params *p, int nwin, int ntiles, struct icgn **out);
+
+/* Enqueues the reference side from `source`, one w x h image of reals
+ * (values, or coefficients for the B-splines), windows at `corners`
+ * (nwin int2 top-left corners). */
+int icgn_set_reference(struct icgn *g, cl_mem source, int w, int h, cl_mem corners);
+
+/*
+ * Refines ntiles tiles (tile t: image t / nwin of `source`, window t %
+ * nwin) from their start offsets (NaN: no start, the tile fails), at most
+ * max_iter iterations each, stopping when the update is below tol px;
+ * waits and fills out[0 .. ntiles - 1].
+ */
+int icgn_run(struct icgn *g, cl_mem source, int w, int h, cl_mem corners, int ntiles, const double *start_u,
+             const double *start_v, int max_iter, double tol, struct icgn_result *out);
+
+void icgn_destroy(struct icgn *g);
+
+#endif
