@@ -487,6 +487,23 @@ typedef enum clx_interp {
 /* "default", "lanczos3", "keys", "bspline3" or "bspline5". */
 const char *clx_interp_name(clx_interp interp);
 
+/* How the accurate mode refines each window's offset after its correlation
+ * passes. */
+typedef enum clx_refiner {
+    /* Inverse-compositional Gauss-Newton on the zero-normalised sum of
+     * squared differences (ZNSSD), the image window warped by a shape
+     * function (clx_plan_options.shape) and sampled with the chosen
+     * interpolation; iterates on the device; reports each offset's
+     * standard deviation. */
+    CLX_REFINER_ICGN = 0,
+    /* Correlation refinement: the image window resampled at the estimate,
+     * correlated over one pixel, the residual peak added (translation only). */
+    CLX_REFINER_CORRELATION = 1
+} clx_refiner;
+
+/* "icgn" or "correlation". */
+const char *clx_refiner_name(clx_refiner refiner);
+
 typedef struct clx_plan_options {
     clx_mode mode;      /* CLX_MODE_ACCURATE (default) or CLX_MODE_SEED */
     clx_method method;  /* CLX_METHOD_AUTO (default), _FFT or _DIRECT */
@@ -510,10 +527,14 @@ typedef struct clx_plan_options {
     clx_window_fn window;   /* window function */
     double window_alpha;    /* Tukey's taper fraction, 0..1 */
     int passes;             /* correlation passes: 1 plus window-offset passes (>= 1) */
-    int refine;             /* at most this many sub-pixel refinement iterations (>= 0) */
-    double tolerance;       /* refinement stops below this correction, in pixels */
+    int refine;             /* at most this many sub-pixel refinement iterations (>= 0; 0: no refinement) */
+    double tolerance;       /* refinement stops below this correction, in pixels (IC-GN: the norm of the
+                               update, its gradient terms as displacements at the window's edge) */
     int fine_shift;         /* search radius of the window-offset passes (refinement: 1 px) */
-    clx_interp interp;      /* the refinement's interpolation (CLX_INTERP_DEFAULT: Lanczos-3) */
+    clx_interp interp;      /* the refinement's interpolation (CLX_INTERP_DEFAULT: the refiner's) */
+    clx_refiner refiner;    /* how offsets are refined (default CLX_REFINER_ICGN) */
+    int shape;              /* IC-GN's shape function: 0 translation (default), 1 first order, whose
+                               gradients clx_result then carries */
 } clx_plan_options;
 
 /* Fills in the defaults: accurate mode, automatic method and batch, the
@@ -595,6 +616,12 @@ typedef struct clx_result {
     double zncc;        /* zero-normalised correlation of the windows at the final offset */
     double peak_ratio;  /* first pass's peak over its highest other local maximum */
     int iterations;     /* refinement iterations done */
+    /* IC-GN refinement (NaN otherwise): */
+    double znssd;       /* the final zero-normalised sum of squared differences, 2 (1 - zncc) */
+    double sigma_dx, sigma_dy; /* standard deviations of dx and dy (px), from the residual and the Hessian */
+    /* IC-GN with shape 1 (NaN otherwise): the displacement's gradient over
+     * the window, in reference coordinates (du/dx with u = dx, and so on). */
+    double dudx, dudy, dvdx, dvdy;
 } clx_result;
 
 /*

@@ -265,13 +265,13 @@ static int h5_format_check(const struct offsets_args *a)
 static int format_resolve(struct offsets_args *a)
 {
     clx_message msg;
-    int quality = a->mode.plan.mode == CLX_MODE_ACCURATE;
+    unsigned groups = row_groups_of(&a->mode.plan);
     if (a->strain)
         row_format_init_strain(&a->format);
     else
-        row_format_init(&a->format, quality);
+        row_format_init(&a->format, groups);
     if ((a->out.format && row_format_set_kind(&a->format, a->out.format, &msg) != CLX_OK) ||
-        (a->out.columns && row_format_set_columns(&a->format, a->out.columns, quality, &msg) != CLX_OK)) {
+        (a->out.columns && row_format_set_columns(&a->format, a->out.columns, groups, &msg) != CLX_OK)) {
         report_error("%s", msg.text);
         return -1;
     }

@@ -53,6 +53,10 @@ static int resume_starts_fill(struct offsets_run *r, size_t i)
     for (size_t w = 0; ok && w < r->nregions; w++) {
         one[w].dx = one[w].dy = one[w].peak = one[w].zncc = one[w].peak_ratio = 1;
         two[w].dx = two[w].dy = two[w].peak = two[w].zncc = two[w].peak_ratio = 2;
+        one[w].znssd = one[w].sigma_dx = one[w].sigma_dy = 1;
+        two[w].znssd = two[w].sigma_dx = two[w].sigma_dy = 2;
+        one[w].dudx = one[w].dudy = one[w].dvdx = one[w].dvdy = 1;
+        two[w].dudx = two[w].dudy = two[w].dvdx = two[w].dvdy = 2;
         one[w].flags = 1;
         two[w].flags = 2;
         one[w].iterations = 1;

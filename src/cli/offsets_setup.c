@@ -111,7 +111,7 @@ static int scan_setup(struct offsets_args *a, struct offsets_run *r)
     r->scan = image_items_scan(&r->items);
     int stepped = r->scan && r->scan->step_x > 0 && r->scan->step_y > 0;
     if (r->scan)
-        row_format_use_scan(&a->format, a->mode.plan.mode == CLX_MODE_ACCURATE, stepped);
+        row_format_use_scan(&a->format, row_groups_of(&a->mode.plan), stepped);
     if (row_format_check_scan(&a->format, r->scan ? 1 + stepped : 0, &msg) != CLX_OK) {
         report_error("%s", msg.text);
         return -1;

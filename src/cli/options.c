@@ -248,6 +248,26 @@ static int parse_prefilter(const char *text, const char **prefilter)
     return 0;
 }
 
+/* --refine's value: icgn, correlation or none, or a number of iterations
+ * (the form earlier versions took: --refine 0 is none). */
+static int parse_refine(const char *text, clx_plan_options *plan)
+{
+    static const clx_refiner all[] = { CLX_REFINER_ICGN, CLX_REFINER_CORRELATION };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (strcmp(text, clx_refiner_name(all[i])) == 0) {
+            plan->refiner = all[i];
+            return 0;
+        }
+    if (strcmp(text, "none") == 0) {
+        plan->refine = 0;
+        return 0;
+    }
+    if (text[0] >= '0' && text[0] <= '9')
+        return parse_int(text, "--refine", 0, 64, &plan->refine);
+    report_error("--refine: unknown refinement '%s' (icgn, correlation or none)", text);
+    return -1;
+}
+
 /* The accurate mode's options: pre-filter, window function, passes, refinement, interpolation. */
 static int accurate_take(clx_plan_options *plan, int c, const char *value)
 {
@@ -255,7 +275,9 @@ static int accurate_take(clx_plan_options *plan, int c, const char *value)
     case OPT_PREFILTER: return option_taken(parse_prefilter(value, &plan->prefilter));
     case OPT_WINDOW_FN: return option_taken(parse_window_fn(value, &plan->window, &plan->window_alpha));
     case OPT_PASSES: return option_taken(parse_int(value, "--passes", 1, 16, &plan->passes));
-    case OPT_REFINE: return option_taken(parse_int(value, "--refine", 0, 64, &plan->refine));
+    case OPT_REFINE: return option_taken(parse_refine(value, plan));
+    case OPT_ITERATIONS: return option_taken(parse_int(value, "--iterations", 1, 64, &plan->refine));
+    case OPT_SHAPE: return option_taken(parse_int(value, "--shape", 0, 1, &plan->shape));
     case OPT_TOL: return option_taken(parse_double(value, "--tol", 1e-9, 10, &plan->tolerance));
     case OPT_FINE_SHIFT: return option_taken(parse_int(value, "--fine-shift", 1, 64, &plan->fine_shift));
     case OPT_INTERP: return option_taken(parse_interp(value, &plan->interp));

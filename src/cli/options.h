@@ -51,6 +51,8 @@ enum option_id {
     OPT_TOL,
     OPT_FINE_SHIFT,
     OPT_INTERP,
+    OPT_ITERATIONS,
+    OPT_SHAPE,
     OPT_NO_CACHE,
     OPT_FORMAT,
     OPT_COLUMNS,
@@ -83,7 +85,8 @@ enum option_id {
     { "window-fn", required_argument, NULL, OPT_WINDOW_FN },                                          \
     { "passes", required_argument, NULL, OPT_PASSES }, { "refine", required_argument, NULL, OPT_REFINE }, \
     { "tol", required_argument, NULL, OPT_TOL }, { "fine-shift", required_argument, NULL, OPT_FINE_SHIFT }, \
-    { "interp", required_argument, NULL, OPT_INTERP }
+    { "interp", required_argument, NULL, OPT_INTERP }, { "iterations", required_argument, NULL, OPT_ITERATIONS }, \
+    { "shape", required_argument, NULL, OPT_SHAPE }
 /* Device: --device SPEC, and --no-cache where the command builds kernels it may cache. */
 #define OPTION_DEVICE { "device", required_argument, NULL, 'd' }
 #define OPTION_NO_CACHE { "no-cache", no_argument, NULL, OPT_NO_CACHE }

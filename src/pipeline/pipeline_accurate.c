@@ -10,7 +10,10 @@
  *   3. window-offset passes (passes - 1 of them): the image window moved by
  *      round(d) and correlated again over a few pixels -> d = round(d) + peak:
  *      removes the bias of the overlap shrinking with the shift;
- *   4. refinement (up to `refine` iterations): the image window sampled at
+ *   4. refinement (up to `refine` iterations), by IC-GN (the default; see
+ *      ops/icgn.h and cl/icgn.cl: the window warped by a shape function
+ *      until the ZNSSD is least, iterating on the device, from the last
+ *      pass's offset) or by correlation: the image window sampled at
  *      p + d with Lanczos-3 interpolation (or Keys' cubic, or a cubic or
  *      quintic B-spline on each image's coefficients, computed once per
  *      image after the pre-filter), correlated over one pixel either
@@ -26,7 +29,8 @@
  *      ratio, and the normalised median test over grid neighbours.
  *
  * Steps 1-2 are enqueued by the push; the rest needs each pass's estimates
- * on the host and runs in the read, pass by pass.
+ * on the host and runs in the read, pass by pass (IC-GN: one wait for all
+ * its iterations).
  */
 #include "config.h"
 
@@ -37,6 +41,7 @@
 
 #include "ops/bspline_prefilter.h"
 #include "ops/filter_chain.h"
+#include "ops/icgn.h"
 #include "pipeline/pipeline_accurate.h"
 #include "runtime/cl_error.h"
 #include "runtime/context.h"
@@ -67,6 +72,16 @@ static int ntiles_of(const struct accurate_pipeline *a)
     return a->job.batch * a->job.nwin;
 }
 
+static int refines_by_icgn(const clx_plan_options *o)
+{
+    return o->refine > 0 && o->refiner == CLX_REFINER_ICGN;
+}
+
+static int refines_by_correlation(const clx_plan_options *o)
+{
+    return o->refine > 0 && o->refiner == CLX_REFINER_CORRELATION;
+}
+
 /* ---- creation ------------------------------------------------------------ */
 
 static int build(struct clx_context *ctx, const char *file, const struct kernel_params *p, const char *name,
@@ -95,6 +110,8 @@ static int create_host_arrays(struct accurate_pipeline *a)
     a->steps = calloc(n, sizeof *a->steps);
     a->offsets_host = calloc(n, 2 * real_size(a));
     a->zncc_host = calloc(n, real_size(a));
+    if (a->icgn && !(a->icgn_out = calloc(n, sizeof *a->icgn_out)))
+        return ctx_fail(a->job.ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
     if (!a->dx || !a->dy || !a->ox || !a->oy || !a->peak || !a->peak_ratio || !a->zncc || !a->ix || !a->iy ||
         !a->iterations || !a->converged || !a->flags || !a->open || !a->steps ||
         !a->offsets_host || !a->zncc_host)
@@ -132,6 +149,8 @@ static void accurate_image_bytes(const struct pipeline_job *job, size_t *per_ima
     *per_image += 2 * each + 2 * pixels * rs + (size_t)job->nwin * p->win_w * p->win_h * rs;
     if (INTERP_IS_BSPLINE(p->interp))
         *per_image += pixels * rs;      /* the coefficients */
+    if (refines_by_icgn(job->opt))
+        *per_image += (size_t)job->nwin * icgn_tile_bytes(p);
     if (*largest < pixels * rs)
         *largest = pixels * rs;
 }
@@ -155,7 +174,7 @@ static int create_stages(struct accurate_pipeline *a, const struct kernel_params
     if ((status = stage_create(ctx, &a->coarse, base, &coarse_config, a->job.nwin, ntiles)) != CLX_OK ||
         (o->passes > 1 &&
          (status = stage_create(ctx, &a->offset, &offset, &moved_config, a->job.nwin, ntiles)) != CLX_OK) ||
-        (o->refine > 0 &&
+        (refines_by_correlation(o) &&
          (status = stage_create(ctx, &a->refine, &refine, &moved_config, a->job.nwin, ntiles)) != CLX_OK))
         return status;
     return CLX_OK;
@@ -173,8 +192,8 @@ static int create_kernels_and_buffers(struct accurate_pipeline *a, const struct 
         (status = build(ctx, "tile_prepare.cl", &a->coarse.params, "tile_prepare", &a->coarse_program,
                         &a->coarse_prepare)) ||
         /* Both moved stages are direct: compact windows, one layout. */
-        ((o->passes > 1 || o->refine > 0) &&
-         (status = build(ctx, "tile_prepare.cl", o->refine > 0 ? &a->refine.params : &a->offset.params,
+        ((o->passes > 1 || refines_by_correlation(o)) &&
+         (status = build(ctx, "tile_prepare.cl", refines_by_correlation(o) ? &a->refine.params : &a->offset.params,
                          "tile_prepare", &a->moved_program, &a->moved_prepare))) ||
         (status = build(ctx, "zncc.cl", base, "zncc", &a->zncc_program, &a->zncc_kernel)) ||
         (status = ctx_create_buffer(ctx, rs * a->job.batch * a->job.image_w * a->job.image_h, &a->filtered,
@@ -189,6 +208,8 @@ static int create_kernels_and_buffers(struct accurate_pipeline *a, const struct 
         ((status = bspline_prefilter_create(ctx, base, &a->bspline)) != CLX_OK ||
          (status = ctx_create_buffer(ctx, rs * a->job.batch * a->job.image_w * a->job.image_h, &a->coefficients,
                                      "B-spline coefficients")) != CLX_OK))
+        return status;
+    if (refines_by_icgn(o) && (status = icgn_create(ctx, base, a->job.nwin, ntiles, &a->icgn)) != CLX_OK)
         return status;
     return CLX_OK;
 }
@@ -218,14 +239,20 @@ static int accurate_create(const struct pipeline_job *job, void **state)
     if (window_grid_detect(job->regions, job->nwin, &a->grid) != 0)
         ctx_log(ctx, CLX_LOG_INFO, "the windows are no grid: no outlier test");
     ctx_log(ctx, CLX_LOG_INFO, "method: %s", a->coarse.explanation);
+    char refinement[160];
+    if (refines_by_icgn(o))
+        snprintf(refinement, sizeof refinement, "IC-GN refinement (shape %d) of up to %d iterations", o->shape,
+                 o->refine);
+    else
+        snprintf(refinement, sizeof refinement, "up to %d correlation refinement(s) over %d px", o->refine,
+                 REFINE_RADIUS);
     ctx_log(ctx, CLX_LOG_INFO,
             "accurate mode: pre-filter %s, %s window, first pass %s over shifts up to %d x %d, %d window-offset "
-            "pass(es) over %d px, up to %d refinement(s) over %d px with %s interpolation, %s estimator, batch of "
-            "%d images",
+            "pass(es) over %d px, %s with %s interpolation, %s estimator, batch of %d images",
             a->prefilter ? o->prefilter : "none",
             o->window == CLX_WINDOW_HANN ? "Hann" : o->window == CLX_WINDOW_TUKEY ? "Tukey" : "no",
-            a->coarse.correlator->name, base.search_rx, base.search_ry, o->passes - 1, o->fine_shift, o->refine,
-            REFINE_RADIUS, clx_interp_name(o->interp), clx_estimator_name(o->estimator), job->batch);
+            a->coarse.correlator->name, base.search_rx, base.search_ry, o->passes - 1, o->fine_shift, refinement,
+            clx_interp_name(o->interp), clx_estimator_name(o->estimator), job->batch);
     *state = a;
     return CLX_OK;
 }
@@ -389,6 +416,10 @@ static int accurate_set_reference(void *state, const struct batch_view *referenc
         (status = sample(a, a->job.nwin, NULL, 1)) != CLX_OK)
         return status;
     CL_CALL(ctx, clEnqueueCopyBuffer(ctx->queue, a->tiles, a->ref_tiles, 0, 0, bytes, 0, NULL, NULL));
+    if (a->icgn && ((status = coefficients(a, reference)) != CLX_OK ||
+                    (status = icgn_set_reference(a->icgn, a->bspline ? a->coefficients : a->filtered, a->job.image_w,
+                                                 a->job.image_h, a->job.corners)) != CLX_OK))
+        return status;
     if ((status = prepare(a, a->coarse_prepare, &a->coarse, a->tiles, a->job.nwin)) != CLX_OK ||
         (status = stage_set_reference(ctx, &a->coarse)) != CLX_OK)
         return status;
@@ -578,6 +609,58 @@ error:
     return status;
 }
 
+/* Whether tile t's window, warped by r, reaches outside the image. */
+static int warped_outside(const struct accurate_pipeline *a, int t, const struct icgn_result *r)
+{
+    const clx_region *w = &a->job.regions[t % a->job.nwin];
+    double hx = (w->w - 1) / 2.0, hy = (w->h - 1) / 2.0, cx = w->x + hx, cy = w->y + hy;
+    for (int corner = 0; corner < 4; corner++) {
+        double ex = corner & 1 ? hx : -hx, ey = corner & 2 ? hy : -hy;
+        double x = cx + ex + r->u + r->ux * ex + r->uy * ey, y = cy + ey + r->v + r->vx * ex + r->vy * ey;
+        if (x < 0 || y < 0 || x > a->job.image_w - 1 || y > a->job.image_h - 1)
+            return 1;
+    }
+    return 0;
+}
+
+/* The IC-GN refinement of every tile from its last pass's offset. A tile
+ * it cannot refine keeps that offset, unconverged. */
+static int icgn_refine(struct accurate_pipeline *a, int ntiles)
+{
+    const clx_plan_options *o = a->job.opt;
+    int status = icgn_run(a->icgn, a->bspline ? a->coefficients : a->filtered, a->job.image_w, a->job.image_h,
+                          a->job.corners, ntiles, a->dx, a->dy, o->refine, o->tolerance, a->icgn_out);
+    if (status != CLX_OK)
+        return status;
+    for (int t = 0; t < ntiles; t++) {
+        const struct icgn_result *r = &a->icgn_out[t];
+        a->iterations[t] = r->iterations;
+        a->converged[t] = r->status == ICGN_CONVERGED;
+        a->zncc[t] = r->status == ICGN_FAILED ? NAN : r->zncc;
+        if (r->status == ICGN_FAILED)
+            continue;
+        a->dx[t] = r->u;
+        a->dy[t] = r->v;
+        if (warped_outside(a, t, r))
+            a->flags[t] |= CLX_FLAG_CLAMPED;
+    }
+    return CLX_OK;
+}
+
+/* IC-GN's own columns of tile t's result (NaN where it did not run). */
+static void icgn_columns(const struct accurate_pipeline *a, int t, clx_result *r)
+{
+    const struct icgn_result *g = a->icgn ? &a->icgn_out[t] : NULL;
+    int ran = g && g->status != ICGN_FAILED, shaped = ran && a->job.opt->shape == 1;
+    r->znssd = ran ? 2 * (1 - g->zncc) : NAN;
+    r->sigma_dx = ran ? g->sigma_u : NAN;
+    r->sigma_dy = ran ? g->sigma_v : NAN;
+    r->dudx = shaped ? g->ux : NAN;
+    r->dudy = shaped ? g->uy : NAN;
+    r->dvdx = shaped ? g->vx : NAN;
+    r->dvdy = shaped ? g->vy : NAN;
+}
+
 static int accurate_read(void *state, size_t count, clx_result *results)
 {
     struct accurate_pipeline *a = state;
@@ -591,11 +674,16 @@ static int accurate_read(void *state, size_t count, clx_result *results)
     for (int pass = 1; pass < o->passes; pass++)
         if ((status = moved_pass(a, &a->offset, ntiles, 0)) != CLX_OK)
             return status;
-    for (int i = 0; i < o->refine && !all_converged(a, ntiles); i++)
-        if ((status = moved_pass(a, &a->refine, ntiles, 1)) != CLX_OK)
+    if (a->icgn) {
+        if ((status = icgn_refine(a, ntiles)) != CLX_OK)
             return status;
-    if ((status = measure_zncc(a, ntiles)) != CLX_OK)
-        return status;
+    } else {
+        for (int i = 0; i < o->refine && !all_converged(a, ntiles); i++)
+            if ((status = moved_pass(a, &a->refine, ntiles, 1)) != CLX_OK)
+                return status;
+        if ((status = measure_zncc(a, ntiles)) != CLX_OK)
+            return status;
+    }
 
     for (int t = 0; t < ntiles; t++) {
         clx_result *r = &results[t];
@@ -609,6 +697,7 @@ static int accurate_read(void *state, size_t count, clx_result *results)
         r->peak_ratio = a->peak_ratio[t];
         r->iterations = a->iterations[t];
         r->flags = a->flags[t];
+        icgn_columns(a, t, r);
         if (o->refine > 0 && !a->converged[t] && !isnan(r->dx))
             r->flags |= CLX_FLAG_UNCONVERGED;
     }
@@ -632,6 +721,7 @@ static void accurate_release(void *state)
         clReleaseEvent(a->coarse_done);
     filter_destroy(a->prefilter);
     bspline_prefilter_destroy(a->bspline);
+    icgn_destroy(a->icgn);
     stage_release(&a->coarse);
     stage_release(&a->offset);
     stage_release(&a->refine);
@@ -652,7 +742,7 @@ static void accurate_release(void *state)
             clReleaseMemObject(bufs[i]);
     window_grid_release(&a->grid);
     void *host[] = { a->dx, a->dy, a->ox, a->oy, a->peak, a->peak_ratio, a->zncc, a->ix, a->iy, a->iterations,
-                     a->converged, a->flags, a->open, a->steps, a->offsets_host, a->zncc_host };
+                     a->converged, a->flags, a->open, a->steps, a->offsets_host, a->zncc_host, a->icgn_out };
     for (size_t i = 0; i < sizeof host / sizeof host[0]; i++)
         free(host[i]);
     free(a);

@@ -15,6 +15,8 @@
 
 struct clx_filter;
 struct bspline_prefilter;
+struct icgn;
+struct icgn_result;
 
 struct accurate_pipeline {
     struct pipeline_job job;
@@ -28,7 +30,9 @@ struct accurate_pipeline {
 
     struct stage coarse;              /* the first pass: the whole search range */
     struct stage offset;              /* window-offset passes: --fine-shift pixels, direct (if passes > 1) */
-    struct stage refine;              /* refinement: REFINE_RADIUS pixels, direct (if refine > 0) */
+    struct stage refine;              /* correlation refinement: REFINE_RADIUS pixels, direct (if refine > 0) */
+    struct icgn *icgn;                /* IC-GN refinement (if refine > 0 with the IC-GN refiner) */
+    struct icgn_result *icgn_out;     /* per tile */
 
     cl_mem filtered;                  /* the batch's images, pre-filtered, as reals */
     cl_mem coefficients;              /* their B-spline coefficients (with `bspline`), same layout */

@@ -128,6 +128,8 @@ static int seed_read(void *state, size_t count, clx_result *results)
         r->dx = pk.flags & CLX_FLAG_NO_PEAK && isnan(pk.peak) ? NAN : pk.ix + pk.sx;
         r->dy = pk.flags & CLX_FLAG_NO_PEAK && isnan(pk.peak) ? NAN : pk.iy + pk.sy;
         r->zncc = r->peak_ratio = NAN;
+        r->znssd = r->sigma_dx = r->sigma_dy = NAN;
+        r->dudx = r->dudy = r->dvdx = r->dvdy = NAN;
     }
     clReleaseEvent(sp->done);
     sp->done = NULL;

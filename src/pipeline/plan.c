@@ -34,6 +34,8 @@
  * NDRange dimensions that some drivers limit to 65535 work-groups. */
 #define MAX_TILES 65535
 #define MAX_FIT_SIZE 31
+/* The interpolation IC-GN uses unless told otherwise. */
+#define ICGN_DEFAULT_INTERP CLX_INTERP_BSPLINE5
 
 void clx_plan_options_init(clx_plan_options *o)
 {
@@ -64,6 +66,12 @@ void clx_plan_options_init(clx_plan_options *o)
  */
 static int apply_interp(struct clx_plan *plan)
 {
+    /* IC-GN's own default: its bias stays within the issue's 0.002 px only
+     * with a B-spline (bench/interp-bias-results.txt). */
+    if (plan->opt.mode == CLX_MODE_ACCURATE && plan->opt.interp == CLX_INTERP_DEFAULT &&
+        plan->opt.refiner == CLX_REFINER_ICGN && !(plan->overrides.given & KP_BIT(interp)))
+        plan->opt.interp = ICGN_DEFAULT_INTERP;
+    plan->params.shape = plan->opt.shape;
     static const struct { clx_interp option; int kernel; } map[] = {
         { CLX_INTERP_LANCZOS3, INTERP_LANCZOS3 }, { CLX_INTERP_KEYS, INTERP_KEYS },
         { CLX_INTERP_BSPLINE3, INTERP_BSPLINE3 }, { CLX_INTERP_BSPLINE5, INTERP_BSPLINE5 } };
@@ -124,6 +132,12 @@ static int check_options(struct clx_context *ctx, const clx_plan_options *o, int
                             (int)o->window, o->window_alpha);
         if (o->interp < CLX_INTERP_DEFAULT || o->interp > CLX_INTERP_BSPLINE5)
             return ctx_fail(ctx, CLX_ERR_ARGUMENT, "unknown interpolation %d", (int)o->interp);
+        if (o->refiner != CLX_REFINER_ICGN && o->refiner != CLX_REFINER_CORRELATION)
+            return ctx_fail(ctx, CLX_ERR_ARGUMENT, "unknown refiner %d", (int)o->refiner);
+        if (o->shape != 0 && o->shape != 1)
+            return ctx_fail(ctx, CLX_ERR_ARGUMENT, "shape function %d: 0 (translation) or 1 (first order)", o->shape);
+        if (o->shape == 1 && o->refiner != CLX_REFINER_ICGN)
+            return ctx_fail(ctx, CLX_ERR_ARGUMENT, "a first-order shape function (shape 1) needs the IC-GN refiner");
         if (o->fine_shift < 1 || o->fine_shift > 64)
             return ctx_fail(ctx, CLX_ERR_ARGUMENT, "fine search radius %d: from 1 to 64", o->fine_shift);
         if (o->prefilter && strcmp(o->prefilter, "none") != 0 &&

@@ -86,6 +86,15 @@ const char *clx_estimator_name(clx_estimator estimator)
     return "?";
 }
 
+const char *clx_refiner_name(clx_refiner refiner)
+{
+    switch (refiner) {
+    case CLX_REFINER_ICGN: return "icgn";
+    case CLX_REFINER_CORRELATION: return "correlation";
+    }
+    return "?";
+}
+
 const char *clx_interp_name(clx_interp interp)
 {
     switch (interp) {

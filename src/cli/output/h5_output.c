@@ -76,6 +76,13 @@ static const struct column_info column_infos[ROW_COLUMN_COUNT] = {
     [ROW_COLUMN_ZNCC] = { VALUE_REAL, PER_IMAGE_WINDOW, "", "zero-normalised correlation at the final offset" },
     [ROW_COLUMN_PEAK_RATIO] = { VALUE_REAL, PER_IMAGE_WINDOW, "", "first pass's peak over its next local maximum" },
     [ROW_COLUMN_ITERATIONS] = { VALUE_INT, PER_IMAGE_WINDOW, "", "refinement iterations done" },
+    [ROW_COLUMN_ZNSSD] = { VALUE_REAL, PER_IMAGE_WINDOW, "", "IC-GN's final zero-normalised SSD, 2 (1 - zncc)" },
+    [ROW_COLUMN_SIGMA_DX] = { VALUE_REAL, PER_IMAGE_WINDOW, "px", "standard deviation of dx (IC-GN)" },
+    [ROW_COLUMN_SIGMA_DY] = { VALUE_REAL, PER_IMAGE_WINDOW, "px", "standard deviation of dy (IC-GN)" },
+    [ROW_COLUMN_DUDX] = { VALUE_REAL, PER_IMAGE_WINDOW, "", "du/dx over the window (IC-GN, --shape 1)" },
+    [ROW_COLUMN_DUDY] = { VALUE_REAL, PER_IMAGE_WINDOW, "", "du/dy over the window (IC-GN, --shape 1)" },
+    [ROW_COLUMN_DVDX] = { VALUE_REAL, PER_IMAGE_WINDOW, "", "dv/dx over the window (IC-GN, --shape 1)" },
+    [ROW_COLUMN_DVDY] = { VALUE_REAL, PER_IMAGE_WINDOW, "", "dv/dy over the window (IC-GN, --shape 1)" },
     [ROW_COLUMN_SCAN_ROW] = { VALUE_INT, PER_IMAGE, "", "the pattern's row in the scan grid (0-based)" },
     [ROW_COLUMN_SCAN_COL] = { VALUE_INT, PER_IMAGE, "", "the pattern's column in the scan grid (0-based)" },
     [ROW_COLUMN_SCAN_X] = { VALUE_REAL, PER_IMAGE, "um", "the scan point's x position" },
@@ -464,6 +471,13 @@ static int value_put(struct column_out *c, size_t nregions, size_t at, const cha
         case ROW_COLUMN_PEAK_RATIO: ((double *)c->buffer)[i] = r->peak_ratio; break;
         case ROW_COLUMN_FLAGS: ((uint32_t *)c->buffer)[i] = r->flags; break;
         case ROW_COLUMN_ITERATIONS: ((int32_t *)c->buffer)[i] = r->iterations; break;
+        case ROW_COLUMN_ZNSSD: ((double *)c->buffer)[i] = r->znssd; break;
+        case ROW_COLUMN_SIGMA_DX: ((double *)c->buffer)[i] = r->sigma_dx; break;
+        case ROW_COLUMN_SIGMA_DY: ((double *)c->buffer)[i] = r->sigma_dy; break;
+        case ROW_COLUMN_DUDX: ((double *)c->buffer)[i] = r->dudx; break;
+        case ROW_COLUMN_DUDY: ((double *)c->buffer)[i] = r->dudy; break;
+        case ROW_COLUMN_DVDX: ((double *)c->buffer)[i] = r->dvdx; break;
+        case ROW_COLUMN_DVDY: ((double *)c->buffer)[i] = r->dvdy; break;
         default: break;
         }
     }

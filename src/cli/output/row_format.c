@@ -11,11 +11,10 @@
 
 static const char *const column_names[ROW_COLUMN_COUNT] = {
     "image", "region", "x", "y", "dx", "dy", "peak", "flags", "zncc", "peak_ratio", "iterations",
-    "scan_row", "scan_col", "scan_x", "scan_y",
+    "znssd", "sigma_dx", "sigma_dy", "dudx", "dudy", "dvdx", "dvdy", "scan_row", "scan_col", "scan_x", "scan_y",
     "e11", "e12", "e13", "e22", "e23", "e33", "w1", "w2", "w3", "residual", "windows", "flags",
 };
-/* The accurate mode's own columns, and the scan point's. */
-#define FIRST_QUALITY_COLUMN ROW_COLUMN_ZNCC
+/* The scan point's columns, and the strain's. */
 #define FIRST_SCAN_COLUMN ROW_COLUMN_SCAN_ROW
 #define FIRST_STRAIN_COLUMN ROW_COLUMN_E11
 
@@ -28,9 +27,37 @@ static int in_family(enum row_column c, int strain)
     return strain ? c >= FIRST_STRAIN_COLUMN : c < FIRST_SCAN_COLUMN;
 }
 
-static int is_quality(enum row_column c)
+/* The group of an offsets column beyond seed mode's (0: seed mode's own). */
+static unsigned group_of(enum row_column c)
 {
-    return c >= FIRST_QUALITY_COLUMN && c < FIRST_SCAN_COLUMN;
+    if (c >= ROW_COLUMN_ZNCC && c <= ROW_COLUMN_ITERATIONS)
+        return ROW_GROUP_ACCURATE;
+    if (c >= ROW_COLUMN_ZNSSD && c <= ROW_COLUMN_SIGMA_DY)
+        return ROW_GROUP_ICGN;
+    if (c >= ROW_COLUMN_DUDX && c <= ROW_COLUMN_DVDY)
+        return ROW_GROUP_SHAPE;
+    return 0;
+}
+
+unsigned row_groups_of(const clx_plan_options *plan)
+{
+    if (plan->mode != CLX_MODE_ACCURATE)
+        return 0;
+    if (plan->refine == 0 || plan->refiner != CLX_REFINER_ICGN)
+        return ROW_GROUP_ACCURATE;
+    return ROW_GROUP_ACCURATE | ROW_GROUP_ICGN | (plan->shape == 1 ? ROW_GROUP_SHAPE : 0);
+}
+
+/* The offsets columns of `groups` in the default order, from `first`, into
+ * f->columns from index n; returns the new count. */
+static size_t default_columns(struct row_format *f, size_t n, int first, unsigned groups)
+{
+    for (int c = first; c < FIRST_SCAN_COLUMN; c++) {
+        unsigned g = group_of((enum row_column)c);
+        if (g == 0 || (groups & g))
+            f->columns[n++] = (enum row_column)c;
+    }
+    return n;
 }
 
 const char *row_column_name(enum row_column column)
@@ -38,12 +65,10 @@ const char *row_column_name(enum row_column column)
     return column >= 0 && column < ROW_COLUMN_COUNT ? column_names[column] : "?";
 }
 
-void row_format_init(struct row_format *f, int quality)
+void row_format_init(struct row_format *f, unsigned groups)
 {
     f->kind = ROW_FORMAT_CSV;
-    f->ncolumns = quality ? FIRST_SCAN_COLUMN : FIRST_QUALITY_COLUMN;
-    for (size_t i = 0; i < f->ncolumns; i++)
-        f->columns[i] = (enum row_column)i;
+    f->ncolumns = default_columns(f, 0, ROW_COLUMN_IMAGE, groups);
     f->chosen = 0;
     f->strain = 0;
 }
@@ -59,7 +84,7 @@ void row_format_init_strain(struct row_format *f)
     f->strain = 1;
 }
 
-void row_format_use_scan(struct row_format *f, int quality, int position)
+void row_format_use_scan(struct row_format *f, unsigned groups, int position)
 {
     size_t n = 0;
     if (f->chosen)
@@ -70,10 +95,11 @@ void row_format_use_scan(struct row_format *f, int quality, int position)
         f->columns[n++] = ROW_COLUMN_SCAN_X;
         f->columns[n++] = ROW_COLUMN_SCAN_Y;
     }
-    int first = f->strain ? FIRST_STRAIN_COLUMN : ROW_COLUMN_REGION;
-    int end = f->strain ? ROW_COLUMN_COUNT : quality ? FIRST_SCAN_COLUMN : FIRST_QUALITY_COLUMN;
-    for (int c = first; c < end; c++)
-        f->columns[n++] = (enum row_column)c;
+    if (f->strain)
+        for (int c = FIRST_STRAIN_COLUMN; c < ROW_COLUMN_COUNT; c++)
+            f->columns[n++] = (enum row_column)c;
+    else
+        n = default_columns(f, n, ROW_COLUMN_REGION, groups);
     f->ncolumns = n;
 }
 
@@ -118,7 +144,7 @@ static int column_named(const char *name, size_t len, int strain)
     return -1;
 }
 
-int row_format_set_columns(struct row_format *f, const char *list, int quality, clx_message *msg)
+int row_format_set_columns(struct row_format *f, const char *list, unsigned groups, clx_message *msg)
 {
     enum row_column chosen[ROW_COLUMN_COUNT];
     size_t n = 0;
@@ -140,12 +166,17 @@ int row_format_set_columns(struct row_format *f, const char *list, int quality, 
         if (c < 0) {
             snprintf(msg->text, sizeof msg->text,
                      "--columns: unknown column '%.*s' (known: image, region, x, y, dx, dy, peak, flags, in "
-                     "accurate mode zncc, peak_ratio, iterations, and over a scan scan_row, scan_col, scan_x, "
-                     "scan_y)", (int)(len > 100 ? 100 : len), p);
+                     "accurate mode zncc, peak_ratio, iterations, with IC-GN znssd, sigma_dx, sigma_dy, with "
+                     "--shape 1 dudx, dudy, dvdx, dvdy, and over a scan scan_row, scan_col, scan_x, scan_y)",
+                     (int)(len > 100 ? 100 : len), p);
             return CLX_ERR_ARGUMENT;
         }
-        if (is_quality((enum row_column)c) && !quality) {
-            snprintf(msg->text, sizeof msg->text, "--columns: %s is written in accurate mode only", column_names[c]);
+        unsigned g = f->strain ? 0 : group_of((enum row_column)c);
+        if (g && !(groups & g)) {
+            snprintf(msg->text, sizeof msg->text, "--columns: %s is written %s only", column_names[c],
+                     g == ROW_GROUP_ACCURATE ? "in accurate mode"
+                     : g == ROW_GROUP_ICGN   ? "by the IC-GN refinement (accurate mode, --refine icgn)"
+                                             : "with --shape 1 (accurate mode, --refine icgn)");
             return CLX_ERR_ARGUMENT;
         }
         for (size_t i = 0; i < n; i++)
@@ -354,6 +385,13 @@ static void put_value(struct csv_text *t, enum row_format_kind kind, enum row_co
         json ? put_json_real(t, res->peak_ratio, 4, 1) : put_general(t, res->peak_ratio, 4);
         break;
     case ROW_COLUMN_ITERATIONS: put_signed(t, res->iterations); break;
+    case ROW_COLUMN_ZNSSD: json ? put_json_real(t, res->znssd, 6, 1) : put_general(t, res->znssd, 6); break;
+    case ROW_COLUMN_SIGMA_DX: json ? put_json_real(t, res->sigma_dx, 4, 1) : put_general(t, res->sigma_dx, 4); break;
+    case ROW_COLUMN_SIGMA_DY: json ? put_json_real(t, res->sigma_dy, 4, 1) : put_general(t, res->sigma_dy, 4); break;
+    case ROW_COLUMN_DUDX: json ? put_json_real(t, res->dudx, 7, 1) : put_general(t, res->dudx, 7); break;
+    case ROW_COLUMN_DUDY: json ? put_json_real(t, res->dudy, 7, 1) : put_general(t, res->dudy, 7); break;
+    case ROW_COLUMN_DVDX: json ? put_json_real(t, res->dvdx, 7, 1) : put_general(t, res->dvdx, 7); break;
+    case ROW_COLUMN_DVDY: json ? put_json_real(t, res->dvdy, 7, 1) : put_general(t, res->dvdy, 7); break;
     case ROW_COLUMN_SCAN_ROW: put_signed(t, point->row); break;
     case ROW_COLUMN_SCAN_COL: put_signed(t, point->col); break;
     case ROW_COLUMN_SCAN_X: json ? put_json_real(t, point->x, 4, 0) : put_fixed(t, point->x, 4); break;

@@ -15,7 +15,8 @@
  *          a JSON string (bytes that are not UTF-8 become U+FFFD).
  *
  * Numbers have the CSV's precision: x, y 1 decimal; dx, dy, zncc 6;
- * peak 9 significant digits; peak_ratio 4.
+ * peak 9 significant digits; peak_ratio, sigma_dx, sigma_dy 4; znssd 6;
+ * the gradients dudx ... dvdy 7.
  */
 #ifndef CLX_ROW_FORMAT_H
 #define CLX_ROW_FORMAT_H
@@ -31,8 +32,9 @@ enum row_format_kind {
     ROW_FORMAT_H5 = 3            /* not rows of text: output/h5_output.h writes it */
 };
 
-/* Every column: the default order, the accurate mode's three, then the
- * scan point's (runs over one EBSD pattern file with a scan grid). */
+/* Every column: the default order, the accurate mode's three, IC-GN's
+ * three and its shape function's four, then the scan point's (runs over
+ * one EBSD pattern file with a scan grid). */
 enum row_column {
     ROW_COLUMN_IMAGE,
     ROW_COLUMN_REGION,
@@ -45,6 +47,13 @@ enum row_column {
     ROW_COLUMN_ZNCC,
     ROW_COLUMN_PEAK_RATIO,
     ROW_COLUMN_ITERATIONS,
+    ROW_COLUMN_ZNSSD,
+    ROW_COLUMN_SIGMA_DX,
+    ROW_COLUMN_SIGMA_DY,
+    ROW_COLUMN_DUDX,
+    ROW_COLUMN_DUDY,
+    ROW_COLUMN_DVDX,
+    ROW_COLUMN_DVDY,
     ROW_COLUMN_SCAN_ROW,
     ROW_COLUMN_SCAN_COL,
     ROW_COLUMN_SCAN_X,
@@ -72,6 +81,14 @@ struct row_scan_point {
     double x, y;
 };
 
+/* The groups of columns a run computes beyond seed mode's (a bit set). */
+#define ROW_GROUP_ACCURATE 1u   /* zncc, peak_ratio, iterations */
+#define ROW_GROUP_ICGN 2u       /* znssd, sigma_dx, sigma_dy */
+#define ROW_GROUP_SHAPE 4u      /* dudx, dudy, dvdx, dvdy */
+
+/* The groups of a run with these options. */
+unsigned row_groups_of(const clx_plan_options *plan);
+
 struct row_format {
     enum row_format_kind kind;
     enum row_column columns[ROW_COLUMN_COUNT];   /* in output order */
@@ -80,9 +97,8 @@ struct row_format {
     int strain;                                  /* one row per pattern: strain columns */
 };
 
-/* CSV with the mode's columns in the default order: `quality` (accurate
- * mode) adds zncc, peak_ratio and iterations. */
-void row_format_init(struct row_format *format, int quality);
+/* CSV with the columns of `groups` (ROW_GROUP_*) in the default order. */
+void row_format_init(struct row_format *format, unsigned groups);
 
 /* CSV of strain rows: image, e11 e12 e13 e22 e23 e33, w1 w2 w3, residual,
  * windows, flags. --columns then chooses among these and the scan's. */
@@ -91,7 +107,7 @@ void row_format_init_strain(struct row_format *format);
 /* A run over a scan: unless --columns chose them, the columns are the scan
  * point's (scan_row, scan_col, and with `position` scan_x, scan_y) in
  * place of image, then the mode's others. */
-void row_format_use_scan(struct row_format *format, int quality, int position);
+void row_format_use_scan(struct row_format *format, unsigned groups, int position);
 
 /* The chosen columns can be written: the scan's need a scan (`scan` 0:
  * none, 1: a grid, 2: a grid with its step). CLX_ERR_ARGUMENT with msg
@@ -106,10 +122,10 @@ int row_format_set_kind(struct row_format *format, const char *name, clx_message
  * --columns' value: column names joined by commas, in the order to write
  * them ("image,dx,dy"). CLX_ERR_ARGUMENT with msg for an unknown name (the
  * message lists the known ones), a name given twice, an empty name, or a
- * quality column when `quality` is 0 (seed mode does not compute them).
+ * column of a group not in `groups` (seed mode computes no zncc, say).
  * On failure the format is unchanged.
  */
-int row_format_set_columns(struct row_format *format, const char *list, int quality, clx_message *msg);
+int row_format_set_columns(struct row_format *format, const char *list, unsigned groups, clx_message *msg);
 
 /* The column's name as in headers and JSON keys ("peak_ratio"). */
 const char *row_column_name(enum row_column column);
