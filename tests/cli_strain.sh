@@ -31,8 +31,16 @@ strain_rms() {
 # --- a pure strain -----------------------------------------------------------
 "$CLXCORR_SAMPLES" --kikuchi --out "$S" --count 3 --deform 1e-3,2e-4,-3e-4,2e-4,-5e-4,4e-4,-3e-4,4e-4,2e-4 \
     >/dev/null 2>&1 || exit 99
-strain $GEOM --regions "$S/regions.txt" -o "$TMP/pure.csv" "$S/reference.tif" "$S"/image_000[1-3].tif \
-    || fail "strain of a pure strain"
+strain $GEOM --regions "$S/regions.txt" --explain --meta "$TMP/pure.json" -o "$TMP/pure.csv" "$S/reference.tif" \
+    "$S"/image_000[1-3].tif 2>"$TMP/pure.err" || fail "strain of a pure strain"
+# The fit's time is measured: --explain says it, --meta has it and its share.
+grep -q "^clxcorr: strain fit: .* s on the host (summed over [0-9]* lanes\{0,1\}), .* % of the run's" "$TMP/pure.err" \
+    && pass "--explain: $(grep 'strain fit:' "$TMP/pure.err")" || fail "--explain: no fit time: $(cat "$TMP/pure.err")"
+tr -d ' \n' <"$TMP/pure.json" | awk '{ fit = share = -1
+        if (match($0, /"strain_fit":[0-9.e+-]+/)) fit = substr($0, RSTART + 13, RLENGTH - 13) + 0
+        if (match($0, /"strain_fit_share":[0-9.e+-]+/)) share = substr($0, RSTART + 19, RLENGTH - 19) + 0
+        printf "seconds.strain_fit %s, strain_fit_share %s\n", fit, share; exit !(fit > 0 && share > 0 && share < 1) }' \
+    >"$TMP/fit.txt" && pass "--meta: $(cat "$TMP/fit.txt")" || fail "--meta: $(cat "$TMP/fit.txt") in $(cat "$TMP/pure.json")"
 head -1 "$TMP/pure.csv" | grep -qx 'image,e11,e12,e13,e22,e23,e33,w1,w2,w3,residual,windows,flags' \
     && pass "columns: $(head -1 "$TMP/pure.csv")" || fail "header: $(head -1 "$TMP/pure.csv")"
 rms=$(strain_rms "$S/truth.csv" "$TMP/pure.csv")

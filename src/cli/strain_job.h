@@ -60,6 +60,9 @@ struct strain_job {
     double *x, *y;               /* the windows' centres */
     size_t nwindows;
     const struct image_items *items;
+    /* The host time in strain_job_fit, summed over the lanes that fit at
+     * once (ns; added to atomically): what the fit costs the run. */
+    unsigned long long fit_ns;
 };
 
 /*
@@ -73,10 +76,13 @@ int strain_job_setup(struct strain_job *job, const struct strain_options *o, con
                      size_t nregions);
 void strain_job_free(struct strain_job *job);
 
-/* Fits item i's window results into *out (thread-safe); remapped_by: the
- * beta_detector its pattern was remapped by, or NULL. */
-int strain_job_fit(const struct strain_job *job, size_t item, const double *remapped_by, const clx_result *results,
+/* Fits item i's window results into *out (thread-safe; its time is added
+ * to job->fit_ns); remapped_by: the beta_detector its pattern was remapped
+ * by, or NULL. */
+int strain_job_fit(struct strain_job *job, size_t item, const double *remapped_by, const clx_result *results,
                    clx_strain *out, clx_message *msg);
+/* The host time the fits took so far, summed over the lanes, in seconds. */
+double strain_job_fit_seconds(const struct strain_job *job);
 
 /* Item i's pattern centre (Bruker), for remapping and the fit. */
 void strain_job_pattern_centre(const struct strain_job *job, size_t item, double pc[3]);
