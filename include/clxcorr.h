@@ -970,9 +970,13 @@ typedef struct clx_warp clx_warp;
 int clx_warp_create(clx_context *context, clx_warp **warp);
 /*
  * output(u, v) = input at h (u, v, 1) (row-major 3x3, divided by its third
- * component), with Lanczos-3 interpolation; points outside the input
- * take its nearest edge pixel. `output` is a new CLX_PIXEL_F32 image of the
- * input's size (the caller frees it).
+ * component), interpolated with a quintic B-spline on the input's
+ * prefiltered coefficients (the warp's own, whatever the plan's
+ * clx_interp); points outside the input read it mirrored at its borders,
+ * those more than 8 px out the value 8 px out, and those behind the
+ * source the value at (-8, -8).
+ * `output` is a new CLX_PIXEL_F32 image of the input's size (the caller
+ * frees it).
  */
 int clx_warp_apply(clx_warp *warp, const clx_image *input, const double h[9], clx_image *output);
 /* Releases the warp and its device memory (NULL allowed). */
