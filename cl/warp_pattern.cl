@@ -1,7 +1,8 @@
 /*
  * warp_pattern.cl - a pattern resampled through a projective map (HR-EBSD
  * remapping): out(u, v) = in at h (u, v, 1), divided by its third component,
- * with the refinement's interpolations (interp.h). With a B-spline, `in`
+ * with one of interp.h's interpolations (warp.c builds it with the quintic
+ * B-spline, whatever the refinement uses). With a B-spline, `in`
  * holds the pattern's coefficients (bspline_prefilter.cl) and taps outside
  * are mirrored; otherwise its pixels, the edge pixel repeated. Weights are
  * normalised so that a flat pattern stays flat.
@@ -22,8 +23,9 @@ __kernel void warp_pattern(__global const PIXEL_T *in, int w, int h, __global co
     const real X = hm[0] * u + hm[1] * v + hm[2];
     const real Y = hm[3] * u + hm[4] * v + hm[5];
     const real Z = hm[6] * u + hm[7] * v + hm[8];
-    /* A point behind the source or far outside reads the nearest edge;
-     * clamping first keeps the tap indices in int range. */
+    /* A point far outside reads the pattern 8 px out (mirrored there with
+     * a B-spline, the edge repeated otherwise), one behind the source at
+     * (-8, -8); clamping first keeps the tap indices in int range. */
     const real x = Z > 0 ? clamp(X / Z, (real)-8, (real)(w + 8)) : (real)-8;
     const real y = Z > 0 ? clamp(Y / Z, (real)-8, (real)(h + 8)) : (real)-8;
     const real x0 = floor(x), y0 = floor(y);

@@ -199,6 +199,30 @@ int clx_image_file_pattern_centre(const clx_image_file *file, int page, double p
  * phi2) in radians: CLX_ERR_STATE when the file gives none, NAN where the
  * point was not indexed. */
 int clx_image_file_euler(const clx_image_file *file, int page, double euler[3]);
+/*
+ * The crystal orientations of an indexed scan, from the text files that
+ * indexing software writes: EDAX TSL's .ang (angles in radians) and Oxford
+ * HKL's .ctf (degrees), both over a square grid, row by row. The format is
+ * recognised from the first line ('#', "Channel Text File"), else the
+ * name's extension. The angles are taken as the file writes them (Bunge,
+ * the vendor's sample frame), as clx_image_file_euler takes a container's.
+ */
+typedef struct clx_orientation_map {
+    char format[16];            /* "EDAX ang" or "Oxford ctf" */
+    int rows, cols;             /* the grid: .ang's NROWS x NCOLS_ODD, .ctf's YCells x XCells */
+    double step_x, step_y;      /* µm; 0 when the header does not say */
+    double *euler;              /* 3 per point, at (row * cols + col): Bunge (phi1, Phi, phi2) in radians;
+                                   NAN where the point was not indexed (.ang's 4 pi, .ctf's phase 0) */
+} clx_orientation_map;
+
+/* Reads `path` into *map (which clx_orientation_map_free releases):
+ * CLX_ERR_IO when it cannot be read, CLX_ERR_FORMAT with msg "PATH:LINE:
+ * what is wrong" for a file that is neither format, a grid other than
+ * square, a line that does not parse, or points that are missing, extra or
+ * not where their x and y say. */
+int clx_orientation_map_read(const char *path, clx_orientation_map *map, clx_message *msg);
+void clx_orientation_map_free(clx_orientation_map *map);
+
 /* Decodes page `page` (0-based) into `image` (which the caller frees). */
 int clx_image_file_read(clx_image_file *file, int page, clx_image *image,
                         clx_message *msg);
@@ -973,9 +997,13 @@ typedef struct clx_warp clx_warp;
 int clx_warp_create(clx_context *context, clx_warp **warp);
 /*
  * output(u, v) = input at h (u, v, 1) (row-major 3x3, divided by its third
- * component), with Lanczos-3 interpolation; points outside the input
- * take its nearest edge pixel. `output` is a new CLX_PIXEL_F32 image of the
- * input's size (the caller frees it).
+ * component), interpolated with a quintic B-spline on the input's
+ * prefiltered coefficients (the warp's own, whatever the plan's
+ * clx_interp); points outside the input read it mirrored at its borders,
+ * those more than 8 px out the value 8 px out, and those behind the
+ * source the value at (-8, -8).
+ * `output` is a new CLX_PIXEL_F32 image of the input's size (the caller
+ * frees it).
  */
 int clx_warp_apply(clx_warp *warp, const clx_image *input, const double h[9], clx_image *output);
 /* Releases the warp and its device memory (NULL allowed). */

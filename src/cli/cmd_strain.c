@@ -48,9 +48,15 @@ static const char strain_help[] =
     "Strain:\n"
     "      --stiffness SPEC cubic:C11,C12,C44 or hexagonal:C11,C12,C13,C33,C44 in\n"
     "                       GPa (crystal frame): with each pattern's orientation\n"
-    "                       (the file's, or --euler) the surface's traction-free\n"
-    "                       condition (sigma33 = 0) gives the full strain; without\n"
-    "                       it the strain is deviatoric (trace 0, flag 4)\n"
+    "                       (the pattern file's, --orientations or --euler) the\n"
+    "                       surface's traction-free condition (sigma33 = 0) gives\n"
+    "                       the full strain; without it the strain is deviatoric\n"
+    "                       (trace 0, flag 4)\n"
+    "      --orientations FILE  each pattern's orientation from an indexed scan:\n"
+    "                       EDAX .ang or Oxford .ctf (Bunge angles as the file\n"
+    "                       writes them); a pattern takes its scan point's (the\n"
+    "                       pattern file's grid, or --scan-cols), else the point\n"
+    "                       of its index; the file's grid must be the patterns'\n"
     "      --euler P1,P,P2  one crystal orientation for every pattern: Bunge Euler\n"
     "                       angles in degrees, sample frame to crystal frame\n"
     "      --min-zncc Z     windows whose zncc is below Z are not used (default 0.2)\n"
@@ -83,7 +89,9 @@ static const char strain_help[] =
     "                       column, (scan rows, scan columns) over a whole scan)\n"
     "      --columns LIST   the columns to write, in this order\n"
     "      --resume         continue the run that left FILE.part\n"
-    "      --meta FILE      also write FILE (JSON): version, command, devices, timings\n"
+    "      --meta FILE      also write FILE (JSON): version, command, devices, timings,\n"
+    "                       the fit's host time (seconds.strain_fit, summed over\n"
+    "                       the lanes) and its share of the run (strain_fit_share)\n"
     "  Columns: image (over a pattern file's scan: scan_row,scan_col,scan_x,\n"
     "  scan_y), e11,e12,e13,e22,e23,e33 (strain, sample frame, tensor shears),\n"
     "  w1,w2,w3 (rotation in radians about the sample's x, y, z: W32, W13,\n"
@@ -95,7 +103,8 @@ static const char strain_help[] =
     "            8  the robust fit dropped windows\n"
     "           16  --remap: the rotation had not settled after the last pass\n"
     "\n"
-    "  -v, --verbose        say what is happening\n"
+    "  -v, --verbose        say what is happening; at the end, the fit's host time\n"
+    "                       and its share of the run's wall time (--explain too)\n"
     "  -q, --quiet          errors only\n"
     "  -h, --help           this help\n"
     "\n"
@@ -112,6 +121,7 @@ enum {
     OPT_REF_POINT,
     OPT_STIFFNESS,
     OPT_EULER,
+    OPT_ORIENTATIONS,
     OPT_MIN_ZNCC,
     OPT_MIN_PEAK_RATIO,
     OPT_MAX_RESIDUAL,
@@ -135,6 +145,7 @@ static const struct option strain_table[] = {
     { "ref-point", required_argument, NULL, OPT_REF_POINT },
     { "stiffness", required_argument, NULL, OPT_STIFFNESS },
     { "euler", required_argument, NULL, OPT_EULER },
+    { "orientations", required_argument, NULL, OPT_ORIENTATIONS },
     { "min-zncc", required_argument, NULL, OPT_MIN_ZNCC },
     { "min-peak-ratio", required_argument, NULL, OPT_MIN_PEAK_RATIO },
     { "max-residual", required_argument, NULL, OPT_MAX_RESIDUAL },
@@ -226,6 +237,7 @@ static int strain_take(void *own, int c, const char *value)
             o->euler[k] *= M_PI / 180;
         o->have_euler = 1;
         return 1;
+    case OPT_ORIENTATIONS: o->orientations = value; return 1;
     case OPT_MIN_ZNCC: return option_taken(parse_double(value, "--min-zncc", -1, 1, &o->fit.min_zncc));
     case OPT_MIN_PEAK_RATIO:
         return option_taken(parse_double(value, "--min-peak-ratio", 0, 1e6, &o->fit.min_peak_ratio));
@@ -252,6 +264,10 @@ static int parse_args(int argc, char **argv, struct offsets_args *a)
             report_error("--stiffness: %s", msg.text);
             return -1;
         }
+    }
+    if (a->strain->have_euler && a->strain->orientations) {
+        report_error("--euler and --orientations both give the orientation: give one of them");
+        return -1;
     }
     if (a->strain->remap && (a->resume || a->shard_count)) {
         report_error("--remap keeps every pattern until its last pass: it does not run with %s",

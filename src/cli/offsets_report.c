@@ -115,10 +115,27 @@ static int quiver_draw(struct offsets_run *r, const char *path, size_t images)
     return 0;
 }
 
+/* strain, -v or --explain: the host time in the fits, summed over the
+ * lanes (and over --remap's passes), against the run's wall time: measured,
+ * so that the fit's cost is not guessed from throughput. */
+static void fit_time_report(const struct offsets_run *r)
+{
+    if (!r->strain || (!r->explain && report_verbosity() < 2))
+        return;
+    double fit = strain_job_fit_seconds(r->strain), total = now_seconds() - r->meta.t_start;
+    fprintf(stderr, "clxcorr: strain fit: %.3g s on the host (summed over %d lane%s), %.3g %% of the run's %.2f s "
+            "wall time\n", fit, r->meta.lanes, r->meta.lanes == 1 ? "" : "s", total > 0 ? 100 * fit / total : 0.0,
+            total);
+}
+
 /* --meta: written by rank 0 alone, complete or with the error that ended the run. */
 static int meta_write(struct offsets_run *r, const char *path, size_t written, int status)
 {
     r->meta.t_end = now_seconds();
+    if (r->strain) {
+        r->meta.strain = 1;
+        r->meta.strain_fit_seconds = strain_job_fit_seconds(r->strain);
+    }
     for (size_t d = 0; d < r->ndevices && d < RUN_META_MAX_DEVICES; d++)
         r->meta.devices[d].images = r->device_images[d];
     if (!path || (r->mpi && mpi_rank() != 0))
@@ -133,8 +150,10 @@ int offsets_report(struct offsets_run *r, const struct offsets_args *a, int fail
     size_t written = r->kept + (r->mpi ? r->split.written : r->done);
     failed = offsets_output_close(r, failed, written) != 0;
     int status = failed ? EXIT_FAILURE_RUN : EXIT_OK;
-    if (!failed)
+    if (!failed) {
         summary_report(r, written, elapsed);
+        fit_time_report(r);
+    }
     if (status == EXIT_OK && a->quiver && quiver_draw(r, a->quiver, written - r->kept) != 0)
         status = EXIT_FAILURE_RUN;
     if (meta_write(r, a->meta, written, status) != 0)

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "report.h"
 #include "strain_job.h"
@@ -132,22 +133,72 @@ static int shift_resolve(struct strain_job *job, const struct strain_options *o,
     return 0;
 }
 
+/* Two steps of one scan, as far as a file's rounding goes. */
+static int steps_agree(double a, double b)
+{
+    return !(a > 0) || !(b > 0) || fabs(a - b) <= 0.01 * fmax(a, b);
+}
+
+/* --orientations FILE: read, and its grid checked against the patterns'
+ * scan points (strain_job_orientation says how a pattern finds its point). */
+static int orientations_read(struct strain_job *job, const char *path)
+{
+    clx_message msg;
+    clx_orientation_map *m = &job->orientations;
+    if (clx_orientation_map_read(path, m, &msg) != CLX_OK) {
+        report_error("--orientations: %s", msg.text);
+        return -1;
+    }
+    size_t points = (size_t)m->rows * (size_t)m->cols, patterns = job->items->count;
+    const clx_scan_info *s = job->scan;
+    if (s && (m->rows != s->rows || m->cols != s->cols)) {
+        report_error("--orientations %s: a grid of %d x %d points (rows x columns), where the patterns' scan has "
+                     "%d x %d", path, m->rows, m->cols, s->rows, s->cols);
+        return -1;
+    }
+    if (!s && job->scan_cols > 0 && ((size_t)m->cols != job->scan_cols || patterns > points)) {
+        report_error("--orientations %s: a grid of %d x %d points (rows x columns), where --scan-cols %zu lays the "
+                     "%zu patterns out on %zu x %zu", path, m->rows, m->cols, job->scan_cols, patterns,
+                     (patterns + job->scan_cols - 1) / job->scan_cols, job->scan_cols);
+        return -1;
+    }
+    if (!s && job->scan_cols == 0 && patterns != points) {
+        report_error("--orientations %s: %zu points (%d x %d), for %zu patterns: without a scan the patterns take "
+                     "the points in order, one each (--scan-cols C matches them by scan point)", path, points,
+                     m->rows, m->cols, patterns);
+        return -1;
+    }
+    if ((s || job->scan_cols > 0) && (!steps_agree(m->step_x, job->step_x) || !steps_agree(m->step_y, job->step_y))) {
+        report_error("--orientations %s: steps of %g x %g um, where the patterns' scan has %g x %g um: not the same "
+                     "scan", path, m->step_x, m->step_y, job->step_x, job->step_y);
+        return -1;
+    }
+    report_info("orientations: %s (%s), %d x %d points", path, m->format, m->rows, m->cols);
+    return 0;
+}
+
 static int orientation_resolve(struct strain_job *job, const struct strain_options *o)
 {
     clx_message msg;
     job->fit.stiffness = NULL;
-    if (!o->stiffness)
+    if (o->orientations && orientations_read(job, o->orientations) != 0)
+        return -1;
+    if (!o->stiffness) {
+        if (o->orientations)
+            report_warning("--orientations: a pattern's orientation is used only with --stiffness (the "
+                           "traction-free full strain); without it the strain is deviatoric");
         return 0;
+    }
     if (clx_stiffness_parse(o->stiffness, job->stiffness, &msg) != CLX_OK) {
         report_error("--stiffness: %s", msg.text);
         return -1;
     }
     job->given_euler = o->have_euler;
     memcpy(job->euler, o->euler, sizeof job->euler);
-    job->file_euler = !o->have_euler && job->scan && job->scan->has_euler;
-    if (!o->have_euler && !job->file_euler) {
+    job->file_euler = !o->have_euler && !o->orientations && job->scan && job->scan->has_euler;
+    if (!o->have_euler && !o->orientations && !job->file_euler) {
         report_error("--stiffness needs each pattern's crystal orientation: the patterns' file gives none; give "
-                     "--euler PHI1,PHI,PHI2 (Bunge, degrees)");
+                     "--orientations FILE (.ang, .ctf) or --euler PHI1,PHI,PHI2 (Bunge, degrees)");
         return -1;
     }
     job->fit.stiffness = job->stiffness;
@@ -221,6 +272,7 @@ void strain_job_free(struct strain_job *job)
     free(job->x);
     free(job->y);
     job->x = job->y = NULL;
+    clx_orientation_map_free(&job->orientations);
 }
 
 /* ---- each pattern ---------------------------------------------------------- */
@@ -259,14 +311,44 @@ void strain_job_pattern_centre(const struct strain_job *job, size_t i, double pc
         memcpy(pc, moved, sizeof moved);
 }
 
-int strain_job_fit(const struct strain_job *job, size_t i, const double *remapped_by, const clx_result *results,
-                   clx_strain *out, clx_message *msg)
+/* Item i's orientation in the --orientations file: at its scan point, or
+ * the point of its index when the patterns have none. */
+static const double *orientation_of(const struct strain_job *job, size_t i)
+{
+    const clx_orientation_map *m = &job->orientations;
+    size_t point = i;
+    if (job->scan) {
+        long row, col;
+        image_item_scan_point(job->items, i, job->scan, &row, &col);
+        point = (size_t)row * (size_t)m->cols + (size_t)col;
+    }
+    return point < (size_t)m->rows * (size_t)m->cols ? &m->euler[3 * point] : NULL;
+}
+
+/* The monotonic clock in ns: the fit's share of the run is measured, not
+ * inferred from throughput. */
+static unsigned long long clock_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
+}
+
+double strain_job_fit_seconds(const struct strain_job *job)
+{
+    return 1e-9 * (double)__atomic_load_n(&job->fit_ns, __ATOMIC_RELAXED);
+}
+
+static int fit_untimed(const struct strain_job *job, size_t i, const double *remapped_by, const clx_result *results,
+                       clx_strain *out, clx_message *msg)
 {
     double pc[3], euler[3];
     const double *orientation = NULL;
     strain_job_pattern_centre(job, i, pc);
     if (job->given_euler) {
         orientation = job->euler;
+    } else if (job->orientations.euler) {
+        orientation = orientation_of(job, i);
     } else if (job->file_euler) {
         int page;
         clx_image_file *f = item_file(job, i, &page);
@@ -275,4 +357,13 @@ int strain_job_fit(const struct strain_job *job, size_t i, const double *remappe
     }
     return clx_strain_fit(&job->detector, pc, remapped_by, job->x, job->y, results, job->nwindows, orientation,
                           &job->fit, out, msg);
+}
+
+int strain_job_fit(struct strain_job *job, size_t i, const double *remapped_by, const clx_result *results,
+                   clx_strain *out, clx_message *msg)
+{
+    unsigned long long start = clock_ns();
+    int status = fit_untimed(job, i, remapped_by, results, out, msg);
+    __atomic_add_fetch(&job->fit_ns, clock_ns() - start, __ATOMIC_RELAXED);
+    return status;
 }

@@ -1,7 +1,8 @@
 /*
  * strain_job.h - what `clxcorr strain` adds to a run of offsets: the
  * geometry (from the pattern file, overridden by the command line), each
- * pattern's centre across the scan and its orientation, and the fit of one
+ * pattern's centre across the scan and its orientation (the pattern file's,
+ * --euler's, or an .ang / .ctf file's by scan point), and the fit of one
  * pattern's window shifts (clx_strain_fit), made by the stream's lanes as
  * soon as a pattern's offsets are in.
  *
@@ -27,6 +28,7 @@ struct strain_options {
     long ref_row, ref_col;       /* --ref-point ROW,COL */
     int have_euler;
     double euler[3];             /* --euler PHI1,PHI,PHI2 (degrees on the command line, radians here) */
+    const char *orientations;    /* --orientations FILE (.ang, .ctf) */
     const char *stiffness;       /* --stiffness SPEC */
     clx_strain_options fit;      /* --min-zncc, --min-peak-ratio, --max-residual */
     int remap;                   /* --remap */
@@ -50,11 +52,17 @@ struct strain_job {
     int file_euler;              /* the file gives each pattern's orientation: use it */
     int given_euler;             /* --euler: one orientation for every pattern */
     double euler[3];             /* radians */
+    /* --orientations: each pattern's from its scan point (the scan's, or
+     * --scan-cols's), or else from the point of its index in the run. */
+    clx_orientation_map orientations;
     double stiffness[36];
     clx_strain_options fit;
     double *x, *y;               /* the windows' centres */
     size_t nwindows;
     const struct image_items *items;
+    /* The host time in strain_job_fit, summed over the lanes that fit at
+     * once (ns; added to atomically): what the fit costs the run. */
+    unsigned long long fit_ns;
 };
 
 /*
@@ -68,10 +76,13 @@ int strain_job_setup(struct strain_job *job, const struct strain_options *o, con
                      size_t nregions);
 void strain_job_free(struct strain_job *job);
 
-/* Fits item i's window results into *out (thread-safe); remapped_by: the
- * beta_detector its pattern was remapped by, or NULL. */
-int strain_job_fit(const struct strain_job *job, size_t item, const double *remapped_by, const clx_result *results,
+/* Fits item i's window results into *out (thread-safe; its time is added
+ * to job->fit_ns); remapped_by: the beta_detector its pattern was remapped
+ * by, or NULL. */
+int strain_job_fit(struct strain_job *job, size_t item, const double *remapped_by, const clx_result *results,
                    clx_strain *out, clx_message *msg);
+/* The host time the fits took so far, summed over the lanes, in seconds. */
+double strain_job_fit_seconds(const struct strain_job *job);
 
 /* Item i's pattern centre (Bruker), for remapping and the fit. */
 void strain_job_pattern_centre(const struct strain_job *job, size_t item, double pc[3]);

@@ -2,12 +2,14 @@
  * warp.c - clx_warp: a pattern resampled through a projective map on the
  * device (cl/warp_pattern.cl), for HR-EBSD remapping: the test pattern is
  * seen through the inverse of its measured deformation and correlated
- * again. The pattern is interpolated as the refinement's default does, a
- * quintic B-spline: uploaded as floats, turned into its coefficients by the
- * B-spline prefilter (bspline_prefilter.c), then sampled. A shorter kernel
- * would leave its own sub-pixel bias in every remapped pattern, and the
- * remapped strain would keep it. Built on first use; the device buffers
- * grow to the largest pattern seen and are kept.
+ * again. The pattern is interpolated with a quintic B-spline of the warp's
+ * own, whatever the refinement's interpolation (--interp, Lanczos-3 by
+ * default): uploaded as floats, turned into its coefficients by the
+ * B-spline prefilter (bspline_prefilter.c), then sampled, mirrored at its
+ * borders as the prefilter assumes. Lanczos-3 would leave its own sub-pixel
+ * bias in every remapped pattern, and the remapped strain would keep it.
+ * Built on first use; the device buffers grow to the largest pattern seen
+ * and are kept.
  */
 #include "config.h"
 

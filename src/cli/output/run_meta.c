@@ -184,8 +184,13 @@ int run_meta_write(const struct run_meta *m, const char *path, size_t images_don
     json_double(&t, "total", "%.3f", m->t_end - m->t_start);
     json_double(&t, "set_up", "%.3f", ready - m->t_start);
     json_double(&t, "images", "%.3f", m->t_end - ready);
+    if (m->strain)
+        json_double(&t, "strain_fit", "%.6f", m->strain_fit_seconds);
     fputs("\n  }", f);
     json_double(&o, "images_per_second", "%.1f", m->t_end > ready ? images_done / (m->t_end - ready) : 0.0);
+    if (m->strain)
+        json_double(&o, "strain_fit_share", "%.4g",
+                    m->t_end > m->t_start ? m->strain_fit_seconds / (m->t_end - m->t_start) : NAN);
     fputs("\n}\n", f);
     if (fflush(f) != 0 || ferror(f)) {
         report_error("--meta %s: %s", path, strerror(errno ? errno : EIO));

@@ -4,7 +4,7 @@
  * command line, host and start time, the inputs, every option that shapes
  * the result, each device (name, vendor, platform, driver, OpenCL C), the
  * method it used and why, the tuning values and batch, how many images it
- * correlated, and the timings; written at the end of the run, complete or
+ * correlated, and the timings (for strain, the fit's); written at the end of the run, complete or
  * not ("status" says which, "error" why).
  */
 #ifndef CLX_RUN_META_H
@@ -39,6 +39,11 @@ struct run_meta {
     int mpi_ranks;               /* 0: not under MPI */
     struct run_meta_device devices[RUN_META_MAX_DEVICES];
     size_t ndevices;
+    /* `clxcorr strain`: the host time in the fits, summed over the lanes
+     * and --remap's passes (seconds.strain_fit), and its share of the
+     * run's wall time, seconds.total (strain_fit_share). */
+    int strain;
+    double strain_fit_seconds;
 };
 
 /* The clock and the start time; argv is kept, not copied. */
