@@ -49,8 +49,10 @@
  * --kind speckle writes a PIV/DIC-like speckle set instead (the accuracy
  * benchmark's second set): f(X) = 1 + S(X), S a sum of random Gaussian spots
  * (sigma 1-2 px, about one per 16 px^2, amplitudes 0.5-1.5), no background;
- * image k is the reference moved by the pure translation t_k = (k - 1) * STEP
- * along both axes (--step, default 0.1 px), no strain. Its defaults: a
+ * image k is the reference moved by the translation t_k = (k - 1) * STEP
+ * along both axes (--step, default 0.1 px) and, with --gradient, deformed
+ * by one displacement gradient G about the centre (the deformation above
+ * with G in place of E; truth.csv then gives G (X - c) + t_k). Its defaults: a
  * 512 x 512 image, 11 images (0 to 1 px), a 6 x 6 grid of 64 x 64 windows,
  * margin 16.
  *
@@ -681,12 +683,14 @@ static int pattern_scale(struct pattern *p, int width, int height, int margin)
 /* ------------------------------------------------------------------------ */
 /* Deformations */
 
-struct deform { double tx, ty, exx, eyy, exy; };
+/* x = c + (I + G)(X - c) + t: a translation t and a displacement gradient G. */
+struct deform { double tx, ty, g11, g12, g21, g22; };
 
-/* Speckle sets: a pure translation of (k - 1) steps along both axes. */
-static struct deform deform_step(int image, double step)
+/* Speckle sets: a translation of (k - 1) steps along both axes, and the
+ * same gradient G (--gradient; 0 by default) in every image. */
+static struct deform deform_step(int image, double step, const double g[4])
 {
-    struct deform d = { step * (image - 1), step * (image - 1), 0.0, 0.0, 0.0 };
+    struct deform d = { step * (image - 1), step * (image - 1), g[0], g[1], g[2], g[3] };
     return d;
 }
 
@@ -697,18 +701,18 @@ static struct deform deform_draw(uint64_t seed, int image, double max_shift, dou
     rng_seed(&r, seed, STREAM_DEFORM, (uint64_t)image);
     d.tx = max_shift * rng_range(&r, -1.0, 1.0);
     d.ty = max_shift * rng_range(&r, -1.0, 1.0);
-    d.exx = max_strain * rng_range(&r, -1.0, 1.0);
-    d.eyy = max_strain * rng_range(&r, -1.0, 1.0);
-    d.exy = max_strain * rng_range(&r, -1.0, 1.0);
+    d.g11 = max_strain * rng_range(&r, -1.0, 1.0);   /* exx */
+    d.g22 = max_strain * rng_range(&r, -1.0, 1.0);   /* eyy */
+    d.g12 = d.g21 = max_strain * rng_range(&r, -1.0, 1.0);   /* exy */
     return d;
 }
 
-/* The grid an image samples f on: X = c + (I + E)^-1 (x - c - t). */
+/* The grid an image samples f on: X = c + (I + G)^-1 (x - c - t). */
 static struct affine deform_sample_map(const struct deform *d, double cx, double cy)
 {
-    double a = 1.0 + d->exx, b = d->exy, e = 1.0 + d->eyy;
-    double det = a * e - b * b;
-    double m00 = e / det, m01 = -b / det, m10 = -b / det, m11 = a / det;
+    double a = 1.0 + d->g11, b = d->g12, c = d->g21, e = 1.0 + d->g22;
+    double det = a * e - b * c;
+    double m00 = e / det, m01 = -b / det, m10 = -c / det, m11 = a / det;
     double qx = cx + d->tx, qy = cy + d->ty;
     struct affine map = {
         cx - (m00 * qx + m01 * qy), cy - (m10 * qx + m11 * qy),
@@ -717,12 +721,12 @@ static struct affine deform_sample_map(const struct deform *d, double cx, double
     return map;
 }
 
-/* d(X) = E (X - c) + t. */
+/* d(X) = G (X - c) + t. */
 static void deform_displacement(const struct deform *d, double cx, double cy,
                                 double x, double y, double *dx, double *dy)
 {
-    *dx = d->exx * (x - cx) + d->exy * (y - cy) + d->tx;
-    *dy = d->exy * (x - cx) + d->eyy * (y - cy) + d->ty;
+    *dx = d->g11 * (x - cx) + d->g12 * (y - cy) + d->tx;
+    *dy = d->g21 * (x - cx) + d->g22 * (y - cy) + d->ty;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -900,6 +904,7 @@ struct options {
     int grid_x, grid_y, win_w, win_h, margin;
     uint64_t seed;
     double max_shift, max_strain, noise, step;
+    double gradient[4];     /* speckle: --gradient G11,G12,G21,G22 */
     /* --kikuchi */
     double pc[3], sample_tilt, detector_tilt, euler[3], strain, rotation;
     double step_x, step_y, pixel_size;
@@ -911,7 +916,7 @@ struct options {
 
 static struct deform deform_of(const struct options *o, int image)
 {
-    return o->kind == KIND_SPECKLE ? deform_step(image, o->step)
+    return o->kind == KIND_SPECKLE ? deform_step(image, o->step, o->gradient)
                                    : deform_draw(o->seed, image, o->max_shift, o->max_strain);
 }
 
@@ -985,8 +990,11 @@ static int images_write(const struct options *o)
 {
     struct pattern pat;
     double cx = 0.5 * (o->width - 1), cy = 0.5 * (o->height - 1);
-    double reach = o->kind == KIND_SPECKLE ? o->step * (o->count > 0 ? o->count - 1 : 0)
-                                           : o->max_shift + o->max_strain * (o->width + o->height);
+    double largest_g = fmax(fmax(fabs(o->gradient[0]), fabs(o->gradient[1])),
+                            fmax(fabs(o->gradient[2]), fabs(o->gradient[3])));
+    double reach = o->kind == KIND_SPECKLE
+                       ? o->step * (o->count > 0 ? o->count - 1 : 0) + largest_g * (o->width + o->height)
+                       : o->max_shift + o->max_strain * (o->width + o->height);
     int margin = (int)ceil(reach) + 2, status = -1;
     if (pattern_draw(&pat, o->kind, o->seed, o->width, o->height, margin) != 0 ||
         pattern_scale(&pat, o->width, o->height, margin) != 0)
@@ -1259,6 +1267,10 @@ static void usage(FILE *f)
 "                     moved by pure translations of (k-1) * STEP px (defaults\n"
 "                     512x512, 11 images, a 6x6 grid of 64x64 windows, margin 16)\n"
 "  --step STEP        speckle: the translation step per image (default 0.1 px)\n"
+"  --gradient G11,G12,G21,G22  speckle: every image also deformed by this\n"
+"                     displacement gradient about the image centre, x = c +\n"
+"                     (I + G)(X - c) + t (default 0; each within +-0.1; e.g. a\n"
+"                     rotation by a: cos a - 1, -sin a, sin a, cos a - 1)\n"
 "  --size WxH         image size in pixels (default 900x900, 16 to 16384)\n"
 "  --count N          number of deformed images (default 24, 0 to 9999)\n"
 "  --seed S           random seed, an unsigned 64-bit integer (default 1)\n"
@@ -1367,14 +1379,14 @@ static int parse_seed(const char *s, uint64_t *v)
 enum { OPT_OUT = 256, OPT_SIZE, OPT_COUNT, OPT_SEED, OPT_SHIFT, OPT_STRAIN, OPT_NOISE,
        OPT_GRID, OPT_WINDOW, OPT_MARGIN, OPT_KIND, OPT_STEP,
        OPT_KIKUCHI, OPT_PC, OPT_SAMPLE_TILT, OPT_DETECTOR_TILT, OPT_EULER, OPT_SPHERE_STRAIN,
-       OPT_ROTATION, OPT_DEFORM, OPT_SCAN_COLS, OPT_PIXEL_SIZE, OPT_END };
+       OPT_ROTATION, OPT_DEFORM, OPT_SCAN_COLS, OPT_PIXEL_SIZE, OPT_GRADIENT, OPT_END };
 
 #define OPTION_BIT(opt) (1u << ((opt) - OPT_OUT))
 /* The options of --kikuchi only, and those it does not take. */
 #define SPHERE_ONLY (OPTION_BIT(OPT_PC) | OPTION_BIT(OPT_SAMPLE_TILT) | OPTION_BIT(OPT_DETECTOR_TILT) \
                      | OPTION_BIT(OPT_EULER) | OPTION_BIT(OPT_SPHERE_STRAIN) | OPTION_BIT(OPT_ROTATION) \
                      | OPTION_BIT(OPT_DEFORM) | OPTION_BIT(OPT_SCAN_COLS) | OPTION_BIT(OPT_PIXEL_SIZE))
-#define NOT_SPHERE (OPTION_BIT(OPT_SHIFT) | OPTION_BIT(OPT_STRAIN) | OPTION_BIT(OPT_KIND))
+#define NOT_SPHERE (OPTION_BIT(OPT_SHIFT) | OPTION_BIT(OPT_STRAIN) | OPTION_BIT(OPT_KIND) | OPTION_BIT(OPT_GRADIENT))
 
 static const struct option LONG_OPTIONS[] = {
     { "out", required_argument, NULL, OPT_OUT },
@@ -1389,6 +1401,7 @@ static const struct option LONG_OPTIONS[] = {
     { "margin", required_argument, NULL, OPT_MARGIN },
     { "kind", required_argument, NULL, OPT_KIND },
     { "step", required_argument, NULL, OPT_STEP },
+    { "gradient", required_argument, NULL, OPT_GRADIENT },
     { "kikuchi", no_argument, NULL, OPT_KIKUCHI },
     { "pc", required_argument, NULL, OPT_PC },
     { "sample-tilt", required_argument, NULL, OPT_SAMPLE_TILT },
@@ -1467,6 +1480,7 @@ static int option_set(struct options *o, int opt, const char *arg)
             return 0;
         }
         return parse_double("--step", arg, 0.0, 10.0, &o->step);
+    case OPT_GRADIENT: return parse_list("--gradient", arg, 4, -0.1, 0.1, o->gradient);
     case OPT_KIKUCHI: return 0;    /* kind_requested saw it */
     case OPT_PC:
         if (parse_list("--pc", arg, 3, -10.0, 10.0, o->pc) != 0)
@@ -1558,6 +1572,10 @@ static int options_check(const struct options *o)
     }
     if (o->kind == KIND_SPHERE)
         return sphere_options_check(o);
+    if (o->kind != KIND_SPECKLE && (o->given & OPTION_BIT(OPT_GRADIENT))) {
+        report("--gradient is an option of --kind speckle only");
+        return -1;
+    }
     int size = o->width < o->height ? o->width : o->height;
     if (o->max_shift > 0.25 * size) {
         report("--max-shift: %g is more than a quarter of the image (%d px)",
