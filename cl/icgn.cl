@@ -65,6 +65,7 @@
 #define C_SUM_J ICGN_C_SUM_J
 #define C_SUM_JF ICGN_C_SUM_JF(NPAR)
 #define C_HINV ICGN_C_HINV(NPAR)
+#define C_H ICGN_C_H(NPAR)
 #define CONSTS ICGN_CONSTS(NPAR)
 
 /* The reference's sums: |f~|^2, H's upper triangle, sum J, sum J f~. */
@@ -258,8 +259,99 @@ void icgn_reference(__global const real *src, int w, int h, __global const int2 
         c[C_SUM_J + a] = all[1 + NH + a];
         c[C_SUM_JF + a] = all[1 + NH + NPAR + a];
     }
+    n = 1;
+    for (int a = 0; a < NPAR; a++)
+        for (int b = a; b < NPAR; b++) {
+            c[C_H + a * NPAR + b] = c[C_H + b * NPAR + a] = all[n];
+            n++;
+        }
     for (int k = 0; k < NPAR * NPAR; k++)
         c[C_HINV + k] = usable ? inv[k] : 0;
+}
+
+/*
+ * icgn_noise_model: the interpolant's effective kernel is eta(t) = sum_j
+ * taps[|j|] w(t - j) (taps: the B-spline prefilter's FIR, or the single tap
+ * 1 for the interpolating kernels), eta' likewise with w'. Work-item 0
+ * writes sum_k eta'(k)^2, work-item 1 + i sum_k eta(k - f_i)^2 for
+ * f_i = i / ICGN_KAPPA_STEPS. NDRange: global ICGN_MODEL_SIZE.
+ */
+__kernel void icgn_noise_model(__global const real *taps, int radius, __global real *model)
+{
+    const int i = get_global_id(0);
+    if (i >= ICGN_MODEL_SIZE)
+        return;
+    const real f = i == ICGN_MODEL_DERIV ? 0 : (real)(i - ICGN_MODEL_KAPPA) / ICGN_KAPPA_STEPS;
+    const int reach = radius + TAPS;
+    real sum = 0;
+    for (int k = -reach; k <= reach; k++) {
+        real e = 0;
+        for (int j = -radius; j <= radius; j++) {
+            const real t = k - f - j, h = taps[abs(j)];
+            e += h * (i == ICGN_MODEL_DERIV ? weight_deriv(t) : weight(t));
+        }
+        sum += e * e;
+    }
+    model[i] = sum;
+}
+
+/* The noise gain of a value sampled at fraction f (linear in the table). */
+static real kappa_at(__global const real *model, real f)
+{
+    const real x = (f - floor(f)) * ICGN_KAPPA_STEPS;
+    /* clamp: a NaN or infinite f must not index outside the table. */
+    const int k = isfinite(x) ? clamp((int)x, 0, ICGN_KAPPA_STEPS - 1) : 0;
+    const real a = model[ICGN_MODEL_KAPPA + k], b = model[ICGN_MODEL_KAPPA + k + 1];
+    return a + (b - a) * (x - k);
+}
+
+/*
+ * The standard deviations of u and v (px), into sd[0], sd[1]; NaN where the
+ * noise swamps the window. Gauss-Newton's estimate is a sum of the
+ * residual weighted by J, and both sides are noisy: the residual's variance
+ * s_r^2 = |f~|^2 ZNSSD / (N - npar) is each image's noise variance s^2 times
+ * 1 + kappa (the sampled image's noise is smoothed by the interpolation at
+ * the warp's fraction); the reference's gradients, and so J and H, carry
+ * noise of variance s^2 model[deriv] per pixel. With S = H less that
+ * noise's expected part (the signal's own Hessian), the update's
+ * covariance is 2 s^2 S^-1 H S^-1 (errors in the variables; Cov = 2 s^2
+ * H^-1 where the reference is noise-free).
+ */
+static void standard_deviations(__global const real *c, __global const real *model, real znssd, real fu, real fv,
+                                 real *sd)
+{
+    const real n = WIN_PIXELS;
+    const real sr2 = c[C_NORM] * c[C_NORM] * fmax(znssd, (real)0) / (n - NPAR);
+    const real s2 = sr2 / (1 + kappa_at(model, fu) * kappa_at(model, fv));
+    const real gn = s2 * model[ICGN_MODEL_DERIV];
+    real sm[NPAR * NPAR], si[NPAR * NPAR];
+    for (int k = 0; k < NPAR * NPAR; k++)
+        sm[k] = c[C_H + k];
+#if SHAPE == 0
+    sm[0] -= gn * n;
+    sm[3] -= gn * n;
+#else
+    /* J's noise: (nx, nx xi, nx eta, ny, ny xi, ny eta), nx and ny
+     * independent, xi and eta of mean 0 and uncorrelated over the window. */
+    const real mx = n * ((real)WIN_W * WIN_W - 1) / (12 * HALF_W * HALF_W);
+    const real my = n * ((real)WIN_H * WIN_H - 1) / (12 * HALF_H * HALF_H);
+    const real m[3] = { n, mx, my };
+    for (int b = 0; b < 2; b++)
+        for (int k = 0; k < 3; k++)
+            sm[(3 * b + k) * NPAR + 3 * b + k] -= gn * m[k];
+#endif
+    if (!invert_spd(sm, si)) {
+        sd[0] = sd[1] = NAN;
+        return;
+    }
+    for (int out = 0; out < 2; out++) {
+        const int i = out == 0 ? 0 : IV;
+        real v = 0;
+        for (int a = 0; a < NPAR; a++)
+            for (int b = 0; b < NPAR; b++)
+                v += si[i * NPAR + a] * c[C_H + a * NPAR + b] * si[b * NPAR + i];
+        sd[out] = sqrt(2 * s2 * v);
+    }
 }
 
 /* The warp as displacement at the centre (t) and gradient A - I (px/px). */
@@ -298,7 +390,8 @@ static struct warp compose_inverse(struct warp w, const real *dq)
 __kernel __attribute__((reqd_work_group_size(ICGN_WG, 1, 1)))
 void icgn_iterate(__global const real *src, int w, int h, __global const int2 *corners, int nwin,
                   __global const real *fref, __global const real2 *grad, __global const real *consts,
-                  __global const real2 *starts, int max_iter, real tol, __global real *results)
+                  __global const real *noise_model, __global const real2 *starts, int max_iter, real tol,
+                  __global real *results)
 {
     __local real part[CHUNK * ICGN_WG];
     __local real all[NITER];
@@ -381,10 +474,9 @@ void icgn_iterate(__global const real *src, int w, int h, __global const int2 *c
         return;
     const struct warp wf = shared_warp;
     __global real *r = results + (size_t)tile * ICGN_RESULTS;
-    /* The noise of the residual f~ - a g~, sum |f~|^2 ZNSSD over the
-     * degrees of freedom, through H^-1 into the parameters' variances. */
-    const real znssd = 2 * (1 - last_zncc);
-    const real s2 = c[C_NORM] * c[C_NORM] * fmax(znssd, (real)0) / (WIN_PIXELS - NPAR);
+    real sd[2] = { NAN, NAN };
+    if (state != ICGN_FAILED)
+        standard_deviations(c, noise_model, 2 * (1 - last_zncc), wf.u, wf.v, sd);
     r[ICGN_R_U] = wf.u;
     r[ICGN_R_V] = wf.v;
     r[ICGN_R_UX] = wf.ux;
@@ -392,8 +484,8 @@ void icgn_iterate(__global const real *src, int w, int h, __global const int2 *c
     r[ICGN_R_VX] = wf.vx;
     r[ICGN_R_VY] = wf.vy;
     r[ICGN_R_ZNCC] = last_zncc;
-    r[ICGN_R_SIGMA_U] = sqrt(s2 * c[C_HINV]);
-    r[ICGN_R_SIGMA_V] = sqrt(s2 * c[C_HINV + IV * NPAR + IV]);
+    r[ICGN_R_SIGMA_U] = sd[0];
+    r[ICGN_R_SIGMA_V] = sd[1];
     r[ICGN_R_ITERATIONS] = it;
     r[ICGN_R_STATUS] = state;
 }

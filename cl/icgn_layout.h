@@ -4,9 +4,15 @@
  *
  * consts, per window: |f~| (the zero-mean reference window's norm), the
  * window's mean, 1 (usable) or 0 (flat, or a singular Hessian), then
- * sum J (npar), sum J f~ (npar) and H^-1 (npar x npar, row-major), J being
- * the reference's gradient times the warp's Jacobian, npar the shape
- * function's parameter count.
+ * sum J (npar), sum J f~ (npar), H^-1 and H (npar x npar each, row-major),
+ * J being the reference's gradient times the warp's Jacobian, npar the
+ * shape function's parameter count.
+ *
+ * The noise model, once per interpolation (icgn_noise_model): the squared
+ * norm of the interpolant's derivative kernel at whole pixels, then for
+ * ICGN_KAPPA_STEPS + 1 fractions f = 0 .. 1 the squared norm of its kernel
+ * at f: what white noise of variance 1 becomes in a derivative, and in a
+ * value sampled f px off the pixels.
  *
  * results, per tile: u, v (px), du/dx, du/dy, dv/dx, dv/dy, the ZNCC at
  * the last evaluated warp, the standard deviations of u and v (px), the
@@ -23,7 +29,13 @@
 #define ICGN_C_SUM_J 3
 #define ICGN_C_SUM_JF(npar) (3 + (npar))
 #define ICGN_C_HINV(npar) (3 + 2 * (npar))
-#define ICGN_CONSTS(npar) (3 + 2 * (npar) + (npar) * (npar))
+#define ICGN_C_H(npar) (3 + 2 * (npar) + (npar) * (npar))
+#define ICGN_CONSTS(npar) (3 + 2 * (npar) + 2 * (npar) * (npar))
+
+#define ICGN_KAPPA_STEPS 64
+#define ICGN_MODEL_DERIV 0
+#define ICGN_MODEL_KAPPA 1
+#define ICGN_MODEL_SIZE (ICGN_KAPPA_STEPS + 2)
 
 #define ICGN_R_U 0
 #define ICGN_R_V 1

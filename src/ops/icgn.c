@@ -26,7 +26,44 @@ size_t icgn_window_bytes(const struct kernel_params *p)
     return real_size(p) * (3 * (size_t)p->win_w * p->win_h + ICGN_CONSTS(npar));
 }
 
-int icgn_create(struct clx_context *ctx, const struct kernel_params *p, int nwin, int ntiles, struct icgn **out)
+/* The noise model (icgn_layout.h) of the interpolation, once: its kernel
+ * with the B-spline prefilter's taps, or with the single tap 1. */
+static int noise_model_make(struct icgn *g, cl_mem taps, int radius)
+{
+    struct clx_context *ctx = g->ctx;
+    size_t rs = real_size(&g->params), global = ICGN_MODEL_SIZE;
+    cl_mem unit = NULL;
+    cl_kernel k = NULL;
+    int status;
+    if ((status = ctx_create_buffer(ctx, rs * ICGN_MODEL_SIZE, &g->noise_model, "IC-GN noise model")) != CLX_OK ||
+        (status = kernel_create(ctx, g->program, "icgn_noise_model", &k)) != CLX_OK)
+        goto error;
+    if (!taps) {
+        double one_d = 1;
+        float one_f = 1;
+        radius = 0;
+        if ((status = ctx_create_buffer(ctx, rs, &unit, "IC-GN unit tap")) != CLX_OK)
+            goto error;
+        CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, unit, CL_TRUE, 0, rs,
+                                          g->params.use_double ? (void *)&one_d : (void *)&one_f, 0, NULL, NULL));
+        taps = unit;
+    }
+    CL_CALL(ctx, clSetKernelArg(k, 0, sizeof taps, &taps));
+    CL_CALL(ctx, clSetKernelArg(k, 1, sizeof radius, &radius));
+    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof g->noise_model, &g->noise_model));
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, NULL, 0, NULL, NULL));
+    /* The unit tap may go once the kernel has read it. */
+    CL_CALL(ctx, clFinish(ctx->queue));
+error:
+    if (k)
+        clReleaseKernel(k);
+    if (unit)
+        clReleaseMemObject(unit);
+    return status;
+}
+
+int icgn_create(struct clx_context *ctx, const struct kernel_params *p, int nwin, int ntiles, cl_mem spline_taps,
+                int spline_radius, struct icgn **out)
 {
     size_t rs = real_size(p), window = (size_t)p->win_w * p->win_h;
     int status;
@@ -53,7 +90,8 @@ int icgn_create(struct clx_context *ctx, const struct kernel_params *p, int nwin
         (status = ctx_create_buffer(ctx, rs * nwin * ICGN_CONSTS(ICGN_NPAR(p->shape)), &g->consts,
                                     "IC-GN reference sums")) != CLX_OK ||
         (status = ctx_create_buffer(ctx, 2 * rs * ntiles, &g->starts, "IC-GN start offsets")) != CLX_OK ||
-        (status = ctx_create_buffer(ctx, ICGN_RESULTS * rs * ntiles, &g->results, "IC-GN results")) != CLX_OK)
+        (status = ctx_create_buffer(ctx, ICGN_RESULTS * rs * ntiles, &g->results, "IC-GN results")) != CLX_OK ||
+        (status = noise_model_make(g, spline_taps, spline_radius)) != CLX_OK)
         goto fail;
     *out = g;
     return CLX_OK;
@@ -142,13 +180,14 @@ int icgn_run(struct icgn *g, cl_mem source, int w, int h, cl_mem corners, int nt
     CL_CALL(ctx, clSetKernelArg(k, 5, sizeof g->fref, &g->fref));
     CL_CALL(ctx, clSetKernelArg(k, 6, sizeof g->grad, &g->grad));
     CL_CALL(ctx, clSetKernelArg(k, 7, sizeof g->consts, &g->consts));
-    CL_CALL(ctx, clSetKernelArg(k, 8, sizeof g->starts, &g->starts));
-    CL_CALL(ctx, clSetKernelArg(k, 9, sizeof max_iter, &max_iter));
+    CL_CALL(ctx, clSetKernelArg(k, 8, sizeof g->noise_model, &g->noise_model));
+    CL_CALL(ctx, clSetKernelArg(k, 9, sizeof g->starts, &g->starts));
+    CL_CALL(ctx, clSetKernelArg(k, 10, sizeof max_iter, &max_iter));
     if (p->use_double)
-        CL_CALL(ctx, clSetKernelArg(k, 10, sizeof tol_d, &tol_d));
+        CL_CALL(ctx, clSetKernelArg(k, 11, sizeof tol_d, &tol_d));
     else
-        CL_CALL(ctx, clSetKernelArg(k, 10, sizeof tol_f, &tol_f));
-    CL_CALL(ctx, clSetKernelArg(k, 11, sizeof g->results, &g->results));
+        CL_CALL(ctx, clSetKernelArg(k, 11, sizeof tol_f, &tol_f));
+    CL_CALL(ctx, clSetKernelArg(k, 12, sizeof g->results, &g->results));
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, 0, NULL, NULL));
     /* Profiled bytes: the windows' taps are read from cache; count each
      * window's reference data and image window once per iteration. */
@@ -170,7 +209,7 @@ void icgn_destroy(struct icgn *g)
         clReleaseKernel(g->iterate);
     if (g->program)
         clReleaseProgram(g->program);
-    cl_mem bufs[] = { g->fref, g->grad, g->consts, g->starts, g->results };
+    cl_mem bufs[] = { g->fref, g->grad, g->consts, g->noise_model, g->starts, g->results };
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i])
             clReleaseMemObject(bufs[i]);

@@ -34,6 +34,7 @@ struct icgn {
     cl_program program;
     cl_kernel reference, iterate;
     cl_mem fref, grad, consts;      /* the reference's, per window */
+    cl_mem noise_model;             /* icgn_layout.h: the interpolation's noise gains */
     cl_mem starts, results;         /* per tile */
     void *starts_host, *results_host;
 };
@@ -45,9 +46,13 @@ size_t icgn_window_bytes(const struct kernel_params *p);
 /*
  * Builds the kernels for p's window size, precision, interpolation (the
  * B-splines then read coefficients) and shape (p->shape), and the buffers
- * for nwin windows and up to ntiles tiles. Returns CLX_OK with *out set.
+ * for nwin windows and up to ntiles tiles. For the B-splines, spline_taps
+ * and spline_radius are the coefficients' prefilter (bspline_prefilter.h),
+ * which the offsets' standard deviations need; NULL and 0 otherwise.
+ * Returns CLX_OK with *out set.
  */
-int icgn_create(struct clx_context *ctx, const struct kernel_params *p, int nwin, int ntiles, struct icgn **out);
+int icgn_create(struct clx_context *ctx, const struct kernel_params *p, int nwin, int ntiles, cl_mem spline_taps,
+                int spline_radius, struct icgn **out);
 
 /* Enqueues the reference side from `source`, one w x h image of reals
  * (values, or coefficients for the B-splines), windows at `corners`
