@@ -545,25 +545,33 @@ typedef struct clx_plan_options {
                                macros in lower case (direct_split=2,argmax_wg=128); NULL: none */
 
     /* Accurate mode only (clx_plan_options_init sets the defaults
-     * bench/accuracy.sh chose: background:8, Hann, 2 passes, 8
-     * refinements, 0.001 px, 2 px): */
+     * bench/accuracy.sh and bench/interp-bias.sh chose: background:8, Hann,
+     * the refiner's passes, IC-GN of up to 8 iterations to 0.001 px with
+     * the quintic B-spline, window-offset passes over 2 px): */
     const char *prefilter;  /* filter spec (see clx_filter_options); NULL or "none": none */
     clx_window_fn window;   /* window function */
     double window_alpha;    /* Tukey's taper fraction, 0..1 */
-    int passes;             /* correlation passes: 1 plus window-offset passes (>= 1) */
+    int passes;             /* correlation passes: 1 plus window-offset passes (>= 1; 0: the refiner's
+                               default, 1 with IC-GN, whose own iterations take the first pass's
+                               offset from there, 2 otherwise) */
     int refine;             /* at most this many sub-pixel refinement iterations (>= 0; 0: no refinement) */
     double tolerance;       /* refinement stops below this correction, in pixels (IC-GN: the norm of the
                                update, its gradient terms as displacements at the window's edge) */
     int fine_shift;         /* search radius of the window-offset passes (refinement: 1 px) */
     clx_interp interp;      /* the refinement's interpolation (CLX_INTERP_DEFAULT: the refiner's) */
     clx_refiner refiner;    /* how offsets are refined (default CLX_REFINER_ICGN) */
-    int shape;              /* IC-GN's shape function: 0 translation (default), 1 first order, whose
-                               gradients clx_result then carries */
+    int shape;              /* IC-GN's shape function: 0 translation, 1 first order (default), whose
+                               gradients clx_result then carries (the other refiners ignore it) */
 } clx_plan_options;
 
 /* Fills in the defaults: accurate mode, automatic method and batch, the
  * accurate mode's defaults above, every other field 0 or NULL. */
 void clx_plan_options_init(clx_plan_options *options);
+
+/* Fills in what the options leave to the mode and the refiner, as
+ * clx_plan_create does: the estimator, F, the passes (the interpolation
+ * stays CLX_INTERP_DEFAULT: the tuning or params may still choose it). */
+void clx_plan_options_resolve(clx_plan_options *options);
 
 typedef struct clx_plan clx_plan;
 

@@ -277,7 +277,6 @@ static int accurate_take(clx_plan_options *plan, int c, const char *value)
     case OPT_PASSES: return option_taken(parse_int(value, "--passes", 1, 16, &plan->passes));
     case OPT_REFINE: return option_taken(parse_refine(value, plan));
     case OPT_ITERATIONS: return option_taken(parse_int(value, "--iterations", 1, 64, &plan->refine));
-    case OPT_SHAPE: return option_taken(parse_int(value, "--shape", 0, 1, &plan->shape));
     case OPT_TOL: return option_taken(parse_double(value, "--tol", 1e-9, 10, &plan->tolerance));
     case OPT_FINE_SHIFT: return option_taken(parse_int(value, "--fine-shift", 1, 64, &plan->fine_shift));
     case OPT_INTERP: return option_taken(parse_interp(value, &plan->interp));
@@ -289,6 +288,9 @@ static int mode_take(struct mode_options *m, int c, const char *value)
 {
     clx_plan_options *plan = &m->plan;
     switch (c) {
+    case OPT_SHAPE:
+        m->shape_given = 1;
+        return option_taken(parse_int(value, "--shape", 0, 1, &plan->shape));
     case OPT_MODE: return option_taken(parse_mode(value, &plan->mode));
     case OPT_METHOD: return option_taken(parse_method(value, &plan->method));
     case OPT_MAX_SHIFT: return option_taken(parse_int(value, "--max-shift", 1, 1 << 20, &plan->max_shift));
@@ -401,6 +403,16 @@ int options_parse(const struct command_options *c, const struct option_values *v
 }
 
 /* ---- after the options ---- */
+
+int mode_options_check(const struct mode_options *m)
+{
+    const clx_plan_options *p = &m->plan;
+    if (m->shape_given && (p->mode != CLX_MODE_ACCURATE || p->refine == 0 || p->refiner != CLX_REFINER_ICGN)) {
+        report_error("--shape sets the IC-GN refinement's shape function: it needs accurate mode with --refine icgn");
+        return -1;
+    }
+    return 0;
+}
 
 int window_options_check(const struct window_options *w, int required)
 {

@@ -119,6 +119,7 @@ struct mode_options {
     clx_plan_options plan;
     char *params;                          /* --param values and --fft, comma-joined (plan.params) */
     int explain;                           /* --explain */
+    int shape_given;                       /* --shape */
 };
 
 struct device_options {
@@ -184,6 +185,10 @@ int image_options_read_list(struct image_options *o);
 void image_options_free(struct image_options *o);
 
 /* The library's defaults (clx_plan_options_init), nothing to free yet. */
+/* The mode options agree: --shape only with the IC-GN refinement. Reports
+ * the problem and returns -1. */
+int mode_options_check(const struct mode_options *m);
+
 void mode_options_init(struct mode_options *m);
 void mode_options_free(struct mode_options *m);
 

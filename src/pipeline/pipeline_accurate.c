@@ -209,7 +209,9 @@ static int create_kernels_and_buffers(struct accurate_pipeline *a, const struct 
          (status = ctx_create_buffer(ctx, rs * a->job.batch * a->job.image_w * a->job.image_h, &a->coefficients,
                                      "B-spline coefficients")) != CLX_OK))
         return status;
-    if (refines_by_icgn(o) && (status = icgn_create(ctx, base, a->job.nwin, ntiles, &a->icgn)) != CLX_OK)
+    if (refines_by_icgn(o) &&
+        (status = icgn_create(ctx, base, a->job.nwin, ntiles, a->bspline ? a->bspline->taps : NULL,
+                              a->bspline ? a->bspline->radius : 0, &a->icgn)) != CLX_OK)
         return status;
     return CLX_OK;
 }

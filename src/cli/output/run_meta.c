@@ -49,15 +49,17 @@ static void text(struct json_object *o, const char *key, const char *s)
 
 static void write_options(FILE *f, const struct run_meta *m)
 {
-    const clx_plan_options *p = m->plan;
+    /* The values in effect, where the options left them to the mode or the refiner. */
+    clx_plan_options resolved = *m->plan;
+    const clx_plan_options *p = &resolved;
+    clx_plan_options_resolve(&resolved);
     struct json_object o = { f, "    ", 0 };
     fputc('{', f);
     text(&o, "mode", clx_mode_name(p->mode));
     text(&o, "method", clx_method_name(p->method));
     json_int(&o, "max_shift", p->max_shift);
-    /* The values in effect, where the option left it to the mode. */
-    text(&o, "estimator", clx_estimator_name(p->estimator == CLX_ESTIMATOR_DEFAULT ? CLX_ESTIMATOR_LSQ : p->estimator));
-    json_int(&o, "fit_size", p->fit_size ? p->fit_size : p->mode == CLX_MODE_SEED ? 5 : 3);
+    text(&o, "estimator", clx_estimator_name(p->estimator));
+    json_int(&o, "fit_size", p->fit_size);
     json_int(&o, "batch", p->batch);
     json_int(&o, "double", p->use_double);
     text(&o, "params", p->params);
@@ -67,6 +69,8 @@ static void write_options(FILE *f, const struct run_meta *m)
         json_double(&o, "window_alpha", "%.6g", p->window_alpha);
         json_int(&o, "passes", p->passes);
         json_int(&o, "refine", p->refine);
+        text(&o, "refiner", p->refine ? clx_refiner_name(p->refiner) : "none");
+        json_int(&o, "shape", p->shape);
         json_double(&o, "tol", "%.6g", p->tolerance);
         json_int(&o, "fine_shift", p->fine_shift);
         text(&o, "interp", clx_interp_name(p->interp));
