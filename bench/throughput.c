@@ -10,6 +10,8 @@
  *   clxcorr-throughput [--device SPEC] [--batch B] [--repeat N] [--double]
  *                      [--method M] [--max-shift R] [--mode seed|accurate]
  *                      [--param KEY=VALUE,...] [--lanes L] [--threads T]
+ *                      [--refine icgn|correlation|none] [--shape 0|1]
+ *                      [--interp lanczos3|keys|bspline3|bspline5]
  *                      --regions FILE REFERENCE IMAGE...   (seed mode unless asked)
  */
 #ifdef HAVE_CONFIG_H
@@ -107,17 +109,20 @@ int main(int argc, char **argv)
         { "max-shift", required_argument, NULL, 'R' }, { "mode", required_argument, NULL, 'M' },
         { "param", required_argument, NULL, 'p' }, { "lanes", required_argument, NULL, 'L' },
         { "threads", required_argument, NULL, 'j' }, { "no-load", no_argument, NULL, 'N' },
-        { "separate", no_argument, NULL, 'S' },
+        { "separate", no_argument, NULL, 'S' }, { "refine", required_argument, NULL, 'F' },
+        { "shape", required_argument, NULL, 'H' }, { "interp", required_argument, NULL, 'I' },
         { NULL, 0, NULL, 0 }
     };
     const char *device = NULL, *regions_path = NULL, *params = NULL;
     int batch = 0, use_double = 0, max_shift = 0, lanes = 0, threads = 0, no_load = 0, separate = 0, c;
     clx_method method = CLX_METHOD_AUTO;
     clx_mode mode = CLX_MODE_SEED;
+    const char *refine = NULL, *interp = NULL;
+    int shape = 0;
     long repeat = 4096;
     clx_message msg;
 
-    while ((c = getopt_long(argc, argv, "d:b:n:Dr:m:R:M:p:L:j:NS", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "d:b:n:Dr:m:R:M:p:L:j:NSF:H:I:", longopts, NULL)) != -1) {
         switch (c) {
         case 'd': device = optarg; break;
         case 'b': batch = atoi(optarg); break;
@@ -135,13 +140,17 @@ int main(int argc, char **argv)
         case 'j': threads = atoi(optarg); break;
         case 'N': no_load = 1; break;
         case 'S': separate = 1; break;
+        case 'F': refine = optarg; break;
+        case 'H': shape = atoi(optarg); break;
+        case 'I': interp = optarg; break;
         default: return 2;
         }
     }
     if (!regions_path || argc - optind < 2) {
         fprintf(stderr, "usage: clxcorr-throughput [--device SPEC] [--batch B] [--repeat N] [--double] [--method M] "
                         "[--max-shift R] [--mode seed|accurate] [--param KEY=VALUE,...] [--lanes L] [--threads T] "
-                        "[--no-load] [--separate] "
+                        "[--no-load] [--separate] [--refine icgn|correlation|none] [--shape 0|1] "
+                        "[--interp lanczos3|keys|bspline3|bspline5] "
                         "--regions FILE REFERENCE IMAGE...\n");
         return 2;
     }
@@ -189,6 +198,16 @@ int main(int argc, char **argv)
     popt.mode = mode;
     popt.max_shift = max_shift;
     popt.params = params;
+    popt.shape = shape;
+    if (refine && strcmp(refine, "none") == 0)
+        popt.refine = 0;
+    else if (refine)
+        popt.refiner = strcmp(refine, "correlation") == 0 ? CLX_REFINER_CORRELATION : CLX_REFINER_ICGN;
+    static const clx_interp interps[] = { CLX_INTERP_LANCZOS3, CLX_INTERP_KEYS, CLX_INTERP_BSPLINE3,
+                                          CLX_INTERP_BSPLINE5 };
+    for (size_t i = 0; interp && i < sizeof interps / sizeof interps[0]; i++)
+        if (strcmp(interp, clx_interp_name(interps[i])) == 0)
+            popt.interp = interps[i];
     /* Warm-up: a short stream builds the kernels and FFT plans and settles
      * the automatic choices (cached), so that the timed one starts warm. */
     clx_stream_options sopt;
@@ -233,9 +252,15 @@ int main(int argc, char **argv)
                                no_load ? load_nothing : load, deliver, &src, &done) != CLX_OK)
         die("run", clx_context_message(ctx));
     double elapsed = now() - src.start;
-    printf("clxcorr %s%s %s %s max-shift=%d%s%s device=\"%s\" batch=%d lanes=%d regions=%zu window=%dx%d "
+    char refinement[64] = "";
+    if (mode == CLX_MODE_ACCURATE)
+        snprintf(refinement, sizeof refinement, " refine=%s shape=%d interp=%s",
+                 popt.refine ? clx_refiner_name(popt.refiner) : "none", shape,
+                 interp ? interp : "default");
+    printf("clxcorr %s%s%s %s %s max-shift=%d%s%s device=\"%s\" batch=%d lanes=%d regions=%zu window=%dx%d "
            "image=%dx%d: %.1f patterns/s (%.4f ms/pattern)\n",
-           no_load ? "(no load) " : "", clx_mode_name(mode), use_double ? "double" : "float", src.method, max_shift, params ? " params=" : "",
+           no_load ? "(no load) " : "", clx_mode_name(mode), refinement, use_double ? "double" : "float", src.method,
+           max_shift, params ? " params=" : "",
            params ? params : "", device_names, src.batch, src.lanes, nregions, regions[0].w, regions[0].h, ref.width,
            ref.height, done / elapsed, 1e3 * elapsed / done);
     if (ndevices > 1) {
