@@ -66,6 +66,7 @@
 #define C_SUM_JF ICGN_C_SUM_JF(NPAR)
 #define C_HINV ICGN_C_HINV(NPAR)
 #define C_H ICGN_C_H(NPAR)
+#define C_Q ICGN_C_Q(NPAR)
 #define CONSTS ICGN_CONSTS(NPAR)
 
 /* The reference's sums: |f~|^2, H's upper triangle, sum J, sum J f~. */
@@ -196,15 +197,52 @@ static int invert_spd(real *a, real *inv)
 }
 
 /*
+ * Q's share of this work-item's pixels: sum_i J_i (rho * J)_i, the
+ * window's gradients g smoothed by the noise's correlation rho (separable,
+ * lags up to rho_radius; neighbours outside the window left out), into
+ * q's NH upper-triangle entries. J's position factors are taken at i:
+ * rho is symmetric, so smoothing g xi differs from xi smoothing g only by
+ * rho's lags over the window's half-width.
+ */
+static void noise_hessian_part(__global const real2 *g, __global const real *rho, int rho_radius, real *q)
+{
+    for (int k = 0; k < NH; k++)
+        q[k] = 0;
+    for (int i = get_local_id(0); i < WIN_PIXELS; i += ICGN_WG) {
+        const int x = i % WIN_W, y = i / WIN_W;
+        real2 sg = (real2)(0, 0);
+        for (int dy = -rho_radius; dy <= rho_radius; dy++) {
+            if (y + dy < 0 || y + dy >= WIN_H)
+                continue;
+            for (int dx = -rho_radius; dx <= rho_radius; dx++)
+                if (x + dx >= 0 && x + dx < WIN_W)
+                    sg += rho[abs(dx)] * rho[abs(dy)] * g[(y + dy) * WIN_W + x + dx];
+        }
+        real j[NPAR], js[NPAR];
+        const real xi = (x - CENTRE_X) / HALF_W, eta = (y - CENTRE_Y) / HALF_H;
+        jacobian(g[i], xi, eta, j);
+        jacobian(sg, xi, eta, js);
+        int n = 0;
+        for (int a = 0; a < NPAR; a++)
+            for (int b = a; b < NPAR; b++)
+                q[n++] += (real)0.5 * (j[a] * js[b] + j[b] * js[a]);
+    }
+}
+
+/*
  * icgn_reference: per window, the reference's f~, gradients and consts.
- * src is the reference image (its coefficients for the B-splines), w x h.
+ * src is the reference image (its coefficients for the B-splines), w x h;
+ * noise_model as icgn_layout.h says, rho_radius its noise correlation's
+ * last lag that counts (0: white).
  */
 __kernel __attribute__((reqd_work_group_size(ICGN_WG, 1, 1)))
 void icgn_reference(__global const real *src, int w, int h, __global const int2 *corners,
-                    __global real *fref, __global real2 *grad, __global real *consts)
+                    __global real *fref, __global real2 *grad, __global real *consts,
+                    __global const real *noise_model, int rho_radius)
 {
     __local real part[CHUNK * ICGN_WG];
     __local real all[NREF];
+    __local real all_q[NH];
     const int win = get_group_id(0), lid = get_local_id(0);
     const int2 corner = corners[win];
     __global real *f = fref + (size_t)win * WIN_PIXELS;
@@ -242,6 +280,11 @@ void icgn_reference(__global const real *src, int w, int h, __global const int2 
         }
     }
     group_sums(part, v, NREF, all);
+    /* Every work-item's gradients are written: Q may read its neighbours'. */
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    real q[NH];
+    noise_hessian_part(g, noise_model + ICGN_MODEL_RHO, rho_radius, q);
+    group_sums(part, q, NH, all_q);
     if (lid != 0)
         return;
     real hm[NPAR * NPAR], inv[NPAR * NPAR];
@@ -259,10 +302,11 @@ void icgn_reference(__global const real *src, int w, int h, __global const int2 
         c[C_SUM_J + a] = all[1 + NH + a];
         c[C_SUM_JF + a] = all[1 + NH + NPAR + a];
     }
-    n = 1;
+    n = 0;
     for (int a = 0; a < NPAR; a++)
         for (int b = a; b < NPAR; b++) {
-            c[C_H + a * NPAR + b] = c[C_H + b * NPAR + a] = all[n];
+            c[C_H + a * NPAR + b] = c[C_H + b * NPAR + a] = all[1 + n];
+            c[C_Q + a * NPAR + b] = c[C_Q + b * NPAR + a] = all_q[n];
             n++;
         }
     for (int k = 0; k < NPAR * NPAR; k++)
@@ -270,16 +314,18 @@ void icgn_reference(__global const real *src, int w, int h, __global const int2 
 }
 
 /*
- * icgn_noise_model: the interpolant's effective kernel is eta(t) = sum_j
- * taps[|j|] w(t - j) (taps: the B-spline prefilter's FIR, or the single tap
- * 1 for the interpolating kernels), eta' likewise with w'. Work-item 0
- * writes sum_k eta'(k)^2, work-item 1 + i sum_k eta(k - f_i)^2 for
- * f_i = i / ICGN_KAPPA_STEPS. NDRange: global ICGN_MODEL_SIZE.
+ * icgn_noise_model: what stands between an image's white noise and a
+ * sample is eta(t) = sum_j taps[|j|] w(t - j), taps being the pre-filter's
+ * smoothing convolved with the B-spline prefilter's FIR (each a single 1
+ * where there is none), eta' likewise with w'. Work-item 0 writes
+ * sum_k eta'(k)^2, work-item 1 + i sum_k eta(k - f_i)^2 for
+ * f_i = i / ICGN_KAPPA_STEPS; the correlations (ICGN_MODEL_RHO on) are the
+ * host's. NDRange: global ICGN_MODEL_RHO.
  */
 __kernel void icgn_noise_model(__global const real *taps, int radius, __global real *model)
 {
     const int i = get_global_id(0);
-    if (i >= ICGN_MODEL_SIZE)
+    if (i >= ICGN_MODEL_RHO)
         return;
     const real f = i == ICGN_MODEL_DERIV ? 0 : (real)(i - ICGN_MODEL_KAPPA) / ICGN_KAPPA_STEPS;
     const int reach = radius + TAPS;
@@ -308,22 +354,24 @@ static real kappa_at(__global const real *model, real f)
 /*
  * The standard deviations of u and v (px), into sd[0], sd[1]; NaN where the
  * noise swamps the window. Gauss-Newton's estimate is a sum of the
- * residual weighted by J, and both sides are noisy: the residual's variance
- * s_r^2 = |f~|^2 ZNSSD / (N - npar) is each image's noise variance s^2 times
- * 1 + kappa (the sampled image's noise is smoothed by the interpolation at
- * the warp's fraction); the reference's gradients, and so J and H, carry
- * noise of variance s^2 model[deriv] per pixel. With S = H less that
- * noise's expected part (the signal's own Hessian), the update's
- * covariance is 2 s^2 S^-1 H S^-1 (errors in the variables; Cov = 2 s^2
- * H^-1 where the reference is noise-free).
+ * residual weighted by J, and both sides are noisy. With s^2 each image's
+ * white noise variance before any filter and k0, k(f) the model's gains at
+ * a whole pixel and at the warp's fraction, the residual's variance is
+ * s_r^2 = |f~|^2 ZNSSD / (N - npar) = s^2 (k0^2 + k(fx) k(fy)); the
+ * reference's gradients, and so J and H, carry noise of variance
+ * s^2 model[deriv] k0 per pixel. With S = H less that noise's expected
+ * part (the signal's own Hessian), the update's covariance is
+ * 2 s^2 S^-1 Q S^-1 (errors in the variables; Q = H for white noise, and
+ * Cov = 2 s^2 H^-1 where the reference is noise-free too).
  */
 static void standard_deviations(__global const real *c, __global const real *model, real znssd, real fu, real fv,
                                  real *sd)
 {
     const real n = WIN_PIXELS;
     const real sr2 = c[C_NORM] * c[C_NORM] * fmax(znssd, (real)0) / (n - NPAR);
-    const real s2 = sr2 / (1 + kappa_at(model, fu) * kappa_at(model, fv));
-    const real gn = s2 * model[ICGN_MODEL_DERIV];
+    const real k0 = model[ICGN_MODEL_KAPPA];
+    const real s2 = sr2 / (k0 * k0 + kappa_at(model, fu) * kappa_at(model, fv));
+    const real gn = s2 * model[ICGN_MODEL_DERIV] * k0;
     real sm[NPAR * NPAR], si[NPAR * NPAR];
     for (int k = 0; k < NPAR * NPAR; k++)
         sm[k] = c[C_H + k];
@@ -349,7 +397,7 @@ static void standard_deviations(__global const real *c, __global const real *mod
         real v = 0;
         for (int a = 0; a < NPAR; a++)
             for (int b = 0; b < NPAR; b++)
-                v += si[i * NPAR + a] * c[C_H + a * NPAR + b] * si[b * NPAR + i];
+                v += si[i * NPAR + a] * c[C_Q + a * NPAR + b] * si[b * NPAR + i];
         sd[out] = sqrt(2 * s2 * v);
     }
 }

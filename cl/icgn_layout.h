@@ -4,15 +4,19 @@
  *
  * consts, per window: |f~| (the zero-mean reference window's norm), the
  * window's mean, 1 (usable) or 0 (flat, or a singular Hessian), then
- * sum J (npar), sum J f~ (npar), H^-1 and H (npar x npar each, row-major),
- * J being the reference's gradient times the warp's Jacobian, npar the
- * shape function's parameter count.
+ * sum J (npar), sum J f~ (npar), H^-1, H and Q (npar x npar each,
+ * row-major), J being the reference's gradient times the warp's Jacobian,
+ * npar the shape function's parameter count, and Q = sum_ij J_i rho(i - j)
+ * J_j, J weighted by the correlation of the images' filtered noise (H
+ * itself where the noise stays white).
  *
- * The noise model, once per interpolation (icgn_noise_model): the squared
- * norm of the interpolant's derivative kernel at whole pixels, then for
- * ICGN_KAPPA_STEPS + 1 fractions f = 0 .. 1 the squared norm of its kernel
- * at f: what white noise of variance 1 becomes in a derivative, and in a
- * value sampled f px off the pixels.
+ * The noise model, once per job: what white noise of variance 1 in an
+ * image becomes after the pre-filter's smoothing and the interpolation
+ * (icgn_noise_model): the squared norm of the derivative kernel at whole
+ * pixels; for ICGN_KAPPA_STEPS + 1 fractions f = 0 .. 1 the squared norm of
+ * the kernel for a value sampled f px off the pixels; then the noise's
+ * correlation along one axis at lags 0 .. ICGN_RHO_MAX (the smoothing's
+ * autocorrelation: 1, 0, 0, ... without one).
  *
  * results, per tile: u, v (px), du/dx, du/dy, dv/dx, dv/dy, the ZNCC at
  * the last evaluated warp, the standard deviations of u and v (px), the
@@ -30,12 +34,15 @@
 #define ICGN_C_SUM_JF(npar) (3 + (npar))
 #define ICGN_C_HINV(npar) (3 + 2 * (npar))
 #define ICGN_C_H(npar) (3 + 2 * (npar) + (npar) * (npar))
-#define ICGN_CONSTS(npar) (3 + 2 * (npar) + 2 * (npar) * (npar))
+#define ICGN_C_Q(npar) (3 + 2 * (npar) + 2 * (npar) * (npar))
+#define ICGN_CONSTS(npar) (3 + 2 * (npar) + 3 * (npar) * (npar))
 
 #define ICGN_KAPPA_STEPS 64
+#define ICGN_RHO_MAX 16
 #define ICGN_MODEL_DERIV 0
 #define ICGN_MODEL_KAPPA 1
-#define ICGN_MODEL_SIZE (ICGN_KAPPA_STEPS + 2)
+#define ICGN_MODEL_RHO (ICGN_MODEL_KAPPA + ICGN_KAPPA_STEPS + 1)
+#define ICGN_MODEL_SIZE (ICGN_MODEL_RHO + ICGN_RHO_MAX + 1)
 
 #define ICGN_R_U 0
 #define ICGN_R_V 1

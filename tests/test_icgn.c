@@ -216,8 +216,9 @@ static int job_open(struct job *j, clx_context *ctx, int interp, int shape, int 
     int status = err == CL_SUCCESS ? CLX_OK : CLX_ERR_DEVICE_MEMORY;
     if (status == CLX_OK && is_bspline(interp))
         status = bspline_prefilter_create(ctx, &j->p, &j->bp);
+    struct icgn_noise_filters noise = { NULL, 0, j->bp ? j->bp->taps_host : NULL, j->bp ? j->bp->radius : 0 };
     if (status == CLX_OK)
-        status = icgn_create(ctx, &j->p, NWIN, ntiles, j->bp ? j->bp->taps : NULL, j->bp ? j->bp->radius : 0, &j->g);
+        status = icgn_create(ctx, &j->p, NWIN, ntiles, &noise, &j->g);
     CHECK(status == CLX_OK, "interp %d shape %d: %s", interp, shape, clx_context_message(ctx));
     return status;
 }

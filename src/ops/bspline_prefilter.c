@@ -97,6 +97,7 @@ void bspline_prefilter_destroy(struct bspline_prefilter *b)
         clReleaseProgram(b->program);
     if (b->taps)
         clReleaseMemObject(b->taps);
+    free(b->taps_host);
     if (b->scratch)
         clReleaseMemObject(b->scratch);
     free(b);
@@ -120,6 +121,12 @@ int bspline_prefilter_create(struct clx_context *ctx, const struct kernel_params
     b->group = ctx->dev.max_work_group_size < PREFILTER_WG ? ctx->dev.max_work_group_size : PREFILTER_WG;
     b->real_size = p->use_double ? sizeof(double) : sizeof(float);
     b->radius = radius;
+    if (!(b->taps_host = malloc(sizeof *b->taps_host * (radius + 1)))) {
+        free(b);
+        return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+    }
+    for (int k = 0; k <= radius; k++)
+        b->taps_host[k] = h[k];
     float hf[MAX_RADIUS + 1];
     for (int k = 0; k <= radius; k++)
         hf[k] = (float)h[k];

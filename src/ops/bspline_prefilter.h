@@ -23,6 +23,7 @@ struct bspline_prefilter {
     size_t real_size;           /* sizeof(float), or sizeof(double) with use_double */
     int radius;                 /* the FIR's taps to either side of the centre */
     cl_mem taps;                /* radius + 1 reals: the centre tap, then outwards */
+    double *taps_host;          /* the same on the host, in double */
     cl_mem scratch;             /* the row pass's output for a chunk of images; grown on demand */
     size_t scratch_bytes;
 };

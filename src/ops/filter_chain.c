@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,41 @@ void clx_filter_options_init(clx_filter_options *o)
 {
     memset(o, 0, sizeof *o);
     o->border = CLX_BORDER_MIRROR;
+}
+
+int filter_smoothing(const struct clx_filter *f, double *taps, int max_radius, int *radius)
+{
+    /* The full kernel, -r .. r, grown stage by stage. */
+    double full[2 * 256 + 1] = { 1 }, next[2 * 256 + 1];
+    int r = 0;
+    if (max_radius > 256)
+        max_radius = 256;
+    for (int s = 0; f && s < f->chain.nstages; s++) {
+        const struct filter_stage *st = &f->chain.stages[s];
+        if (st->epilogue != EPILOGUE_FILTERED)
+            continue;
+        int sr = st->radius, nr = r + sr;
+        if (nr > max_radius)
+            return -1;
+        for (int k = 0; k <= 2 * sr; k++)
+            if (fabs(st->taps[k] - st->taps[2 * sr - k]) > 1e-12 * fabs(st->taps[k]))
+                return -1;
+        for (int i = 0; i <= 2 * nr; i++) {
+            double sum = 0;
+            for (int k = 0; k <= 2 * sr; k++) {
+                int j = i - k;
+                if (j >= 0 && j <= 2 * r)
+                    sum += full[j] * st->taps[k];
+            }
+            next[i] = sum;
+        }
+        memcpy(full, next, sizeof *full * (2 * nr + 1));
+        r = nr;
+    }
+    for (int k = 0; k <= r; k++)
+        taps[k] = full[r + k];
+    *radius = r;
+    return 0;
 }
 
 void filter_force_path(struct clx_filter *f, enum filter_path path)

@@ -98,6 +98,17 @@ struct clx_filter {
 int filter_create(struct clx_context *ctx, const clx_filter_options *options, struct clx_filter **out);
 void filter_destroy(struct clx_filter *f);
 
+/*
+ * The chain's smoothing as one symmetric kernel, for what it does to white
+ * noise: the convolution of its stages that write the filtered value
+ * (gaussian, taps), as taps[0 .. *radius] (taps[k] weights the samples k
+ * either side). Stages that subtract or divide by a smooth background are
+ * left out: they take only the lowest frequencies out of the noise.
+ * taps[0] is 1 and *radius 0 for a chain without such stages. Returns 0,
+ * or -1 when the kernel would pass max_radius (or a stage is not symmetric).
+ */
+int filter_smoothing(const struct clx_filter *f, double *taps, int max_radius, int *radius);
+
 /* Makes every stage run on `path` (FILTER_PATH_SEPARABLE: also radius 1
  * and 2, to compare or time both paths). Call before the first use. */
 void filter_force_path(struct clx_filter *f, enum filter_path path);

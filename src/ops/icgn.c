@@ -15,6 +15,20 @@ static size_t real_size(const struct kernel_params *p)
     return p->use_double ? sizeof(double) : sizeof(float);
 }
 
+/* Real i of a host array of the working precision. */
+static double real_at(const struct icgn *g, const void *a, size_t i)
+{
+    return g->params.use_double ? ((const double *)a)[i] : ((const float *)a)[i];
+}
+
+static void set_real(const struct icgn *g, void *a, size_t i, double v)
+{
+    if (g->params.use_double)
+        ((double *)a)[i] = v;
+    else
+        ((float *)a)[i] = (float)v;
+}
+
 size_t icgn_tile_bytes(const struct kernel_params *p)
 {
     return real_size(p) * (2 + ICGN_RESULTS);
@@ -26,44 +40,101 @@ size_t icgn_window_bytes(const struct kernel_params *p)
     return real_size(p) * (3 * (size_t)p->win_w * p->win_h + ICGN_CONSTS(npar));
 }
 
-/* The noise model (icgn_layout.h) of the interpolation, once: its kernel
- * with the B-spline prefilter's taps, or with the single tap 1. */
-static int noise_model_make(struct icgn *g, cl_mem taps, int radius)
+/* The symmetric kernel c = a * b (each taps[0 .. radius], taps[k] for
+ * the samples k either side; NULL: a single 1) into c[0 .. *rc]. */
+static void kernel_convolve(const double *a, int ra, const double *b, int rb, double *c, int *rc)
 {
+    static const double one = 1;
+    if (!a) {
+        a = &one;
+        ra = 0;
+    }
+    if (!b) {
+        b = &one;
+        rb = 0;
+    }
+    *rc = ra + rb;
+    for (int k = 0; k <= *rc; k++) {
+        double sum = 0;
+        for (int i = -ra; i <= ra; i++) {
+            int j = k - i;
+            if (j >= -rb && j <= rb)
+                sum += a[abs(i)] * b[abs(j)];
+        }
+        c[k] = sum;
+    }
+}
+
+/*
+ * The noise model (icgn_layout.h): the device evaluates the gains through
+ * interp.h's kernel with the filters' combined taps; the correlations are
+ * the smoothing's autocorrelation (the interpolants give pixels back at
+ * whole pixels, so only the smoothing correlates neighbouring values),
+ * cut where they fall below 1e-6 of the centre.
+ */
+static int noise_model_make(struct icgn *g, const struct icgn_noise_filters *noise)
+{
+    static const struct icgn_noise_filters white = { NULL, 0, NULL, 0 };
     struct clx_context *ctx = g->ctx;
-    size_t rs = real_size(&g->params), global = ICGN_MODEL_SIZE;
-    cl_mem unit = NULL;
+    const struct kernel_params *p = &g->params;
+    size_t rs = real_size(p), global = ICGN_MODEL_RHO;
+    if (!noise)
+        noise = &white;
+    int ntaps = noise->smoothing_radius + noise->spline_radius + 1, radius;
+    double *taps = malloc(sizeof *taps * ntaps), rho[ICGN_RHO_MAX + 1];
+    void *raw = malloc(rs * (ntaps > ICGN_RHO_MAX + 1 ? ntaps : ICGN_RHO_MAX + 1));
+    cl_mem taps_buf = NULL;
     cl_kernel k = NULL;
-    int status;
+    int status = CLX_OK;
+    if (!taps || !raw) {
+        status = ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+        goto error;
+    }
+    kernel_convolve(noise->smoothing, noise->smoothing_radius, noise->spline, noise->spline_radius, taps, &radius);
+    for (int i = 0; i <= radius; i++)
+        set_real(g, raw, (size_t)i, taps[i]);
     if ((status = ctx_create_buffer(ctx, rs * ICGN_MODEL_SIZE, &g->noise_model, "IC-GN noise model")) != CLX_OK ||
+        (status = ctx_create_buffer(ctx, rs * (radius + 1), &taps_buf, "IC-GN noise filter")) != CLX_OK ||
         (status = kernel_create(ctx, g->program, "icgn_noise_model", &k)) != CLX_OK)
         goto error;
-    if (!taps) {
-        double one_d = 1;
-        float one_f = 1;
-        radius = 0;
-        if ((status = ctx_create_buffer(ctx, rs, &unit, "IC-GN unit tap")) != CLX_OK)
-            goto error;
-        CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, unit, CL_TRUE, 0, rs,
-                                          g->params.use_double ? (void *)&one_d : (void *)&one_f, 0, NULL, NULL));
-        taps = unit;
-    }
-    CL_CALL(ctx, clSetKernelArg(k, 0, sizeof taps, &taps));
+    CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, taps_buf, CL_TRUE, 0, rs * (radius + 1), raw, 0, NULL, NULL));
+    CL_CALL(ctx, clSetKernelArg(k, 0, sizeof taps_buf, &taps_buf));
     CL_CALL(ctx, clSetKernelArg(k, 1, sizeof radius, &radius));
     CL_CALL(ctx, clSetKernelArg(k, 2, sizeof g->noise_model, &g->noise_model));
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, NULL, 0, NULL, NULL));
-    /* The unit tap may go once the kernel has read it. */
+
+    /* The smoothing's autocorrelation, lag by lag. */
+    static const double one = 1;
+    const double *sm = noise->smoothing ? noise->smoothing : &one;
+    int sr = noise->smoothing ? noise->smoothing_radius : 0;
+    g->rho_radius = 0;
+    for (int d = 0; d <= ICGN_RHO_MAX; d++) {
+        double sum = 0;
+        for (int i = -sr; i <= sr; i++)
+            if (abs(i + d) <= sr)
+                sum += sm[abs(i)] * sm[abs(i + d)];
+        rho[d] = sum;
+        if (d > 0 && fabs(sum) > 1e-6 * rho[0])
+            g->rho_radius = d;
+    }
+    for (int d = 0; d <= ICGN_RHO_MAX; d++)
+        set_real(g, raw, (size_t)d, d <= g->rho_radius ? rho[d] : 0);
+    /* Blocking: the kernel must be done with taps_buf before it goes. */
+    CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, g->noise_model, CL_TRUE, rs * ICGN_MODEL_RHO,
+                                      rs * (ICGN_RHO_MAX + 1), raw, 0, NULL, NULL));
     CL_CALL(ctx, clFinish(ctx->queue));
 error:
     if (k)
         clReleaseKernel(k);
-    if (unit)
-        clReleaseMemObject(unit);
+    if (taps_buf)
+        clReleaseMemObject(taps_buf);
+    free(taps);
+    free(raw);
     return status;
 }
 
-int icgn_create(struct clx_context *ctx, const struct kernel_params *p, int nwin, int ntiles, cl_mem spline_taps,
-                int spline_radius, struct icgn **out)
+int icgn_create(struct clx_context *ctx, const struct kernel_params *p, int nwin, int ntiles,
+                const struct icgn_noise_filters *noise, struct icgn **out)
 {
     size_t rs = real_size(p), window = (size_t)p->win_w * p->win_h;
     int status;
@@ -91,7 +162,7 @@ int icgn_create(struct clx_context *ctx, const struct kernel_params *p, int nwin
                                     "IC-GN reference sums")) != CLX_OK ||
         (status = ctx_create_buffer(ctx, 2 * rs * ntiles, &g->starts, "IC-GN start offsets")) != CLX_OK ||
         (status = ctx_create_buffer(ctx, ICGN_RESULTS * rs * ntiles, &g->results, "IC-GN results")) != CLX_OK ||
-        (status = noise_model_make(g, spline_taps, spline_radius)) != CLX_OK)
+        (status = noise_model_make(g, noise)) != CLX_OK)
         goto fail;
     *out = g;
     return CLX_OK;
@@ -113,23 +184,11 @@ int icgn_set_reference(struct icgn *g, cl_mem source, int w, int h, cl_mem corne
     CL_CALL(ctx, clSetKernelArg(k, 4, sizeof g->fref, &g->fref));
     CL_CALL(ctx, clSetKernelArg(k, 5, sizeof g->grad, &g->grad));
     CL_CALL(ctx, clSetKernelArg(k, 6, sizeof g->consts, &g->consts));
+    CL_CALL(ctx, clSetKernelArg(k, 7, sizeof g->noise_model, &g->noise_model));
+    CL_CALL(ctx, clSetKernelArg(k, 8, sizeof g->rho_radius, &g->rho_radius));
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, 0, NULL, NULL));
 error:
     return status;
-}
-
-/* Real i of a host array of the working precision. */
-static double real_at(const struct icgn *g, const void *a, size_t i)
-{
-    return g->params.use_double ? ((const double *)a)[i] : ((const float *)a)[i];
-}
-
-static void set_real(const struct icgn *g, void *a, size_t i, double v)
-{
-    if (g->params.use_double)
-        ((double *)a)[i] = v;
-    else
-        ((float *)a)[i] = (float)v;
 }
 
 static void unpack_results(const struct icgn *g, int ntiles, struct icgn_result *out)

@@ -34,7 +34,8 @@ struct icgn {
     cl_program program;
     cl_kernel reference, iterate;
     cl_mem fref, grad, consts;      /* the reference's, per window */
-    cl_mem noise_model;             /* icgn_layout.h: the interpolation's noise gains */
+    cl_mem noise_model;             /* icgn_layout.h: what the filters and the interpolation make of noise */
+    int rho_radius;                 /* the noise's correlation's last lag that counts (0: white) */
     cl_mem starts, results;         /* per tile */
     void *starts_host, *results_host;
 };
@@ -43,16 +44,23 @@ struct icgn {
 size_t icgn_tile_bytes(const struct kernel_params *p);
 size_t icgn_window_bytes(const struct kernel_params *p);
 
+/* What stands between white noise in the images and IC-GN's samples, for
+ * the offsets' standard deviations: each a symmetric kernel taps[0 ..
+ * radius] (taps[k] weights the samples k either side), NULL for none. */
+struct icgn_noise_filters {
+    const double *smoothing;        /* the pre-filter's smoothing (filter_smoothing) */
+    int smoothing_radius;
+    const double *spline;           /* the B-splines' coefficient prefilter (bspline_prefilter.h) */
+    int spline_radius;
+};
+
 /*
  * Builds the kernels for p's window size, precision, interpolation (the
  * B-splines then read coefficients) and shape (p->shape), and the buffers
- * for nwin windows and up to ntiles tiles. For the B-splines, spline_taps
- * and spline_radius are the coefficients' prefilter (bspline_prefilter.h),
- * which the offsets' standard deviations need; NULL and 0 otherwise.
- * Returns CLX_OK with *out set.
+ * for nwin windows and up to ntiles tiles. Returns CLX_OK with *out set.
  */
-int icgn_create(struct clx_context *ctx, const struct kernel_params *p, int nwin, int ntiles, cl_mem spline_taps,
-                int spline_radius, struct icgn **out);
+int icgn_create(struct clx_context *ctx, const struct kernel_params *p, int nwin, int ntiles,
+                const struct icgn_noise_filters *noise, struct icgn **out);
 
 /* Enqueues the reference side from `source`, one w x h image of reals
  * (values, or coefficients for the B-splines), windows at `corners`

@@ -180,6 +180,23 @@ static int create_stages(struct accurate_pipeline *a, const struct kernel_params
     return CLX_OK;
 }
 
+/* IC-GN, told what the pre-filter's smoothing and the B-spline prefilter
+ * do to the images' noise (for the offsets' standard deviations). */
+static int create_icgn(struct accurate_pipeline *a, const struct kernel_params *base, int ntiles)
+{
+    double smoothing[CLX_FILTER_MAX_RADIUS * CLX_FILTER_MAX_STAGES + 1];
+    struct icgn_noise_filters noise = { NULL, 0, NULL, 0 };
+    if (a->prefilter &&
+        filter_smoothing(a->prefilter, smoothing, CLX_FILTER_MAX_RADIUS * CLX_FILTER_MAX_STAGES,
+                         &noise.smoothing_radius) == 0 && noise.smoothing_radius > 0)
+        noise.smoothing = smoothing;
+    if (a->bspline) {
+        noise.spline = a->bspline->taps_host;
+        noise.spline_radius = a->bspline->radius;
+    }
+    return icgn_create(a->job.ctx, base, a->job.nwin, ntiles, &noise, &a->icgn);
+}
+
 /* Sampling, preparing and ZNCC kernels, and the device buffers. */
 static int create_kernels_and_buffers(struct accurate_pipeline *a, const struct kernel_params *base)
 {
@@ -209,9 +226,7 @@ static int create_kernels_and_buffers(struct accurate_pipeline *a, const struct 
          (status = ctx_create_buffer(ctx, rs * a->job.batch * a->job.image_w * a->job.image_h, &a->coefficients,
                                      "B-spline coefficients")) != CLX_OK))
         return status;
-    if (refines_by_icgn(o) &&
-        (status = icgn_create(ctx, base, a->job.nwin, ntiles, a->bspline ? a->bspline->taps : NULL,
-                              a->bspline ? a->bspline->radius : 0, &a->icgn)) != CLX_OK)
+    if (refines_by_icgn(o) && (status = create_icgn(a, base, ntiles)) != CLX_OK)
         return status;
     return CLX_OK;
 }
@@ -272,7 +287,7 @@ static int coefficients(struct accurate_pipeline *a, const struct batch_view *b)
     /* Profiled with the pre-filter, as part of readying the images: a row
      * pass reading and writing, a column pass the same. */
     if (status == CLX_OK)
-        ctx_profile_mark(a->job.ctx, "filter", 4.0 * b->count * a->job.image_w * a->job.image_h * real_size(a));
+        ctx_profile_mark(a->job.ctx, "filter (B-spline)", 4.0 * b->count * a->job.image_w * a->job.image_h * real_size(a));
     return status;
 }
 
