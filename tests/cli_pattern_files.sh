@@ -23,7 +23,7 @@ run() {
     "$CLXCORR" offsets --regions "$S/regions.txt" "$@"
 }
 # Everything but the image's name.
-VALUES=region,x,y,dx,dy,peak,flags,zncc,peak_ratio,iterations
+VALUES=region,x,y,dx,dy,peak,flags,zncc,peak_ratio,iterations,znssd,sigma_dx,sigma_dy,dudx,dudy,dvdx,dvdy
 
 run --columns "$VALUES" "$S/reference.tif" "$S"/image_000[1-6].tif >"$TMP/tiff.csv" || fail "offsets of the TIFFs"
 for f in patterns.h5 patterns.up2; do
@@ -38,7 +38,7 @@ done
 
 # A scan's rows name its points: scan_row, scan_col and the position in µm, in place of the image.
 run "$S/reference.tif" "$D/patterns.h5" >"$TMP/scan.csv" || fail "default columns over a scan"
-head -1 "$TMP/scan.csv" | grep -qx 'scan_row,scan_col,scan_x,scan_y,region,x,y,dx,dy,peak,flags,zncc,peak_ratio,iterations' \
+head -1 "$TMP/scan.csv" | grep -qx "scan_row,scan_col,scan_x,scan_y,$VALUES" \
     && pass "scan columns: $(head -1 "$TMP/scan.csv" | cut -c1-40)..." || fail "header: $(head -1 "$TMP/scan.csv")"
 # The 6th pattern (row 1, column 2) lies at x = 2 * 1.5 µm, y = 1 * 2.0 µm.
 sed -n 32p "$TMP/scan.csv" | grep -q '^1,2,3.0000,2.0000,0,' \

@@ -114,6 +114,10 @@ int main(void)
                     bad |= print(kernels_accurate, &p);
                     if (p.interp == INTERP_BSPLINE3 || p.interp == INTERP_BSPLINE5)
                         bad |= print("bspline_prefilter.cl", &p);
+                    /* IC-GN: both shape functions, a work-group size each. */
+                    p.shape = n % 2;
+                    p.icgn_wg = 64 << (n % 3);
+                    bad |= print("icgn.cl", &p);
                     if (paths[path] == &correlator_direct && !p.direct_few && !dbl) {
                         /* The texture and hybrid variants, and a split. */
                         p.direct_source = 1;

@@ -22,9 +22,10 @@ static const clx_region regions[3] = { { 20, 20, 100, 100 }, { 104, 20, 100, 100
 
 /* Results with awkward values: negative zeros, a large peak, exponents. */
 static const clx_result results[3] = {
-    { 1.558909, 5.689843, 158622112.0, 1, 5, 0, 0.999087, 2.562, 2 },
-    { -0.0, -0.0000004, 9.43663e8, 0, 0, 8, 0.5, 1.0994, 0 },
-    { -12.3456789, 0.25, 3.5e-5, -3, 2, 34, -0.25, 123456.7, 12 },
+    { 1.558909, 5.689843, 158622112.0, 1, 5, 0, 0.999087, 2.562, 2, 1.21593e-05, 9.082e-05, 8.991e-05,
+      0.001723528, -0.001529547, -0.001528631, 0.0002547503 },
+    { -0.0, -0.0000004, 9.43663e8, 0, 0, 8, 0.5, 1.0994, 0, NAN, NAN, NAN, NAN, NAN, NAN, NAN },
+    { -12.3456789, 0.25, 3.5e-5, -3, 2, 34, -0.25, 123456.7, 12, 1.5, 0.25, 1e-9, -0.0, 0.1, -1e-7, 3 },
 };
 
 /* Formats the three rows; the text, NUL-terminated (static). */
@@ -99,6 +100,30 @@ static void check_default_csv(void)
     CHECK(row_format_header(&f, header, 10) == -1, "a header that does not fit");
 }
 
+/* IC-GN's columns and its shape function's, and their precisions. */
+static void check_icgn_columns(void)
+{
+    struct row_format f;
+    char header[256];
+    row_format_init(&f, ROW_GROUP_ACCURATE | ROW_GROUP_ICGN | ROW_GROUP_SHAPE);
+    CHECK(row_format_header(&f, header, sizeof header) > 0 &&
+              strcmp(header, "image,region,x,y,dx,dy,peak,flags,zncc,peak_ratio,iterations,znssd,sigma_dx,sigma_dy,"
+                             "dudx,dudy,dvdx,dvdy\n") == 0,
+          "IC-GN shape 1 header: %s", header);
+    const char *got = format_rows(&f, "a.tif");
+    const char *want =
+        "a.tif,0,69.5,69.5,1.558909,5.689843,158622112,0,0.999087,2.562,2,1.21593e-05,9.082e-05,8.991e-05,"
+        "0.001723528,-0.001529547,-0.001528631,0.0002547503\n"
+        "a.tif,1,153.5,69.5,-0.000000,-0.000000,943663000,8,0.500000,1.099,0,nan,nan,nan,nan,nan,nan,nan\n"
+        "a.tif,2,15.5,22.0,-12.345679,0.250000,3.5e-05,34,-0.250000,1.235e+05,12,1.5,0.25,1e-09,-0,0.1,-1e-07,3\n";
+    CHECK(strcmp(got, want) == 0, "IC-GN rows:\n%s\nexpected\n%s", got, want);
+    row_format_init(&f, ROW_GROUP_ACCURATE | ROW_GROUP_ICGN);
+    CHECK(row_format_header(&f, header, sizeof header) > 0 &&
+              strcmp(header, "image,region,x,y,dx,dy,peak,flags,zncc,peak_ratio,iterations,znssd,sigma_dx,"
+                             "sigma_dy\n") == 0,
+          "IC-GN shape 0 header: %s", header);
+}
+
 static void check_columns_and_formats(void)
 {
     struct row_format f;
@@ -154,20 +179,26 @@ static void check_errors(void)
 {
     static const struct {
         const char *list;
-        int quality;
+        unsigned quality;   /* the run's column groups */
         const char *message;
     } bad[] = {
         { "image,speed", 1,
           "--columns: unknown column 'speed' (known: image, region, x, y, dx, dy, peak, flags, in accurate mode "
-          "zncc, peak_ratio, iterations, and over a scan scan_row, scan_col, scan_x, scan_y)" },
+          "zncc, peak_ratio, iterations, with IC-GN znssd, sigma_dx, sigma_dy, with --shape 1 dudx, dudy, dvdx, dvdy, "
+          "and over a scan scan_row, scan_col, scan_x, scan_y)" },
         { "dx,dy,dx", 1, "--columns: dx is named twice" },
         { "image,,dx", 1, "--columns: an empty column name in 'image,,dx'" },
         { "image,", 1, "--columns: an empty column name in 'image,'" },
         { "", 1, "--columns: an empty column name in ''" },
         { "dx,zncc", 0, "--columns: zncc is written in accurate mode only" },
+        { "dx,sigma_dx", ROW_GROUP_ACCURATE,
+          "--columns: sigma_dx is written by the IC-GN refinement (accurate mode, --refine icgn) only" },
+        { "dudy", ROW_GROUP_ACCURATE | ROW_GROUP_ICGN,
+          "--columns: dudy is written with --shape 1 (accurate mode, --refine icgn) only" },
         { "DX", 1,
           "--columns: unknown column 'DX' (known: image, region, x, y, dx, dy, peak, flags, in accurate mode "
-          "zncc, peak_ratio, iterations, and over a scan scan_row, scan_col, scan_x, scan_y)" },
+          "zncc, peak_ratio, iterations, with IC-GN znssd, sigma_dx, sigma_dy, with --shape 1 dudx, dudy, dvdx, dvdy, "
+          "and over a scan scan_row, scan_col, scan_x, scan_y)" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct row_format f;
@@ -176,7 +207,10 @@ static void check_errors(void)
         int status = row_format_set_columns(&f, bad[i].list, bad[i].quality, &msg);
         CHECK(status == CLX_ERR_ARGUMENT && strcmp(msg.text, bad[i].message) == 0, "'%s': %d '%s'", bad[i].list,
               status, msg.text);
-        CHECK(f.ncolumns == (bad[i].quality ? 11u : 8u), "'%s' changed the columns", bad[i].list);
+        struct row_format fresh;
+        row_format_init(&fresh, bad[i].quality);
+        CHECK(f.ncolumns == fresh.ncolumns && memcmp(f.columns, fresh.columns, f.ncolumns * sizeof *f.columns) == 0,
+              "'%s' changed the columns", bad[i].list);
     }
     struct row_format f;
     clx_message msg;
@@ -194,6 +228,7 @@ static void check_errors(void)
 int main(void)
 {
     check_default_csv();
+    check_icgn_columns();
     check_columns_and_formats();
     check_errors();
     printf("%s (%d failures)\n", test_failures ? "FAILED" : "passed", test_failures);
