@@ -10,7 +10,7 @@
  *   clxcorr-throughput [--device SPEC] [--batch B] [--repeat N] [--double]
  *                      [--method M] [--max-shift R] [--mode seed|accurate]
  *                      [--param KEY=VALUE,...] [--lanes L] [--threads T]
- *                      [--refine icgn|correlation|none] [--shape 0|1]
+ *                      [--refine icgn|correlation|none] [--shape 0|1] [--passes N]
  *                      [--interp lanczos3|keys|bspline3|bspline5]
  *                      --regions FILE REFERENCE IMAGE...   (seed mode unless asked)
  */
@@ -111,6 +111,7 @@ int main(int argc, char **argv)
         { "threads", required_argument, NULL, 'j' }, { "no-load", no_argument, NULL, 'N' },
         { "separate", no_argument, NULL, 'S' }, { "refine", required_argument, NULL, 'F' },
         { "shape", required_argument, NULL, 'H' }, { "interp", required_argument, NULL, 'I' },
+        { "passes", required_argument, NULL, 'P' },
         { NULL, 0, NULL, 0 }
     };
     const char *device = NULL, *regions_path = NULL, *params = NULL;
@@ -118,11 +119,11 @@ int main(int argc, char **argv)
     clx_method method = CLX_METHOD_AUTO;
     clx_mode mode = CLX_MODE_SEED;
     const char *refine = NULL, *interp = NULL;
-    int shape = 0;
+    int shape = -1, passes = 0;     /* -1, 0: the library's defaults */
     long repeat = 4096;
     clx_message msg;
 
-    while ((c = getopt_long(argc, argv, "d:b:n:Dr:m:R:M:p:L:j:NSF:H:I:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "d:b:n:Dr:m:R:M:p:L:j:NSF:H:I:P:", longopts, NULL)) != -1) {
         switch (c) {
         case 'd': device = optarg; break;
         case 'b': batch = atoi(optarg); break;
@@ -143,13 +144,14 @@ int main(int argc, char **argv)
         case 'F': refine = optarg; break;
         case 'H': shape = atoi(optarg); break;
         case 'I': interp = optarg; break;
+        case 'P': passes = atoi(optarg); break;
         default: return 2;
         }
     }
     if (!regions_path || argc - optind < 2) {
         fprintf(stderr, "usage: clxcorr-throughput [--device SPEC] [--batch B] [--repeat N] [--double] [--method M] "
                         "[--max-shift R] [--mode seed|accurate] [--param KEY=VALUE,...] [--lanes L] [--threads T] "
-                        "[--no-load] [--separate] [--refine icgn|correlation|none] [--shape 0|1] "
+                        "[--no-load] [--separate] [--refine icgn|correlation|none] [--shape 0|1] [--passes N] "
                         "[--interp lanczos3|keys|bspline3|bspline5] "
                         "--regions FILE REFERENCE IMAGE...\n");
         return 2;
@@ -198,7 +200,9 @@ int main(int argc, char **argv)
     popt.mode = mode;
     popt.max_shift = max_shift;
     popt.params = params;
-    popt.shape = shape;
+    if (shape >= 0)
+        popt.shape = shape;
+    popt.passes = passes;
     if (refine && strcmp(refine, "none") == 0)
         popt.refine = 0;
     else if (refine)
@@ -252,11 +256,13 @@ int main(int argc, char **argv)
                                no_load ? load_nothing : load, deliver, &src, &done) != CLX_OK)
         die("run", clx_context_message(ctx));
     double elapsed = now() - src.start;
-    char refinement[64] = "";
+    char refinement[128] = "";
+    clx_plan_options resolved = popt;
+    clx_plan_options_resolve(&resolved);
     if (mode == CLX_MODE_ACCURATE)
-        snprintf(refinement, sizeof refinement, " refine=%s shape=%d interp=%s",
-                 popt.refine ? clx_refiner_name(popt.refiner) : "none", shape,
-                 interp ? interp : "default");
+        snprintf(refinement, sizeof refinement, " refine=%s shape=%d interp=%s passes=%d",
+                 popt.refine ? clx_refiner_name(popt.refiner) : "none", popt.shape, interp ? interp : "default",
+                 resolved.passes);
     printf("clxcorr %s%s%s %s %s max-shift=%d%s%s device=\"%s\" batch=%d lanes=%d regions=%zu window=%dx%d "
            "image=%dx%d: %.1f patterns/s (%.4f ms/pattern)\n",
            no_load ? "(no load) " : "", clx_mode_name(mode), refinement, use_double ? "double" : "float", src.method,

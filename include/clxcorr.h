@@ -545,7 +545,7 @@ typedef struct clx_plan_options {
                                macros in lower case (direct_split=2,argmax_wg=128); NULL: none */
 
     /* Accurate mode only (clx_plan_options_init sets the defaults
-     * bench/accuracy.sh and bench/interp-bias.sh chose: background:8, Hann,
+     * bench/accuracy.sh and bench/interp-bias.sh chose: background:8+gaussian:0.7, Hann,
      * the refiner's passes, IC-GN of up to 8 iterations to 0.001 px with
      * the quintic B-spline, window-offset passes over 2 px): */
     const char *prefilter;  /* filter spec (see clx_filter_options); NULL or "none": none */

@@ -45,7 +45,11 @@ void clx_plan_options_init(clx_plan_options *o)
     o->estimator = CLX_ESTIMATOR_DEFAULT;
     o->fit_size = 0;
     /* The accurate mode's defaults, chosen with bench/accuracy.sh. */
-    o->prefilter = "background:8";
+    /* The light low-pass keeps the noise out of IC-GN's gradients: on the
+     * Kikuchi set with noise it cut the error by a fifth and the
+     * iterations by half, and noisy strain fits by a third; without noise
+     * it changed nothing measurable (bench/interp-bias-results.txt). */
+    o->prefilter = "background:8+gaussian:0.7";
     o->window = CLX_WINDOW_HANN;
     o->window_alpha = 0.25;
     o->passes = 0;      /* the refiner's: clx_plan_options_resolve */
