@@ -2,10 +2,11 @@
 # bench/gpu-icgn.sh - the accurate mode's refinements on a GPU host, in one
 # command: tests/test_icgn on the GPU; patterns/s on the standard workload
 # (24 sample patterns of 900 x 900, 50 windows of 100 x 100, from memory,
-# clx_stream_run as `clxcorr offsets` runs it) for seed mode, the
-# correlation refinement with Lanczos-3 (the accurate mode before IC-GN)
-# and IC-GN with each shape function and B-spline, next to peer_cupy on the
-# same images; and the offsets' errors against the truth on the GPU for the
+# clx_stream_run as `clxcorr offsets` runs it) for seed mode, the accurate
+# mode before IC-GN (background:8, correlation refinement with Lanczos-3,
+# two passes), the default and its variants (a window-offset pass, shape 0,
+# the cubic B-spline, smaller work-groups), next to peer_cupy on the same
+# images; clxcorr bench's stage times; and the offsets' errors on the GPU for the
 # same choices (the Kikuchi set with strain, the speckle set), to show the
 # GPU computes what PoCL does.
 #
@@ -35,18 +36,24 @@ tp() {
 }
 
 echo "== patterns/s on the GPU, from memory (REPEAT=$repeat), two rounds"
+# "before IC-GN" is the accurate mode as it was: background:8, the
+# correlation refinement with Lanczos-3, two passes.
 for round in 1 2; do
     tp --mode seed
-    tp --mode accurate --refine correlation --interp lanczos3
-    for interp in bspline5 bspline3; do
-        for shape in 0 1; do
-            tp --mode accurate --refine icgn --shape $shape --interp $interp
-        done
-    done
+    tp --mode accurate --refine correlation --interp lanczos3 --passes 2 --prefilter background:8
+    tp --mode accurate
+    tp --mode accurate --passes 2
+    tp --mode accurate --shape 0
+    tp --mode accurate --interp bspline3
+    tp --mode accurate --param icgn_wg=128
+    tp --mode accurate --param icgn_wg=64
     # shellcheck disable=SC2086
     python3 "$here/.gpu-host/bench/peer_cupy.py" --ref "$set_dir/reference.tif" --regions "$set_dir/regions.txt" \
         --repeat "$repeat" $images
 done
+
+echo "== stage times of the default accurate mode (clxcorr bench, ebsd-900)"
+"$bin/clxcorr" bench --device nvidia --workload ebsd-900 --mode accurate --files 0 --seconds 1 -q
 
 echo "== offsets' errors on the GPU (bench/offset_error.awk: rms of the error vector, per axis, max)"
 "$bin/clxcorr-samples" --out "$out/speckle" --kind speckle --step 0.05 --count 21 >/dev/null

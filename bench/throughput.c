@@ -11,6 +11,7 @@
  *                      [--method M] [--max-shift R] [--mode seed|accurate]
  *                      [--param KEY=VALUE,...] [--lanes L] [--threads T]
  *                      [--refine icgn|correlation|none] [--shape 0|1] [--passes N]
+ *                      [--prefilter SPEC]
  *                      [--interp lanczos3|keys|bspline3|bspline5]
  *                      --regions FILE REFERENCE IMAGE...   (seed mode unless asked)
  */
@@ -111,19 +112,19 @@ int main(int argc, char **argv)
         { "threads", required_argument, NULL, 'j' }, { "no-load", no_argument, NULL, 'N' },
         { "separate", no_argument, NULL, 'S' }, { "refine", required_argument, NULL, 'F' },
         { "shape", required_argument, NULL, 'H' }, { "interp", required_argument, NULL, 'I' },
-        { "passes", required_argument, NULL, 'P' },
+        { "passes", required_argument, NULL, 'P' }, { "prefilter", required_argument, NULL, 'G' },
         { NULL, 0, NULL, 0 }
     };
     const char *device = NULL, *regions_path = NULL, *params = NULL;
     int batch = 0, use_double = 0, max_shift = 0, lanes = 0, threads = 0, no_load = 0, separate = 0, c;
     clx_method method = CLX_METHOD_AUTO;
     clx_mode mode = CLX_MODE_SEED;
-    const char *refine = NULL, *interp = NULL;
+    const char *refine = NULL, *interp = NULL, *prefilter = NULL;
     int shape = -1, passes = 0;     /* -1, 0: the library's defaults */
     long repeat = 4096;
     clx_message msg;
 
-    while ((c = getopt_long(argc, argv, "d:b:n:Dr:m:R:M:p:L:j:NSF:H:I:P:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "d:b:n:Dr:m:R:M:p:L:j:NSF:H:I:P:G:", longopts, NULL)) != -1) {
         switch (c) {
         case 'd': device = optarg; break;
         case 'b': batch = atoi(optarg); break;
@@ -145,13 +146,14 @@ int main(int argc, char **argv)
         case 'H': shape = atoi(optarg); break;
         case 'I': interp = optarg; break;
         case 'P': passes = atoi(optarg); break;
+        case 'G': prefilter = optarg; break;
         default: return 2;
         }
     }
     if (!regions_path || argc - optind < 2) {
         fprintf(stderr, "usage: clxcorr-throughput [--device SPEC] [--batch B] [--repeat N] [--double] [--method M] "
                         "[--max-shift R] [--mode seed|accurate] [--param KEY=VALUE,...] [--lanes L] [--threads T] "
-                        "[--no-load] [--separate] [--refine icgn|correlation|none] [--shape 0|1] [--passes N] "
+                        "[--no-load] [--separate] [--refine icgn|correlation|none] [--shape 0|1] [--passes N] [--prefilter SPEC] "
                         "[--interp lanczos3|keys|bspline3|bspline5] "
                         "--regions FILE REFERENCE IMAGE...\n");
         return 2;
@@ -203,6 +205,8 @@ int main(int argc, char **argv)
     if (shape >= 0)
         popt.shape = shape;
     popt.passes = passes;
+    if (prefilter)
+        popt.prefilter = prefilter;
     if (refine && strcmp(refine, "none") == 0)
         popt.refine = 0;
     else if (refine)
@@ -256,13 +260,13 @@ int main(int argc, char **argv)
                                no_load ? load_nothing : load, deliver, &src, &done) != CLX_OK)
         die("run", clx_context_message(ctx));
     double elapsed = now() - src.start;
-    char refinement[128] = "";
+    char refinement[192] = "";
     clx_plan_options resolved = popt;
     clx_plan_options_resolve(&resolved);
     if (mode == CLX_MODE_ACCURATE)
-        snprintf(refinement, sizeof refinement, " refine=%s shape=%d interp=%s passes=%d",
+        snprintf(refinement, sizeof refinement, " refine=%s shape=%d interp=%s passes=%d prefilter=%s",
                  popt.refine ? clx_refiner_name(popt.refiner) : "none", popt.shape, interp ? interp : "default",
-                 resolved.passes);
+                 resolved.passes, popt.prefilter ? popt.prefilter : "none");
     printf("clxcorr %s%s%s %s %s max-shift=%d%s%s device=\"%s\" batch=%d lanes=%d regions=%zu window=%dx%d "
            "image=%dx%d: %.1f patterns/s (%.4f ms/pattern)\n",
            no_load ? "(no load) " : "", clx_mode_name(mode), refinement, use_double ? "double" : "float", src.method,

@@ -501,7 +501,8 @@ const char *clx_estimator_name(clx_estimator estimator);
 
 /* How the accurate mode's refinement samples windows at fractional offsets. */
 typedef enum clx_interp {
-    CLX_INTERP_DEFAULT = 0,   /* Lanczos-3, unless the params (interp=N) or the tuning say otherwise */
+    CLX_INTERP_DEFAULT = 0,   /* the refiner's (IC-GN: the cubic B-spline; correlation: Lanczos-3), unless the
+                                 params (interp=N) or the tuning say otherwise */
     CLX_INTERP_LANCZOS3 = 1,  /* sinc(t) sinc(t/3), 6 x 6 taps */
     CLX_INTERP_KEYS = 2,      /* Keys' cubic convolution (a = -0.5), 4 x 4 taps */
     CLX_INTERP_BSPLINE3 = 3,  /* cubic B-spline on each image's prefiltered coefficients, 4 x 4 taps */
@@ -547,7 +548,7 @@ typedef struct clx_plan_options {
     /* Accurate mode only (clx_plan_options_init sets the defaults
      * bench/accuracy.sh and bench/interp-bias.sh chose: background:8+gaussian:0.7, Hann,
      * the refiner's passes, IC-GN of up to 8 iterations to 0.001 px with
-     * the quintic B-spline, window-offset passes over 2 px): */
+     * the cubic B-spline, window-offset passes over 2 px): */
     const char *prefilter;  /* filter spec (see clx_filter_options); NULL or "none": none */
     clx_window_fn window;   /* window function */
     double window_alpha;    /* Tukey's taper fraction, 0..1 */
