@@ -230,13 +230,14 @@ static void noise_hessian_part(__global const real2 *g, __global const real *rho
 }
 
 /*
- * icgn_reference: per window, the reference's f~, gradients and consts.
- * src is the reference image (its coefficients for the B-splines), w x h;
- * noise_model as icgn_layout.h says, rho_radius its noise correlation's
- * last lag that counts (0: white).
+ * icgn_reference: per reference window r, the reference's f~, gradients
+ * and consts. src holds the references (their coefficients for the
+ * B-splines), w x h each: window r is window r % nwin of image r / nwin
+ * (one image, or with pairs one per tile). noise_model as icgn_layout.h
+ * says, rho_radius its noise correlation's last lag that counts (0: white).
  */
 __kernel __attribute__((reqd_work_group_size(ICGN_WG, 1, 1)))
-void icgn_reference(__global const real *src, int w, int h, __global const int2 *corners,
+void icgn_reference(__global const real *src, int w, int h, __global const int2 *corners, int nwin,
                     __global real *fref, __global real2 *grad, __global real *consts,
                     __global const real *noise_model, int rho_radius)
 {
@@ -244,7 +245,8 @@ void icgn_reference(__global const real *src, int w, int h, __global const int2 
     __local real all[NREF];
     __local real all_q[NH];
     const int win = get_group_id(0), lid = get_local_id(0);
-    const int2 corner = corners[win];
+    const int2 corner = corners[win % nwin];
+    src += (size_t)(win / nwin) * w * h;
     __global real *f = fref + (size_t)win * WIN_PIXELS;
     __global real2 *g = grad + (size_t)win * WIN_PIXELS;
     __global real *c = consts + (size_t)win * CONSTS;
@@ -433,10 +435,11 @@ static struct warp compose_inverse(struct warp w, const real *dq)
 
 /*
  * icgn_iterate: tile t (image t / nwin, window t % nwin) refined from its
- * start offset; src holds the batch's images (or their coefficients).
+ * start offset against reference window t % nref; src holds the batch's
+ * images (or their coefficients).
  */
 __kernel __attribute__((reqd_work_group_size(ICGN_WG, 1, 1)))
-void icgn_iterate(__global const real *src, int w, int h, __global const int2 *corners, int nwin,
+void icgn_iterate(__global const real *src, int w, int h, __global const int2 *corners, int nwin, int nref,
                   __global const real *fref, __global const real2 *grad, __global const real *consts,
                   __global const real *noise_model, __global const real2 *starts, int max_iter, real tol,
                   __global real *results)
@@ -447,12 +450,12 @@ void icgn_iterate(__global const real *src, int w, int h, __global const int2 *c
     __local int state;           /* -1 going on, else the status */
     __local real last_zncc;
     const int tile = get_group_id(0), lid = get_local_id(0);
-    const int img = tile / nwin, win = tile - img * nwin;
+    const int img = tile / nwin, win = tile - img * nwin, ref = tile % nref;
     const int2 corner = corners[win];
     __global const real *image = src + (size_t)img * w * h;
-    __global const real *f = fref + (size_t)win * WIN_PIXELS;
-    __global const real2 *g = grad + (size_t)win * WIN_PIXELS;
-    __global const real *c = consts + (size_t)win * CONSTS;
+    __global const real *f = fref + (size_t)ref * WIN_PIXELS;
+    __global const real2 *g = grad + (size_t)ref * WIN_PIXELS;
+    __global const real *c = consts + (size_t)ref * CONSTS;
     const real2 start = starts[tile];
     const real mean = c[C_MEAN];
     int it = 0;

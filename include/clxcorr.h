@@ -542,6 +542,10 @@ typedef struct clx_plan_options {
                                an automatic batch is not made larger than this */
     int plans_sharing_device; /* plans that run on this device at once, this one included (0 or 1:
                                  only this one): an automatic batch leaves the others room */
+    int pairs;              /* each image comes with its own reference: pushes go through
+                               clx_plan_push_pairs, whose references' windows are prepared on the
+                               device with the images (PIV frame pairs, a sequence against the
+                               previous image); seed mode, or accurate mode with IC-GN */
     const char *params;     /* kernel tuning overrides, "KEY=VALUE,...": the kernels' -D
                                macros in lower case (direct_split=2,argmax_wg=128); NULL: none */
 
@@ -631,6 +635,21 @@ int clx_plan_push(clx_plan *plan, const clx_image *images, size_t count);
  * until clx_plan_read returns.
  */
 int clx_plan_push_pixels(clx_plan *plan, const void *pixels, clx_pixel_type type, size_t count);
+
+/*
+ * For a plan made with options.pairs: uploads `count` pairs and enqueues
+ * their correlation, image i of `images` against image i of `references`
+ * (the windows of both at the plan's positions; offsets are image minus
+ * reference). The plan's own reference only gave the size. Otherwise as
+ * clx_plan_push (clx_plan_push and clx_plan_push_pixels answer
+ * CLX_ERR_STATE for such a plan, and this call for any other).
+ */
+int clx_plan_push_pairs(clx_plan *plan, const clx_image *references, const clx_image *images, size_t count);
+
+/* As clx_plan_push_pairs, for pixels laid out as clx_plan_push_pixels takes
+ * them, references and images each of one pixel type. */
+int clx_plan_push_pair_pixels(clx_plan *plan, const void *reference_pixels, const void *pixels,
+                              clx_pixel_type type, size_t count);
 
 /* Result flags (bit set; 0 means the estimate is trusted). */
 #define CLX_FLAG_FIT_FAILED   1u  /* the F x F fit has no maximum near the peak: sub-pixel part set to 0 */

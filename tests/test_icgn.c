@@ -218,7 +218,7 @@ static int job_open(struct job *j, clx_context *ctx, int interp, int shape, int 
         status = bspline_prefilter_create(ctx, &j->p, &j->bp);
     struct icgn_noise_filters noise = { NULL, 0, j->bp ? j->bp->taps_host : NULL, j->bp ? j->bp->radius : 0 };
     if (status == CLX_OK)
-        status = icgn_create(ctx, &j->p, NWIN, ntiles, &noise, &j->g);
+        status = icgn_create(ctx, &j->p, NWIN, NWIN, ntiles, &noise, &j->g);
     CHECK(status == CLX_OK, "interp %d shape %d: %s", interp, shape, clx_context_message(ctx));
     return status;
 }
@@ -282,7 +282,7 @@ static void test_reference(clx_context *ctx, int interp, int shape, int use_doub
     texture(img, 0, 0);
     if (job_open(&j, ctx, interp, shape, use_double, NWIN) == CLX_OK) {
         cl_mem s = source(&j, img, 1, src);
-        CHECK(icgn_set_reference(j.g, s, W, H, j.corners) == CLX_OK, "set_reference: %s", clx_context_message(ctx));
+        CHECK(icgn_set_reference(j.g, s, W, H, j.corners, 1) == CLX_OK, "set_reference: %s", clx_context_message(ctx));
         double *f = download(ctx, j.g->fref, (size_t)NWIN * n, use_double);
         double *g = download(ctx, j.g->grad, (size_t)NWIN * n * 2, use_double);
         double *c = download(ctx, j.g->consts, (size_t)NWIN * nconsts, use_double);
@@ -371,7 +371,7 @@ static void test_iterate(clx_context *ctx, int interp, int shape, int use_double
     }
     if (job_open(&j, ctx, interp, shape, use_double, ntiles) == CLX_OK) {
         cl_mem r = source(&j, ref, 1, host), m = source(&j, moved, NIMG, host);
-        int status = icgn_set_reference(j.g, r, W, H, j.corners);
+        int status = icgn_set_reference(j.g, r, W, H, j.corners, 1);
         if (status == CLX_OK)
             status = icgn_run(j.g, m, W, H, j.corners, ntiles, su, sv, 20, 1e-4, out);
         CHECK(status == CLX_OK, "%s: %s", interp_name(interp), clx_context_message(ctx));
@@ -429,7 +429,7 @@ static void test_flat(clx_context *ctx)
         flat[i] = 1234;
     if (job_open(&j, ctx, INTERP_BSPLINE3, 1, 0, NWIN) == CLX_OK) {
         cl_mem s = source(&j, flat, 1, host);
-        if (icgn_set_reference(j.g, s, W, H, j.corners) == CLX_OK &&
+        if (icgn_set_reference(j.g, s, W, H, j.corners, 1) == CLX_OK &&
             icgn_run(j.g, s, W, H, j.corners, NWIN, su, sv, 10, 1e-3, out) == CLX_OK)
             for (int t = 0; t < NWIN; t++)
                 CHECK(out[t].status == ICGN_FAILED, "flat window %d: status %d", t, out[t].status);

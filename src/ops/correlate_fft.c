@@ -207,6 +207,9 @@ static int fft_set_reference(struct clx_context *ctx, void *opaque, cl_mem prepa
     /* fft_pack=1's R2C plan covers the reference's windows only. */
     if (st->fft_pack)
         return fft_plan_execute(st->r2c, prepared, st->ref_spectra);
+    /* A reference window per tile (pairs): the batch's transform is the reference. */
+    if (st->nwin == st->ntiles)
+        return fft_plan_execute(st->r2c, prepared, st->ref_spectra);
     int status = fft_plan_execute(st->r2c, prepared, st->spectra);
     if (status != CLX_OK)
         return status;

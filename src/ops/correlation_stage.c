@@ -50,6 +50,22 @@ void stage_image_bytes(const struct device_entry *dev, const struct kernel_param
     }
 }
 
+size_t stage_reference_bytes(const struct device_entry *dev, const struct kernel_params *base, clx_method method)
+{
+    const struct correlator_ops *candidates[2] = { &correlator_fft, &correlator_direct };
+    size_t most = 0;
+    for (int i = 0; i < 2; i++) {
+        if (method != CLX_METHOD_AUTO && candidates[i]->method != method)
+            continue;
+        struct kernel_params p = *base;
+        candidates[i]->configure(dev, &p, 1);
+        size_t one = candidates[i]->bytes(&p, 1, 0);
+        if (one > most)
+            most = one;
+    }
+    return most;
+}
+
 static int create_buffers(struct clx_context *ctx, struct stage *s)
 {
     const struct kernel_params *p = &s->params;

@@ -59,6 +59,11 @@ struct stage_config {
 void stage_image_bytes(const struct device_entry *dev, const struct kernel_params *base, clx_method method,
                        int nwin, size_t *per_image, size_t *largest);
 
+/* Device bytes a stage keeps per reference window (spectra or windows), the
+ * dearer path's for auto: what each image of a batch of pairs adds, per
+ * window, its references being its own. */
+size_t stage_reference_bytes(const struct device_entry *dev, const struct kernel_params *base, clx_method method);
+
 /* Chooses the correlator, configures base's layouts for it, applies the
  * overrides (base holds them already; the correlator may have sized the
  * same parameters since), allocates the buffers and builds the kernels. */

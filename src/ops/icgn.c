@@ -133,7 +133,7 @@ error:
     return status;
 }
 
-int icgn_create(struct clx_context *ctx, const struct kernel_params *p, int nwin, int ntiles,
+int icgn_create(struct clx_context *ctx, const struct kernel_params *p, int nwin, int nref, int ntiles,
                 const struct icgn_noise_filters *noise, struct icgn **out)
 {
     size_t rs = real_size(p), window = (size_t)p->win_w * p->win_h;
@@ -146,6 +146,7 @@ int icgn_create(struct clx_context *ctx, const struct kernel_params *p, int nwin
     g->ctx = ctx;
     g->params = *p;
     g->nwin = nwin;
+    g->nref = nref;
     g->ntiles = ntiles;
     g->starts_host = malloc(2 * rs * ntiles);
     g->results_host = malloc(ICGN_RESULTS * rs * ntiles);
@@ -156,9 +157,9 @@ int icgn_create(struct clx_context *ctx, const struct kernel_params *p, int nwin
     if ((status = program_build_params(ctx, "icgn.cl", p, &g->program)) != CLX_OK ||
         (status = kernel_create(ctx, g->program, "icgn_reference", &g->reference)) != CLX_OK ||
         (status = kernel_create(ctx, g->program, "icgn_iterate", &g->iterate)) != CLX_OK ||
-        (status = ctx_create_buffer(ctx, rs * nwin * window, &g->fref, "IC-GN reference windows")) != CLX_OK ||
-        (status = ctx_create_buffer(ctx, 2 * rs * nwin * window, &g->grad, "IC-GN reference gradients")) ||
-        (status = ctx_create_buffer(ctx, rs * nwin * ICGN_CONSTS(ICGN_NPAR(p->shape)), &g->consts,
+        (status = ctx_create_buffer(ctx, rs * nref * window, &g->fref, "IC-GN reference windows")) != CLX_OK ||
+        (status = ctx_create_buffer(ctx, 2 * rs * nref * window, &g->grad, "IC-GN reference gradients")) ||
+        (status = ctx_create_buffer(ctx, rs * nref * ICGN_CONSTS(ICGN_NPAR(p->shape)), &g->consts,
                                     "IC-GN reference sums")) != CLX_OK ||
         (status = ctx_create_buffer(ctx, 2 * rs * ntiles, &g->starts, "IC-GN start offsets")) != CLX_OK ||
         (status = ctx_create_buffer(ctx, ICGN_RESULTS * rs * ntiles, &g->results, "IC-GN results")) != CLX_OK ||
@@ -171,21 +172,22 @@ fail:
     return status;
 }
 
-int icgn_set_reference(struct icgn *g, cl_mem source, int w, int h, cl_mem corners)
+int icgn_set_reference(struct icgn *g, cl_mem source, int w, int h, cl_mem corners, int nimages)
 {
     struct clx_context *ctx = g->ctx;
-    size_t local = (size_t)g->params.icgn_wg, global = local * g->nwin;
+    size_t local = (size_t)g->params.icgn_wg, global = local * (size_t)g->nwin * nimages;
     cl_kernel k = g->reference;
     int status = CLX_OK;
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof source, &source));
     CL_CALL(ctx, clSetKernelArg(k, 1, sizeof w, &w));
     CL_CALL(ctx, clSetKernelArg(k, 2, sizeof h, &h));
     CL_CALL(ctx, clSetKernelArg(k, 3, sizeof corners, &corners));
-    CL_CALL(ctx, clSetKernelArg(k, 4, sizeof g->fref, &g->fref));
-    CL_CALL(ctx, clSetKernelArg(k, 5, sizeof g->grad, &g->grad));
-    CL_CALL(ctx, clSetKernelArg(k, 6, sizeof g->consts, &g->consts));
-    CL_CALL(ctx, clSetKernelArg(k, 7, sizeof g->noise_model, &g->noise_model));
-    CL_CALL(ctx, clSetKernelArg(k, 8, sizeof g->rho_radius, &g->rho_radius));
+    CL_CALL(ctx, clSetKernelArg(k, 4, sizeof g->nwin, &g->nwin));
+    CL_CALL(ctx, clSetKernelArg(k, 5, sizeof g->fref, &g->fref));
+    CL_CALL(ctx, clSetKernelArg(k, 6, sizeof g->grad, &g->grad));
+    CL_CALL(ctx, clSetKernelArg(k, 7, sizeof g->consts, &g->consts));
+    CL_CALL(ctx, clSetKernelArg(k, 8, sizeof g->noise_model, &g->noise_model));
+    CL_CALL(ctx, clSetKernelArg(k, 9, sizeof g->rho_radius, &g->rho_radius));
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, 0, NULL, NULL));
 error:
     return status;
@@ -236,17 +238,18 @@ int icgn_run(struct icgn *g, cl_mem source, int w, int h, cl_mem corners, int nt
     CL_CALL(ctx, clSetKernelArg(k, 2, sizeof h, &h));
     CL_CALL(ctx, clSetKernelArg(k, 3, sizeof corners, &corners));
     CL_CALL(ctx, clSetKernelArg(k, 4, sizeof g->nwin, &g->nwin));
-    CL_CALL(ctx, clSetKernelArg(k, 5, sizeof g->fref, &g->fref));
-    CL_CALL(ctx, clSetKernelArg(k, 6, sizeof g->grad, &g->grad));
-    CL_CALL(ctx, clSetKernelArg(k, 7, sizeof g->consts, &g->consts));
-    CL_CALL(ctx, clSetKernelArg(k, 8, sizeof g->noise_model, &g->noise_model));
-    CL_CALL(ctx, clSetKernelArg(k, 9, sizeof g->starts, &g->starts));
-    CL_CALL(ctx, clSetKernelArg(k, 10, sizeof max_iter, &max_iter));
+    CL_CALL(ctx, clSetKernelArg(k, 5, sizeof g->nref, &g->nref));
+    CL_CALL(ctx, clSetKernelArg(k, 6, sizeof g->fref, &g->fref));
+    CL_CALL(ctx, clSetKernelArg(k, 7, sizeof g->grad, &g->grad));
+    CL_CALL(ctx, clSetKernelArg(k, 8, sizeof g->consts, &g->consts));
+    CL_CALL(ctx, clSetKernelArg(k, 9, sizeof g->noise_model, &g->noise_model));
+    CL_CALL(ctx, clSetKernelArg(k, 10, sizeof g->starts, &g->starts));
+    CL_CALL(ctx, clSetKernelArg(k, 11, sizeof max_iter, &max_iter));
     if (p->use_double)
-        CL_CALL(ctx, clSetKernelArg(k, 11, sizeof tol_d, &tol_d));
+        CL_CALL(ctx, clSetKernelArg(k, 12, sizeof tol_d, &tol_d));
     else
-        CL_CALL(ctx, clSetKernelArg(k, 11, sizeof tol_f, &tol_f));
-    CL_CALL(ctx, clSetKernelArg(k, 12, sizeof g->results, &g->results));
+        CL_CALL(ctx, clSetKernelArg(k, 12, sizeof tol_f, &tol_f));
+    CL_CALL(ctx, clSetKernelArg(k, 13, sizeof g->results, &g->results));
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, 0, NULL, NULL));
     /* Profiled bytes: the windows' taps are read from cache; count each
      * window's reference data and image window once per iteration. */

@@ -30,7 +30,7 @@ struct icgn_result {
 struct icgn {
     struct clx_context *ctx;
     struct kernel_params params;    /* interp, shape, icgn_wg, precision, window size */
-    int nwin, ntiles;
+    int nwin, nref, ntiles;         /* windows; reference windows (nwin, or ntiles with pairs); tiles */
     cl_program program;
     cl_kernel reference, iterate;
     cl_mem fref, grad, consts;      /* the reference's, per window */
@@ -57,15 +57,19 @@ struct icgn_noise_filters {
 /*
  * Builds the kernels for p's window size, precision, interpolation (the
  * B-splines then read coefficients) and shape (p->shape), and the buffers
- * for nwin windows and up to ntiles tiles. Returns CLX_OK with *out set.
+ * for nwin windows, nref reference windows (nwin for one reference; with
+ * pairs a multiple of nwin, one per tile) and up to ntiles tiles. Tile t
+ * is refined against reference window t % nref. Returns CLX_OK with *out
+ * set.
  */
-int icgn_create(struct clx_context *ctx, const struct kernel_params *p, int nwin, int ntiles,
+int icgn_create(struct clx_context *ctx, const struct kernel_params *p, int nwin, int nref, int ntiles,
                 const struct icgn_noise_filters *noise, struct icgn **out);
 
-/* Enqueues the reference side from `source`, one w x h image of reals
- * (values, or coefficients for the B-splines), windows at `corners`
- * (nwin int2 top-left corners). */
-int icgn_set_reference(struct icgn *g, cl_mem source, int w, int h, cl_mem corners);
+/* Enqueues the reference side from `source`: nimages w x h images of reals
+ * (values, or coefficients for the B-splines), windows at `corners` (nwin
+ * int2 top-left corners), reference window r from window r % nwin of image
+ * r / nwin; nimages * nwin <= nref. */
+int icgn_set_reference(struct icgn *g, cl_mem source, int w, int h, cl_mem corners, int nimages);
 
 /*
  * Refines ntiles tiles (tile t: image t / nwin of `source`, window t %

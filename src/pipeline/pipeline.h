@@ -27,6 +27,9 @@ struct pipeline_job {
     int nwin;
     int image_w, image_h;
     int batch;                        /* images per push, at most (0 while the plan sizes it) */
+    int pairs;                        /* each push brings its own references (clx_plan_push_pairs) */
+    int nref;                         /* reference windows: nwin, or batch * nwin with pairs (tile t's is
+                                         t % nref) */
     const struct kernel_params *params;       /* window, search radius, precision, F; tuned and overridden */
     const struct kernel_overrides *overrides; /* the tuning's and the caller's, for the stages */
     cl_mem corners;                   /* int2 top-left corner per window */
@@ -49,6 +52,9 @@ struct pipeline_ops {
     int (*set_reference)(void *state, const struct batch_view *reference);
     /* Enqueues what can run without the host, and returns. */
     int (*push)(void *state, const struct batch_view *batch);
+    /* The same for a batch of pairs: image i of `batch` against image i of
+     * `references`. NULL where the mode has no pairs. */
+    int (*push_pairs)(void *state, const struct batch_view *references, const struct batch_view *batch);
     /* Waits for the last push and fills count * nwin results. */
     int (*read)(void *state, size_t count, clx_result *results);
     /* Waits for the last push and copies its correlation surfaces (see

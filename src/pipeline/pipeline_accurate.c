@@ -151,6 +151,10 @@ static void accurate_image_bytes(const struct pipeline_job *job, size_t *per_ima
         *per_image += pixels * rs;      /* the coefficients */
     if (refines_by_icgn(job->opt))
         *per_image += (size_t)job->nwin * icgn_tile_bytes(p);
+    /* With pairs each image's windows are references too. */
+    if (job->pairs)
+        *per_image += (size_t)job->nwin * (stage_reference_bytes(&job->ctx->dev, p, job->opt->method) +
+                                           (refines_by_icgn(job->opt) ? icgn_window_bytes(p) : 0));
     if (*largest < pixels * rs)
         *largest = pixels * rs;
 }
@@ -171,7 +175,7 @@ static int create_stages(struct accurate_pipeline *a, const struct kernel_params
     clx_estimator fallback = o->estimator == CLX_ESTIMATOR_PARABOLA3 ? CLX_ESTIMATOR_DEFAULT : CLX_ESTIMATOR_PARABOLA3;
     struct stage_config coarse_config = { o->method, o->estimator, fallback, a->job.overrides, 1 };
     struct stage_config moved_config = { CLX_METHOD_DIRECT, o->estimator, fallback, a->job.overrides, 0 };
-    if ((status = stage_create(ctx, &a->coarse, base, &coarse_config, a->job.nwin, ntiles)) != CLX_OK ||
+    if ((status = stage_create(ctx, &a->coarse, base, &coarse_config, a->job.nref, ntiles)) != CLX_OK ||
         (o->passes > 1 &&
          (status = stage_create(ctx, &a->offset, &offset, &moved_config, a->job.nwin, ntiles)) != CLX_OK) ||
         (refines_by_correlation(o) &&
@@ -194,7 +198,7 @@ static int create_icgn(struct accurate_pipeline *a, const struct kernel_params *
         noise.spline = a->bspline->taps_host;
         noise.spline_radius = a->bspline->radius;
     }
-    return icgn_create(a->job.ctx, base, a->job.nwin, ntiles, &noise, &a->icgn);
+    return icgn_create(a->job.ctx, base, a->job.nwin, a->job.nref, ntiles, &noise, &a->icgn);
 }
 
 /* Sampling, preparing and ZNCC kernels, and the device buffers. */
@@ -435,7 +439,7 @@ static int accurate_set_reference(void *state, const struct batch_view *referenc
     CL_CALL(ctx, clEnqueueCopyBuffer(ctx->queue, a->tiles, a->ref_tiles, 0, 0, bytes, 0, NULL, NULL));
     if (a->icgn && ((status = coefficients(a, reference)) != CLX_OK ||
                     (status = icgn_set_reference(a->icgn, a->bspline ? a->coefficients : a->filtered, a->job.image_w,
-                                                 a->job.image_h, a->job.corners)) != CLX_OK))
+                                                 a->job.image_h, a->job.corners, 1)) != CLX_OK))
         return status;
     if ((status = prepare(a, a->coarse_prepare, &a->coarse, a->tiles, a->job.nwin)) != CLX_OK ||
         (status = stage_set_reference(ctx, &a->coarse)) != CLX_OK)
@@ -460,6 +464,27 @@ static int accurate_push(void *state, const struct batch_view *batch)
         (status = prepare(a, a->coarse_prepare, &a->coarse, a->tiles, ntiles)) != CLX_OK)
         return status;
     return stage_enqueue(a->job.ctx, &a->coarse, ntiles, NULL, &a->coarse_done);
+}
+
+/*
+ * Pairs (the plan refuses them with window-offset passes or the correlation
+ * refinement): the references' windows become the first pass's reference
+ * and IC-GN's reference side, one per tile, prepared as the images' are;
+ * then the images as any push.
+ */
+static int accurate_push_pairs(void *state, const struct batch_view *references, const struct batch_view *batch)
+{
+    struct accurate_pipeline *a = state;
+    int n = (int)references->count, ntiles = n * a->job.nwin, status;
+    zero_offsets(a, ntiles);
+    if ((status = filter_images(a, references)) != CLX_OK || (status = coefficients(a, references)) != CLX_OK ||
+        (a->icgn && (status = icgn_set_reference(a->icgn, a->bspline ? a->coefficients : a->filtered,
+                                                 a->job.image_w, a->job.image_h, a->job.corners, n)) != CLX_OK) ||
+        (status = upload_offsets(a, ntiles)) != CLX_OK || (status = sample(a, ntiles, NULL, 1)) != CLX_OK ||
+        (status = prepare(a, a->coarse_prepare, &a->coarse, a->tiles, ntiles)) != CLX_OK ||
+        (status = stage_set_reference(a->job.ctx, &a->coarse)) != CLX_OK)
+        return status;
+    return accurate_push(state, batch);
 }
 
 /* The first pass's peaks, estimates, peak ratios and flags. */
@@ -771,6 +796,7 @@ const struct pipeline_ops pipeline_accurate = {
     .create = accurate_create,
     .set_reference = accurate_set_reference,
     .push = accurate_push,
+    .push_pairs = accurate_push_pairs,
     .read = accurate_read,
     .read_surfaces = NULL,
     .main_stage = accurate_main_stage,

@@ -25,6 +25,8 @@ static size_t real_size(const struct seed_pipeline *sp)
 static void seed_image_bytes(const struct pipeline_job *job, size_t *per_image, size_t *largest)
 {
     stage_image_bytes(&job->ctx->dev, job->params, job->opt->method, job->nwin, per_image, largest);
+    if (job->pairs)
+        *per_image += (size_t)job->nwin * stage_reference_bytes(&job->ctx->dev, job->params, job->opt->method);
 }
 
 static void seed_release(void *state);
@@ -40,7 +42,8 @@ static int seed_create(const struct pipeline_job *job, void **state)
     /* No fallback estimator: the seed method flags a failed fit. */
     struct stage_config config = { job->opt->method, job->opt->estimator, CLX_ESTIMATOR_DEFAULT, job->overrides, 0 };
     int ntiles = job->batch * job->nwin;
-    int status = stage_create(ctx, &sp->stage, job->params, &config, job->nwin, ntiles);
+    /* With pairs every tile has a reference window of its own (nref = ntiles). */
+    int status = stage_create(ctx, &sp->stage, job->params, &config, job->nref, ntiles);
     if (status == CLX_OK)
         status = ctx_create_buffer(ctx, real_size(sp) * ntiles, &sp->means, "means");
     if (status != CLX_OK) {
@@ -78,6 +81,19 @@ static int seed_set_reference(void *state, const struct batch_view *reference)
     struct seed_pipeline *sp = state;
     int status = prepare(sp, reference);
     return status == CLX_OK ? stage_set_reference(sp->job.ctx, &sp->stage) : status;
+}
+
+static int seed_push(void *state, const struct batch_view *batch);
+
+/* The references' windows prepared like the images', into the stage's
+ * reference, then the images as any push. */
+static int seed_push_pairs(void *state, const struct batch_view *references, const struct batch_view *batch)
+{
+    struct seed_pipeline *sp = state;
+    int status = prepare(sp, references);
+    if (status == CLX_OK)
+        status = stage_set_reference(sp->job.ctx, &sp->stage);
+    return status == CLX_OK ? seed_push(state, batch) : status;
 }
 
 static int seed_push(void *state, const struct batch_view *batch)
@@ -193,6 +209,7 @@ const struct pipeline_ops pipeline_seed = {
     .create = seed_create,
     .set_reference = seed_set_reference,
     .push = seed_push,
+    .push_pairs = seed_push_pairs,
     .read = seed_read,
     .read_surfaces = seed_read_surfaces,
     .main_stage = seed_main_stage,

@@ -152,6 +152,12 @@ static int check_options(struct clx_context *ctx, const clx_plan_options *o, int
             return ctx_fail(ctx, CLX_ERR_ARGUMENT, "unknown refiner %d", (int)o->refiner);
         if (o->shape != 0 && o->shape != 1)
             return ctx_fail(ctx, CLX_ERR_ARGUMENT, "shape function %d: 0 (translation) or 1 (first order)", o->shape);
+        if (o->pairs && o->refine > 0 && o->refiner != CLX_REFINER_ICGN)
+            return ctx_fail(ctx, CLX_ERR_UNSUPPORTED, "pairs are refined by IC-GN only, not by the %s refinement",
+                            clx_refiner_name(o->refiner));
+        if (o->pairs && o->passes > 1)
+            return ctx_fail(ctx, CLX_ERR_UNSUPPORTED, "pairs take one correlation pass (IC-GN refines from it), "
+                            "not %d", o->passes);
         if (o->fine_shift < 1 || o->fine_shift > 64)
             return ctx_fail(ctx, CLX_ERR_ARGUMENT, "fine search radius %d: from 1 to 64", o->fine_shift);
         if (o->prefilter && strcmp(o->prefilter, "none") != 0 &&
@@ -164,8 +170,12 @@ static int check_options(struct clx_context *ctx, const clx_plan_options *o, int
 /* What the pipeline sees of the plan. */
 static struct pipeline_job job_of(const struct clx_plan *plan)
 {
-    struct pipeline_job job = { plan->ctx,      &plan->opt,  plan->regions,    plan->nwin,     plan->image_w,
-                                plan->image_h,  plan->batch, &plan->params,    &plan->overrides, plan->corners };
+    struct pipeline_job job = {
+        .ctx = plan->ctx, .opt = &plan->opt, .regions = plan->regions, .nwin = plan->nwin,
+        .image_w = plan->image_w, .image_h = plan->image_h, .batch = plan->batch, .pairs = plan->opt.pairs,
+        .nref = plan->opt.pairs ? plan->batch * plan->nwin : plan->nwin, .params = &plan->params,
+        .overrides = &plan->overrides, .corners = plan->corners,
+    };
     return job;
 }
 
@@ -175,7 +185,8 @@ static void job_costs(const struct clx_plan *plan, size_t *per_image, size_t *la
     size_t pixels = (size_t)plan->image_w * plan->image_h;
     struct pipeline_job job = job_of(plan);
     plan->pipeline->image_bytes(&job, per_image, largest);
-    *per_image += pixels * sizeof(float);   /* the upload, widest pixel type */
+    /* The upload, widest pixel type; with pairs the references' too. */
+    *per_image += pixels * sizeof(float) * (plan->opt.pairs ? 2 : 1);
     if (*largest < pixels * sizeof(float))
         *largest = pixels * sizeof(float);
 }
@@ -250,27 +261,48 @@ error:
     return status;
 }
 
-/* Grows the device image buffer to `bytes`. */
-static int reserve_images(struct clx_plan *plan, size_t bytes)
+/* Where a push's images go on the device, and where clx_plan_push stages
+ * them: the images', or with pairs the references'. */
+struct upload_target {
+    cl_mem *buffer;
+    size_t *bytes;
+    struct pinned *staging;
+    const char *what;
+};
+
+static struct upload_target images_target(struct clx_plan *plan)
 {
-    if (bytes <= plan->images_bytes)
+    struct upload_target t = { &plan->images, &plan->images_bytes, &plan->staging, "images" };
+    return t;
+}
+
+static struct upload_target references_target(struct clx_plan *plan)
+{
+    struct upload_target t = { &plan->references, &plan->references_bytes, &plan->reference_staging, "references" };
+    return t;
+}
+
+/* Grows a device image buffer to `bytes`. */
+static int reserve_images(struct clx_plan *plan, struct upload_target t, size_t bytes)
+{
+    if (bytes <= *t.bytes)
         return CLX_OK;
-    if (plan->images)
-        clReleaseMemObject(plan->images);
-    plan->images_bytes = 0;
-    int status = ctx_create_buffer(plan->ctx, bytes, &plan->images, "images");
+    if (*t.buffer)
+        clReleaseMemObject(*t.buffer);
+    *t.bytes = 0;
+    int status = ctx_create_buffer(plan->ctx, bytes, t.buffer, t.what);
     if (status == CLX_OK)
-        plan->images_bytes = bytes;
+        *t.bytes = bytes;
     return status;
 }
 
-/* Grows the pinned staging buffer to `bytes`. */
-static int reserve_staging(struct clx_plan *plan, size_t bytes)
+/* Grows a pinned staging buffer to `bytes`. */
+static int reserve_staging(struct clx_plan *plan, struct upload_target t, size_t bytes)
 {
-    if (bytes <= plan->staging.bytes)
+    if (bytes <= t.staging->bytes)
         return CLX_OK;
-    ctx_pinned_free(plan->ctx, &plan->staging);
-    return ctx_pinned_alloc(plan->ctx, bytes, &plan->staging, "staged images");
+    ctx_pinned_free(plan->ctx, t.staging);
+    return ctx_pinned_alloc(plan->ctx, bytes, t.staging, "staged images");
 }
 
 /* The widest pixel type among the images: narrower ones are widened
@@ -285,38 +317,39 @@ static clx_pixel_type widest_type(const clx_image *images, size_t n)
 }
 
 /* Enqueues the upload of n images of `type`, back to back at `pixels`, into
- * plan->images. */
-static int upload_pixels(struct clx_plan *plan, const void *pixels, clx_pixel_type type, size_t n)
+ * the target's buffer. */
+static int upload_pixels(struct clx_plan *plan, struct upload_target t, const void *pixels, clx_pixel_type type,
+                         size_t n)
 {
     struct clx_context *ctx = plan->ctx;
     size_t bytes = (size_t)plan->image_w * plan->image_h * clx_pixel_size(type) * n;
-    int status = reserve_images(plan, bytes);
+    int status = reserve_images(plan, t, bytes);
     if (status != CLX_OK)
         return status;
     ctx_profile_begin(ctx);
-    CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, plan->images, CL_FALSE, 0, bytes, pixels, 0, NULL, NULL));
+    CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, *t.buffer, CL_FALSE, 0, bytes, pixels, 0, NULL, NULL));
     ctx_profile_mark(ctx, "upload", (double)bytes);
 error:
     return status;
 }
 
-/* Copies the images into pinned memory, as the widest type among them
- * (*type), and enqueues their upload. */
-static int upload(struct clx_plan *plan, const clx_image *images, size_t n, clx_pixel_type *type)
+/* Copies the images into the target's pinned memory, as `type` (the
+ * widest among them), and enqueues their upload. */
+static int upload(struct clx_plan *plan, struct upload_target t, const clx_image *images, size_t n,
+                  clx_pixel_type type)
 {
     size_t pixels = (size_t)plan->image_w * plan->image_h;
-    *type = widest_type(images, n);
-    size_t image_bytes = pixels * clx_pixel_size(*type);
-    int status = reserve_staging(plan, image_bytes * n);
+    size_t image_bytes = pixels * clx_pixel_size(type);
+    int status = reserve_staging(plan, t, image_bytes * n);
     if (status != CLX_OK)
         return status;
     for (size_t i = 0; i < n; i++) {
         /* Widening only (the type is the widest): it cannot fail. */
-        clx_image staged = { plan->image_w, plan->image_h, *type, (char *)plan->staging.host + i * image_bytes };
+        clx_image staged = { plan->image_w, plan->image_h, type, (char *)t.staging->host + i * image_bytes };
         clx_message msg;
         clx_image_copy_to(&images[i], &staged, &msg);
     }
-    return upload_pixels(plan, plan->staging.host, *type, n);
+    return upload_pixels(plan, t, t.staging->host, type, n);
 }
 
 static int check_image(struct clx_plan *plan, const clx_image *img, const char *what, size_t index)
@@ -379,8 +412,8 @@ static int apply_tuning(struct clx_plan *plan, const char *caller)
 
 static int set_reference(struct clx_plan *plan, const clx_image *reference)
 {
-    struct batch_view b = { NULL, CLX_PIXEL_U8, 1 };
-    int status = upload(plan, reference, 1, &b.type);
+    struct batch_view b = { NULL, reference->type, 1 };
+    int status = upload(plan, images_target(plan), reference, 1, b.type);
     b.images = plan->images;
     if (status == CLX_OK)
         status = plan->pipeline->set_reference(plan->state, &b);
@@ -403,6 +436,8 @@ int clx_plan_set_reference(clx_plan *plan, const clx_image *reference)
         return ctx_fail(plan->ctx, CLX_ERR_ARGUMENT, "clx_plan_set_reference: NULL reference");
     if (plan->pushed)
         return ctx_fail(plan->ctx, CLX_ERR_STATE, "a new reference before the results of the last push were read");
+    if (plan->opt.pairs)
+        return ctx_fail(plan->ctx, CLX_ERR_STATE, "a plan made for pairs takes its references with each push");
     status = check_image(plan, reference, "reference", 0);
     return status == CLX_OK ? set_reference(plan, reference) : status;
 }
@@ -481,7 +516,9 @@ int clx_plan_create(clx_context *ctx, const clx_image *reference, const clx_regi
     if ((status = set_job(plan, reference, regions, region_count)) != CLX_OK ||
         (status = apply_tuning(plan, options->params)) != CLX_OK || (status = apply_interp(plan)) != CLX_OK ||
         (status = choose_batch(plan, options->batch)) != CLX_OK || (status = upload_corners(plan)) != CLX_OK ||
-        (status = create_pipeline(plan)) != CLX_OK || (status = set_reference(plan, reference)) != CLX_OK)
+        (status = create_pipeline(plan)) != CLX_OK ||
+        /* With pairs each push brings its references: this one gave the size. */
+        (!plan->opt.pairs && (status = set_reference(plan, reference)) != CLX_OK))
         goto error;
     if (handle_add(plan, HANDLE_PLAN, ctx, plan_free_handle) != CLX_OK) {
         status = ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
@@ -512,10 +549,13 @@ static void plan_free(struct clx_plan *plan)
     if (plan->state)
         plan->pipeline->release(plan->state);
     ctx_pinned_free(ctx, &plan->staging);
+    ctx_pinned_free(ctx, &plan->reference_staging);
     if (plan->corners)
         clReleaseMemObject(plan->corners);
     if (plan->images)
         clReleaseMemObject(plan->images);
+    if (plan->references)
+        clReleaseMemObject(plan->references);
     free(plan->regions);
     free(plan);
 }
@@ -582,9 +622,13 @@ void clx_plan_surface_size(const clx_plan *plan, int *width, int *height)
 
 /* ---- push / read --------------------------------------------------------- */
 
-/* The checks every push makes before it uploads anything. */
-static int push_check(clx_plan *plan, size_t count)
+/* The checks every push makes before it uploads anything; `pairs`: the
+ * push is clx_plan_push_pairs's. */
+static int push_check(clx_plan *plan, size_t count, int pairs)
 {
+    if (pairs != plan->opt.pairs)
+        return ctx_fail(plan->ctx, CLX_ERR_STATE, pairs ? "pairs pushed to a plan made without options.pairs"
+                                                        : "a plan made for pairs takes clx_plan_push_pairs");
     if (count < 1 || count > (size_t)plan->batch)
         return ctx_fail(plan->ctx, CLX_ERR_ARGUMENT, "push of %zu images: give 1 to %d", count, plan->batch);
     if (plan->pushed)
@@ -592,12 +636,14 @@ static int push_check(clx_plan *plan, size_t count)
     return CLX_OK;
 }
 
-/* Enqueues the mode's work on the uploaded images and sends it off. */
+/* Enqueues the mode's work on the uploaded images (and references, with
+ * pairs) and sends it off. */
 static int push_uploaded(clx_plan *plan, clx_pixel_type type, size_t count)
 {
     struct clx_context *ctx = plan->ctx;
-    struct batch_view b = { plan->images, type, count };
-    int status = plan->pipeline->push(plan->state, &b);
+    struct batch_view b = { plan->images, type, count }, r = { plan->references, type, count };
+    int status = plan->opt.pairs ? plan->pipeline->push_pairs(plan->state, &r, &b)
+                                 : plan->pipeline->push(plan->state, &b);
     if (status == CLX_OK)
         status = clFlush(ctx->queue) == CL_SUCCESS ? CLX_OK : ctx_fail(ctx, CLX_ERR_OPENCL, "clFlush failed");
     if (status != CLX_OK) {
@@ -619,12 +665,60 @@ int clx_plan_push(clx_plan *plan, const clx_image *images, size_t count)
     msg_clear(&plan->ctx->message);
     if (!images)
         return ctx_fail(plan->ctx, CLX_ERR_ARGUMENT, "clx_plan_push: NULL images");
-    if ((status = push_check(plan, count)) != CLX_OK)
+    if ((status = push_check(plan, count, 0)) != CLX_OK)
         return status;
     for (size_t i = 0; i < count; i++)
         if ((status = check_image(plan, &images[i], "image", i)) != CLX_OK)
             return status;
-    if ((status = upload(plan, images, count, &type)) != CLX_OK) {
+    type = widest_type(images, count);
+    if ((status = upload(plan, images_target(plan), images, count, type)) != CLX_OK) {
+        clFinish(plan->ctx->queue);
+        return status;
+    }
+    return push_uploaded(plan, type, count);
+}
+
+int clx_plan_push_pairs(clx_plan *plan, const clx_image *references, const clx_image *images, size_t count)
+{
+    int status = handle_check(plan, HANDLE_PLAN);
+    if (status != CLX_OK)
+        return status;
+
+    msg_clear(&plan->ctx->message);
+    if (!images || !references)
+        return ctx_fail(plan->ctx, CLX_ERR_ARGUMENT, "clx_plan_push_pairs: NULL images or references");
+    if ((status = push_check(plan, count, 1)) != CLX_OK)
+        return status;
+    for (size_t i = 0; i < count; i++)
+        if ((status = check_image(plan, &references[i], "reference", i)) != CLX_OK ||
+            (status = check_image(plan, &images[i], "image", i)) != CLX_OK)
+            return status;
+    /* One pixel type for both, so that one kernel variant serves the push. */
+    clx_pixel_type type = widest_type(images, count), rt = widest_type(references, count);
+    type = rt > type ? rt : type;
+    if ((status = upload(plan, references_target(plan), references, count, type)) != CLX_OK ||
+        (status = upload(plan, images_target(plan), images, count, type)) != CLX_OK) {
+        clFinish(plan->ctx->queue);
+        return status;
+    }
+    return push_uploaded(plan, type, count);
+}
+
+int clx_plan_push_pair_pixels(clx_plan *plan, const void *reference_pixels, const void *pixels,
+                              clx_pixel_type type, size_t count)
+{
+    int status = handle_check(plan, HANDLE_PLAN);
+    if (status != CLX_OK)
+        return status;
+
+    msg_clear(&plan->ctx->message);
+    if (!pixels || !reference_pixels || type < CLX_PIXEL_U8 || type > CLX_PIXEL_F32)
+        return ctx_fail(plan->ctx, CLX_ERR_ARGUMENT,
+                        "clx_plan_push_pair_pixels: no pixels or an unknown pixel type");
+    if ((status = push_check(plan, count, 1)) != CLX_OK)
+        return status;
+    if ((status = upload_pixels(plan, references_target(plan), reference_pixels, type, count)) != CLX_OK ||
+        (status = upload_pixels(plan, images_target(plan), pixels, type, count)) != CLX_OK) {
         clFinish(plan->ctx->queue);
         return status;
     }
@@ -640,9 +734,9 @@ int clx_plan_push_pixels(clx_plan *plan, const void *pixels, clx_pixel_type type
     msg_clear(&plan->ctx->message);
     if (!pixels || type < CLX_PIXEL_U8 || type > CLX_PIXEL_F32)
         return ctx_fail(plan->ctx, CLX_ERR_ARGUMENT, "clx_plan_push_pixels: no pixels or an unknown pixel type");
-    if ((status = push_check(plan, count)) != CLX_OK)
+    if ((status = push_check(plan, count, 0)) != CLX_OK)
         return status;
-    if ((status = upload_pixels(plan, pixels, type, count)) != CLX_OK) {
+    if ((status = upload_pixels(plan, images_target(plan), pixels, type, count)) != CLX_OK) {
         clFinish(plan->ctx->queue);
         return status;
     }

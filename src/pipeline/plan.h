@@ -29,6 +29,9 @@ struct clx_plan {
     cl_mem images;                    /* the pushed images, as uploaded */
     size_t images_bytes;
     struct pinned staging;            /* pinned host memory clx_plan_push copies the images into */
+    cl_mem references;                /* with opt.pairs: the pushed pairs' references, likewise */
+    size_t references_bytes;
+    struct pinned reference_staging;
 
     /* The mode's pipeline (pipeline.h) and its state: struct seed_pipeline
      * (pipeline_seed.h) or struct accurate_pipeline (pipeline_accurate.h). */
