@@ -49,9 +49,13 @@ void context_log_flush(ContextObject *c)
         free(taken.text);
         return;
     }
-    PyObject *type, *value, *traceback;
     /* The call may have failed: its exception must outlive the logging. */
+#if PY_VERSION_HEX >= 0x030C0000
+    PyObject *raised = PyErr_GetRaisedException();
+#else
+    PyObject *type, *value, *traceback;
     PyErr_Fetch(&type, &value, &traceback);
+#endif
     if (!logger) {
         PyObject *logging = PyImport_ImportModule("logging");
         logger = logging ? PyObject_CallMethod(logging, "getLogger", "s", "clxcorr") : NULL;
@@ -68,7 +72,11 @@ void context_log_flush(ContextObject *c)
     if (PyErr_Occurred())
         PyErr_WriteUnraisable(NULL);
     free(taken.text);
+#if PY_VERSION_HEX >= 0x030C0000
+    PyErr_SetRaisedException(raised);
+#else
     PyErr_Restore(type, value, traceback);
+#endif
 }
 
 /* ---- the lock ---- */

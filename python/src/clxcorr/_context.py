@@ -62,30 +62,30 @@ _OFFSETS_OPTIONS_DOC = """
 """
 
 _RESULT_DOC = """
-    The rows, one per image and window, images in input order and windows in
-    the order given, with the columns ``clxcorr offsets`` writes for the same
-    options (``image`` is the image's index, from 0, instead of its name):
+        The rows, one per image and window, images in input order and windows in
+        the order given, with the columns ``clxcorr offsets`` writes for the same
+        options (``image`` is the image's index, from 0, instead of its name):
 
-        image       int64    the image's index in the input, from 0
-        region      int32    the window's index in ``windows``, from 0
-        x, y        float64  the window's centre in the reference, px:
-                             x0 + (w - 1) / 2, y0 + (h - 1) / 2
-        dx, dy      float64  the offset, px: the position of a feature in the
-                             image minus its position in the reference (an
-                             image moved 3 px right and 1 px down gives
-                             dx = 3, dy = 1); x to the right, y down
-        peak        float64  the first pass's correlation maximum (raw)
-        flags       uint32   0 when trusted, else a sum of clxcorr.FLAGS bits
-      accurate mode:
-        zncc        float64  zero-normalised correlation at the final offset, -1 to 1
-        peak_ratio  float64  the first pass's peak over its highest other local maximum
-        iterations  int32    refinement iterations done
-      accurate mode with refine="icgn" (the default):
-        znssd       float64  the final zero-normalised sum of squared differences, 2 (1 - zncc)
-        sigma_dx, sigma_dy   float64  standard deviations of dx and dy, px
-      and with shape=1:
-        dudx, dudy, dvdx, dvdy  float64  the displacement's gradient over the
-                             window (u = dx, v = dy; per px, dimensionless)
+            image       int64    the image's index in the input, from 0
+            region      int32    the window's index in ``windows``, from 0
+            x, y        float64  the window's centre in the reference, px:
+                                 x0 + (w - 1) / 2, y0 + (h - 1) / 2
+            dx, dy      float64  the offset, px: the position of a feature in the
+                                 image minus its position in the reference (an
+                                 image moved 3 px right and 1 px down gives
+                                 dx = 3, dy = 1); x to the right, y down
+            peak        float64  the first pass's correlation maximum (raw)
+            flags       uint32   0 when trusted, else a sum of clxcorr.FLAGS bits
+          accurate mode:
+            zncc        float64  zero-normalised correlation at the final offset, -1 to 1
+            peak_ratio  float64  the first pass's peak over its highest other local maximum
+            iterations  int32    refinement iterations done
+          accurate mode with refine="icgn" (the default):
+            znssd       float64  the final zero-normalised sum of squared differences, 2 (1 - zncc)
+            sigma_dx, sigma_dy   float64  standard deviations of dx and dy, px
+          and with shape=1:
+            dudx, dudy, dvdx, dvdy  float64  the displacement's gradient over the
+                                 window (u = dx, v = dy; per px, dimensionless)
 """
 
 
@@ -161,11 +161,14 @@ class Context:
 
     Args:""" + _OFFSETS_OPTIONS_DOC + """
     Returns:
-        A numpy structured array:""" + _RESULT_DOC + """
-    Arrays are given to the device without a copy when they are uint8,
-    uint16 or float32 and C-contiguous; float64 arrays are converted to
-    float32 and non-contiguous arrays made contiguous, one copy each (for a
-    stack, one batch at a time). The GIL is released while the device works.
+        A numpy structured array.""" + _RESULT_DOC + """
+    Copies: a uint8, uint16 or float32 C-contiguous stack is uploaded from
+    its own memory, and the images of a list are handed to the library as
+    they are (it stages them); float64 arrays are converted to float32 and
+    non-contiguous arrays made contiguous, one copy each (for a stack, one
+    batch at a time); a generator's images are copied once into their
+    batch's buffer (a reader may refill one array). The GIL is released
+    while the device works.
 
     Raises:
         ArgumentError: an image is not 2-D, a dtype is not one of the four, an
