@@ -255,6 +255,28 @@ int clx_image_load(const char *path, int page, clx_image *image, clx_message *ms
 int clx_image_load_into(const char *path, int page, clx_image *dst, clx_message *msg);
 
 /*
+ * Image names, as the clxcorr command and the bindings take them: "PATH#N"
+ * names page N (0-based) of a multi-page TIFF or pattern N of an EBSD
+ * pattern file, "PATH#ROW,COL" the pattern at that point of a pattern
+ * file's scan grid (0-based), unless a file with the name's literal text
+ * exists; any other name is the whole file.
+ *
+ * clx_image_name_split gives the file's path (malloc'd: free() it), the
+ * page (-1: none named) and the scan point (-1, -1: none; row and col may
+ * be NULL). Only out of memory fails (CLX_ERR_HOST_MEMORY).
+ */
+int clx_image_name_split(const char *name, char **path, int *page, int *row, int *col);
+/*
+ * Opens the file a name names (the scan `scan` of containers that hold
+ * several; NULL: the only one) and gives the pages it stands for,
+ * *first_page to *last_page: the one page or scan point it names, else all
+ * of the file's. A page or point the file does not have is CLX_ERR_ARGUMENT
+ * (msg says what it has); *file is NULL after any failure.
+ */
+int clx_image_name_open(const char *name, const char *scan, clx_image_file **file, int *first_page, int *last_page,
+                        clx_message *msg);
+
+/*
  * Writing images: a TIFF file page by page (8/16-bit unsigned or 32-bit
  * float, uncompressed). The file is written as PATH.part and renamed to
  * PATH by clx_tiff_writer_close(..., complete = 1), so an interrupted run

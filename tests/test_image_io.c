@@ -597,6 +597,51 @@ static void test_tiff_pages(void)
     expect_fail(path, 3, CLX_ERR_ARGUMENT, "%s: page 3 is out of range (the file has 3 pages)");
 }
 
+/* Image names (clx_image_name_split, clx_image_name_open) on the three-page
+ * file test_tiff_pages wrote: PATH#N one page, PATH all of them, a page it
+ * does not have refused by name, and a file whose literal name has "#2". */
+static void test_image_names(void)
+{
+    char path[4200], name[4300];
+    clx_image_file *file = NULL;
+    clx_message msg;
+    int first = -1, last = -1;
+    path_make(path, sizeof path, "three_pages.tif");
+
+    char *split;
+    int page, row, col;
+    snprintf(name, sizeof name, "%s#12,3", path);
+    CHECK(clx_image_name_split(name, &split, &page, &row, &col) == CLX_OK && strcmp(split, path) == 0 &&
+          page == -1 && row == 12 && col == 3, "split %s: %s page %d point %d,%d", name, split, page, row, col);
+    free(split);
+
+    snprintf(name, sizeof name, "%s#1", path);
+    int rc = clx_image_name_open(name, NULL, &file, &first, &last, &msg);
+    CHECK(rc == CLX_OK && first == 1 && last == 1, "%s: %s, pages %d to %d", name, msg.text, first, last);
+    clx_image_file_close(file);
+    rc = clx_image_name_open(path, NULL, &file, &first, &last, &msg);
+    CHECK(rc == CLX_OK && first == 0 && last == 2, "%s: %s, pages %d to %d", path, msg.text, first, last);
+    clx_image_file_close(file);
+
+    snprintf(name, sizeof name, "%s#3", path);
+    char want[4400];
+    snprintf(want, sizeof want, "%s has 3 pages (from 0); page 3 does not exist", path);
+    rc = clx_image_name_open(name, NULL, &file, &first, &last, &msg);
+    CHECK(rc == CLX_ERR_ARGUMENT && file == NULL && strcmp(msg.text, want) == 0, "%s: %s \"%s\"", name,
+          clx_status_name(rc), msg.text);
+    snprintf(name, sizeof name, "%s#0,0", path);
+    rc = clx_image_name_open(name, NULL, &file, &first, &last, &msg);
+    CHECK(rc == CLX_ERR_ARGUMENT && file == NULL && strstr(msg.text, "has no scan grid"), "%s: %s", name, msg.text);
+
+    /* A literal "#2" in an existing file's name is part of its name. */
+    path_make(name, sizeof name, "literal#2");
+    struct tiff_spec one = spec_grey(8, SAMPLEFORMAT_UINT);
+    tiff_write(name, &one, 1, "w");
+    rc = clx_image_name_open(name, NULL, &file, &first, &last, &msg);
+    CHECK(rc == CLX_OK && first == 0 && last == 0, "%s: %s", name, msg.text);
+    clx_image_file_close(file);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Other formats                                                             */
 
@@ -1853,6 +1898,7 @@ int main(void)
     test_tiff_rgb_known();
     test_tiff_jpeg();
     test_tiff_pages();
+    test_image_names();
     test_png_bmp();
     test_jpeg();
     test_pnm();

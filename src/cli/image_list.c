@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "image_list.h"
 #include "report.h"
@@ -93,91 +92,17 @@ void image_list_free(struct image_list *list)
     memset(list, 0, sizeof *list);
 }
 
-/* Whether text is 1 to 8 decimal digits and nothing else. */
-static int is_index(const char *text, size_t len)
-{
-    return len > 0 && len < 9 && strspn(text, "0123456789") == len;
-}
-
-int image_entry_split(const char *entry, char **path, int *page, int *row, int *col)
-{
-    struct stat st;
-    const char *hash = strrchr(entry, '#');
-    const char *comma = hash ? strchr(hash, ',') : NULL;
-    int r = -1, c = -1, p = -1;
-    if (hash && stat(entry, &st) != 0) {
-        if (!comma && is_index(hash + 1, strlen(hash + 1)))
-            p = atoi(hash + 1);
-        else if (comma && is_index(hash + 1, (size_t)(comma - hash - 1)) && is_index(comma + 1, strlen(comma + 1))) {
-            r = atoi(hash + 1);
-            c = atoi(comma + 1);
-        }
-    }
-    *page = p;
-    if (row)
-        *row = r;
-    if (col)
-        *col = c;
-    size_t n = p >= 0 || r >= 0 ? (size_t)(hash - entry) : strlen(entry);
-    *path = malloc(n + 1);
-    if (!*path)
-        return CLX_ERR_HOST_MEMORY;
-    memcpy(*path, entry, n);
-    (*path)[n] = '\0';
-    return CLX_OK;
-}
-
-/* The page of scan point (row, col) of an open pattern file: CLX_OK, or why not in msg. */
-static int scan_point_page(clx_image_file *file, const char *path, int row, int col, int *page, clx_message *msg)
-{
-    const clx_scan_info *scan = clx_image_file_scan(file);
-    if (!scan || scan->rows < 1) {
-        snprintf(msg->text, sizeof msg->text, "%s has no scan grid: name a pattern as %s#N (from 0)", path, path);
-        return CLX_ERR_ARGUMENT;
-    }
-    if (row >= scan->rows || col >= scan->cols) {
-        snprintf(msg->text, sizeof msg->text, "%s: scan point %d,%d is outside its %d x %d grid (rows x columns, "
-                 "from 0)", path, row, col, scan->rows, scan->cols);
-        return CLX_ERR_ARGUMENT;
-    }
-    *page = row * scan->cols + col;
-    return CLX_OK;
-}
-
 /*
  * Opens the file an entry names (reading `scan` in pattern files that hold
- * several) and gives the pages it stands for: the page or scan point it
- * names, or all of them (named PATH#N in the rows when there are several).
- * *file is NULL after a failure (msg says why).
+ * several) and gives the pages it stands for (clx_image_name_open), named
+ * PATH#N in the rows when the entry stands for several.
  */
 static int entry_open(const char *entry, const char *scan, clx_image_file **file, int *first, int *last, int *named,
                       clx_message *msg)
 {
-    char *path;
-    int page, row, col;
-    *file = NULL;
-    if (image_entry_split(entry, &path, &page, &row, &col) != CLX_OK)
-        return CLX_ERR_HOST_MEMORY;
-    int status = clx_image_file_open_scan(path, scan, file, msg);
-    if (status == CLX_OK && row >= 0)
-        status = scan_point_page(*file, path, row, col, &page, msg);
-    if (status == CLX_OK) {
-        int pages = clx_image_file_pages(*file);
-        if (page >= pages) {
-            const char *what = clx_image_file_scan(*file) ? "pattern" : "page";
-            snprintf(msg->text, sizeof msg->text, "%s has %d %s%s (from 0); %s %d does not exist", path, pages, what,
-                     pages == 1 ? "" : "s", what, page);
-            status = CLX_ERR_ARGUMENT;
-        }
-        *first = page >= 0 ? page : 0;
-        *last = page >= 0 ? page : pages - 1;
-        *named = page < 0 && pages > 1;     /* an entry that names its page keeps its name */
-    }
-    if (status != CLX_OK) {
-        clx_image_file_close(*file);
-        *file = NULL;
-    }
-    free(path);
+    int status = clx_image_name_open(entry, scan, file, first, last, msg);
+    /* An entry that names its page keeps its name. */
+    *named = status == CLX_OK && *first != *last;
     return status;
 }
 
@@ -361,7 +286,7 @@ char *image_item_name(const struct image_items *items, size_t i)
 static int item_path(const struct image_items *items, size_t i, char **path)
 {
     int page;
-    return image_entry_split(items->list->entries[items->items[i].entry], path, &page, NULL, NULL);
+    return clx_image_name_split(items->list->entries[items->items[i].entry], path, &page, NULL, NULL);
 }
 
 /* An unreadable entry kept as an image (keep_unreadable): its error again. */

@@ -2,12 +2,12 @@
  * image_list.h - the images of a run, in input order: names from the
  * command line and from --list files, expanded page by page as they are read.
  *
- * An entry "PATH#N" names page N (0-based) of a multi-page TIFF or pattern
- * N of an EBSD pattern file, and "PATH#ROW,COL" the pattern at that point
- * of a pattern file's scan grid (0-based), unless a file with the entry's
- * literal name exists. An entry without them that names a file of several
- * pages stands for all of them, reported as PATH#0, PATH#1, ... (a pattern
- * file: in scan order).
+ * An entry is an image name as clx_image_name_split reads it: "PATH#N" names
+ * page N (0-based) of a multi-page TIFF or pattern N of an EBSD pattern
+ * file, and "PATH#ROW,COL" the pattern at that point of a pattern file's
+ * scan grid (0-based), unless a file with the entry's literal name exists.
+ * An entry without them that names a file of several pages stands for all
+ * of them, reported as PATH#0, PATH#1, ... (a pattern file: in scan order).
  */
 #ifndef CLX_IMAGE_LIST_H
 #define CLX_IMAGE_LIST_H
@@ -32,11 +32,6 @@ int image_list_add_args(struct image_list *list, int argc, char **argv, int firs
  * start with '#'; a line with a NUL byte is refused (CLX_ERR_FORMAT, "PATH:LINE: ..."). */
 int image_list_read(struct image_list *list, const char *path, clx_message *msg);
 void image_list_free(struct image_list *list);
-
-/* Splits an entry into a path and a page (-1: all pages, or a scan point),
- * and "#ROW,COL"'s scan point (-1, -1: none; row and col may be NULL).
- * *path is malloc'd. */
-int image_entry_split(const char *entry, char **path, int *page, int *row, int *col);
 
 /* Loads one image named by an entry (the scan `scan` of pattern files that
  * hold several); a multi-page file needs "#N" (a pattern file: or "#ROW,COL"). */

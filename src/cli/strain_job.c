@@ -41,7 +41,7 @@ static void reference_pattern_read(const char *entry, const char *scan_name, str
     clx_message msg;
     memset(rp, 0, sizeof *rp);
     rp->row = rp->col = -1;
-    if (image_entry_split(entry, &path, &page, &row, &col) != CLX_OK || !path)
+    if (clx_image_name_split(entry, &path, &page, &row, &col) != CLX_OK || !path)
         return;
     if (clx_image_file_open_scan(path, scan_name, &f, &msg) == CLX_OK && clx_image_file_scan(f)) {
         const clx_scan_info *s = clx_image_file_scan(f);

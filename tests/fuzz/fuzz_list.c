@@ -117,13 +117,13 @@ static int digits_only(const char *s, size_t len)
 }
 
 /* "PATH#N" names page N of PATH and "PATH#ROW,COL" a scan point, unless a
- * file has that literal name (image_list.h). */
+ * file has that literal name (clx_image_name_split, clxcorr.h). */
 static void split_check(const char *entry)
 {
     char *path;
     int page, row, col;
-    if (image_entry_split(entry, &path, &page, &row, &col) != CLX_OK)
-        fuzz_fail("image_entry_split: out of memory");
+    if (clx_image_name_split(entry, &path, &page, &row, &col) != CLX_OK)
+        fuzz_fail("clx_image_name_split: out of memory");
     const char *hash = strrchr(entry, '#');
     const char *comma = hash ? strchr(hash, ',') : NULL;
     int literal = access(entry, F_OK) == 0;
@@ -154,8 +154,8 @@ static const struct known_file *entry_model(const char *entry, int *first, int *
 {
     char *path;
     int page, row, col;
-    if (image_entry_split(entry, &path, &page, &row, &col) != CLX_OK)
-        fuzz_fail("image_entry_split: out of memory");
+    if (clx_image_name_split(entry, &path, &page, &row, &col) != CLX_OK)
+        fuzz_fail("clx_image_name_split: out of memory");
     const struct known_file *k = known_find(path);
     free(path);
     /* The known files are TIFFs: a scan point names none of their pages. */

@@ -17,7 +17,7 @@ static char *dir_output_path(const char *dir, const char *entry)
 {
     char *path;
     int page;
-    if (image_entry_split(entry, &path, &page, NULL, NULL) != CLX_OK)
+    if (clx_image_name_split(entry, &path, &page, NULL, NULL) != CLX_OK)
         return NULL;
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
     const char *dot = strrchr(base, '.');
@@ -60,7 +60,7 @@ static struct file_id *input_ids(const struct image_list *inputs, size_t *n)
         struct stat st;
         char *path;
         int page;
-        if (image_entry_split(inputs->entries[i], &path, &page, NULL, NULL) != CLX_OK)
+        if (clx_image_name_split(inputs->entries[i], &path, &page, NULL, NULL) != CLX_OK)
             continue;
         if (stat(path, &st) == 0)
             ids[(*n)++] = (struct file_id){ st.st_dev, st.st_ino, i };
