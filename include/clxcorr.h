@@ -782,6 +782,10 @@ typedef struct clx_stream_options {
     /* If not NULL, one entry per device, filled in by the run: the images
      * each device correlated. */
     size_t *device_images;
+    /* With a plan made for pairs (plan options.pairs): loads item `index`'s
+     * reference, as `load` loads its image (a loader thread calls both for
+     * one item). NULL otherwise. */
+    clx_stream_load_fn load_reference;
     /* Polled (may be NULL) by the loader threads before each image: a
      * non-zero return stops the run as a failure would, with
      * CLX_ERR_CANCELLED, after delivering every image before the one not

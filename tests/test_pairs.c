@@ -10,6 +10,7 @@
  *   - the accurate mode's offsets are the truth's within 0.01 px: each
  *     pair is one texture moved by a_i (reference) and by a_i + d_i
  *     (image), so the offset is d_i;
+ *   - a stream of pairs (clx_stream_options.load_reference) gives the same;
  *   - the wrong pushes and options are refused: clx_plan_push on a pairs
  *     plan and clx_plan_push_pairs on another (CLX_ERR_STATE), pairs with
  *     the correlation refinement or window-offset passes
@@ -149,6 +150,60 @@ static void check_mode(clx_context *ctx, const struct pairs *p, const clx_region
         }
 }
 
+/* The stream: each item's reference and image from the callbacks. */
+struct stream_data {
+    const struct pairs *p;
+    clx_result *out;
+};
+
+static int load_ref(void *user, size_t i, clx_image *staged, clx_message *msg)
+{
+    const struct stream_data *d = user;
+    return clx_image_copy_to(&d->p->refs[i], staged, msg);
+}
+
+static int load_image(void *user, size_t i, clx_image *staged, clx_message *msg)
+{
+    const struct stream_data *d = user;
+    return clx_image_copy_to(&d->p->images[i], staged, msg);
+}
+
+static int deliver(void *user, size_t i, const clx_result *results, size_t n, clx_message *msg)
+{
+    const struct stream_data *d = user;
+    memcpy(d->out + i * n, results, sizeof *results * n);
+    return CLX_OK;
+}
+
+static void check_stream(clx_context *ctx, const struct pairs *p, const clx_region *regions)
+{
+    clx_plan_options opt;
+    clx_stream_options so;
+    clx_result alone[NPAIRS * NWIN], streamed[NPAIRS * NWIN];
+    clx_plan_options_init(&opt);
+    if (run_alone(ctx, p, regions, opt, alone) != 0)
+        return;
+    opt.pairs = 1;
+    opt.batch = 2;
+    clx_stream_options_init(&so);
+    so.lanes = 2;
+    so.load_reference = load_ref;
+    struct stream_data d = { p, streamed };
+    size_t delivered = 0;
+    int status = clx_stream_run(ctx, &p->refs[0], regions, NWIN, &opt, &so, NPAIRS, load_image, deliver, &d,
+                                &delivered);
+    CHECK(status == CLX_OK && delivered == NPAIRS, "stream of pairs: %s", clx_context_message(ctx));
+    double worst = 0;
+    for (int t = 0; status == CLX_OK && t < NPAIRS * NWIN; t++)
+        worst = fmax(worst, fmax(fabs(streamed[t].dx - alone[t].dx), fabs(streamed[t].dy - alone[t].dy)));
+    CHECK(worst <= 1e-5, "stream of pairs: %.3g px from each pair alone", worst);
+    printf("  stream of pairs (2 lanes, batches of 2): within %.2g px of each pair alone\n", worst);
+    /* A stream of pairs needs its references' loader, and only it. */
+    so.load_reference = NULL;
+    CHECK(clx_stream_run(ctx, &p->refs[0], regions, NWIN, &opt, &so, NPAIRS, load_image, deliver, &d, NULL) ==
+              CLX_ERR_ARGUMENT, "a stream of pairs without load_reference");
+}
+
 static void check_refusals(clx_context *ctx, const struct pairs *p, const clx_region *regions)
 {
     clx_plan_options opt;
@@ -196,6 +251,7 @@ int main(void)
     make_pairs(&p);
     check_mode(ctx, &p, regions, CLX_MODE_SEED);
     check_mode(ctx, &p, regions, CLX_MODE_ACCURATE);
+    check_stream(ctx, &p, regions);
     check_refusals(ctx, &p, regions);
     for (int i = 0; i < NPAIRS; i++) {
         clx_image_free(&p.refs[i]);

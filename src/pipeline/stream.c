@@ -22,6 +22,11 @@
  * lanes finish sooner frees its slots sooner and is given more batches: the
  * shared queue is drained by every device at its own speed.
  *
+ * With pairs (plan options.pairs), each item is an image and its own
+ * reference: a slot holds the batch's references beside its images, the
+ * loader fills both, and the lane pushes them together
+ * (clx_plan_push_pair_pixels).
+ *
  * A failure (an image that does not load, a lane's device error, a delivery
  * the caller refuses) sets `limit`, the first image not to deliver: loaders
  * claim nothing from there on, lanes push only the images before it, and
@@ -65,6 +70,7 @@ struct slot {
     int taken, done;            /* a lane took it; its results are in (or the lane failed) */
     size_t processed;           /* images the lane correlated */
     struct pinned pixels;       /* its device's batch x image, in the stream's pixel type */
+    struct pinned references;   /* with pairs: the images' references, likewise */
     clx_result *results;
 };
 
@@ -85,6 +91,7 @@ struct stream {
     clx_pixel_type type;
     size_t image_bytes;
     clx_stream_load_fn load;
+    clx_stream_load_fn load_reference;  /* pairs: each item's reference; NULL: one reference */
     int (*cancelled)(void *user);
     int (*finish)(void *user, size_t index, const clx_result *results, size_t nregions, clx_message *msg);
     void *user;
@@ -254,9 +261,15 @@ static void *loader_main(void *arg)
         img.width = s->width;
         img.height = s->height;
         img.type = s->type;
-        img.pixels = (char *)sl->pixels.host + (i - sl->first) * s->image_bytes;
         msg_clear(&msg);
-        int status = s->load(s->user, i, &img, &msg);
+        int status = CLX_OK;
+        if (s->load_reference) {
+            img.pixels = (char *)sl->references.host + (i - sl->first) * s->image_bytes;
+            status = s->load_reference(s->user, i, &img, &msg);
+        }
+        img.pixels = (char *)sl->pixels.host + (i - sl->first) * s->image_bytes;
+        if (status == CLX_OK)
+            status = s->load(s->user, i, &img, &msg);
 
         pthread_mutex_lock(&s->lock);
         if (status != CLX_OK)
@@ -330,7 +343,9 @@ static void *lane_main(void *arg)
         clx_message msg;
         msg_clear(&msg);
         if (n > 0) {
-            status = clx_plan_push_pixels(lane->plan, sl->pixels.host, s->type, n);
+            status = s->load_reference
+                         ? clx_plan_push_pair_pixels(lane->plan, sl->references.host, sl->pixels.host, s->type, n)
+                         : clx_plan_push_pixels(lane->plan, sl->pixels.host, s->type, n);
             if (status == CLX_OK)
                 status = clx_plan_read(lane->plan, sl->results, n * s->nregions);
             if (status != CLX_OK)
@@ -435,6 +450,9 @@ static int slots_create(struct stream *s)
             struct slot *sl = &s->slots[k];
             sl->device = (int)d;
             int status = ctx_pinned_alloc(dev->ctx, s->image_bytes * dev->batch, &sl->pixels, "images in flight");
+            if (status == CLX_OK && s->load_reference)
+                status = ctx_pinned_alloc(dev->ctx, s->image_bytes * dev->batch, &sl->references,
+                                          "references in flight");
             if (status != CLX_OK)
                 return ctx_fail(s->devices[0].ctx, status, "%s", clx_context_message(dev->ctx));
             sl->results = malloc(sizeof *sl->results * dev->batch * s->nregions);
@@ -449,6 +467,7 @@ static void slots_free(struct stream *s)
 {
     for (size_t k = 0; s->slots && k < s->nslots; k++) {
         ctx_pinned_free(s->devices[s->slots[k].device].ctx, &s->slots[k].pixels);
+        ctx_pinned_free(s->devices[s->slots[k].device].ctx, &s->slots[k].references);
         free(s->slots[k].results);
     }
     free(s->slots);
@@ -538,8 +557,8 @@ static void stream_work(struct stream *s, struct lane *lanes, int nlanes, int nl
 
 /* The arguments clx_stream_run_devices refuses before it starts anything. */
 static int check_arguments(clx_context *const *contexts, size_t ndevices, const clx_image *reference,
-                           const clx_region *regions, const clx_stream_options *sopt, int nloaders,
-                           clx_stream_load_fn load, clx_stream_deliver_fn deliver)
+                           const clx_region *regions, const clx_plan_options *popt, const clx_stream_options *sopt,
+                           int nloaders, clx_stream_load_fn load, clx_stream_deliver_fn deliver)
 {
     int status;
     if (!contexts || ndevices == 0)
@@ -553,6 +572,9 @@ static int check_arguments(clx_context *const *contexts, size_t ndevices, const 
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "clx_stream_run: NULL argument");
     if (ndevices > MAX_DEVICES)
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "%zu devices: at most %d", ndevices, MAX_DEVICES);
+    if (!sopt->load_reference != !popt->pairs)
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, popt->pairs ? "a stream of pairs needs load_reference"
+                                                           : "load_reference is for plans made with pairs");
     if (sopt->lanes > MAX_LANES || nloaders > MAX_LOADERS)
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "%d lanes and %d loader threads: at most %d and %d", sopt->lanes,
                         nloaders, MAX_LANES, MAX_LOADERS);
@@ -573,6 +595,7 @@ static int stream_init(struct stream *s, size_t ndevices, const clx_image *refer
     s->type = reference->type == CLX_PIXEL_F32 ? CLX_PIXEL_F32 : CLX_PIXEL_U16;
     s->image_bytes = (size_t)s->width * s->height * clx_pixel_size(s->type);
     s->load = load;
+    s->load_reference = sopt->load_reference;
     s->cancelled = sopt->cancelled;
     s->finish = sopt->finish;
     s->user = user;
@@ -685,7 +708,8 @@ int clx_stream_run_devices(clx_context *const *contexts, size_t ndevices, const 
     int nloaders = sopt->loaders > 0 ? sopt->loaders : default_loaders();
     if (delivered_out)
         *delivered_out = 0;
-    if ((status = check_arguments(contexts, ndevices, reference, regions, sopt, nloaders, load, deliver)) != CLX_OK)
+    if ((status = check_arguments(contexts, ndevices, reference, regions, popt, sopt, nloaders, load, deliver)) !=
+        CLX_OK)
         return status;
     if (sopt->device_images)
         memset(sopt->device_images, 0, sizeof *sopt->device_images * ndevices);
