@@ -33,7 +33,7 @@ static const char *format_rows(const struct row_format *f, const char *name)
 {
     static char out[8192];
     struct csv_text t = { 0 };
-    int status = row_format_image(f, &t, name, NULL, regions, 3, results);
+    int status = row_format_image(f, &t, name, NULL, NULL, regions, 3, results);
     CHECK(status == CLX_OK && t.rows == 3, "row_format_image: status %d, %zu rows", status, t.rows);
     snprintf(out, sizeof out, "%.*s", (int)t.len, t.text ? t.text : "");
     csv_text_free(&t);
@@ -169,7 +169,7 @@ static void check_columns_and_formats(void)
     nan_result.zncc = INFINITY;
     struct csv_text t = { 0 };
     row_format_set_columns(&f, "dx,dy,zncc", 1, &msg);
-    CHECK(row_format_image(&f, &t, "n.tif", NULL, regions, 1, &nan_result) == CLX_OK && t.len > 0 &&
+    CHECK(row_format_image(&f, &t, "n.tif", NULL, NULL, regions, 1, &nan_result) == CLX_OK && t.len > 0 &&
               strncmp(t.text, "{\"dx\":null,\"dy\":5.689843,\"zncc\":null}\n", t.len) == 0,
           "NaN and infinity: %.*s", (int)t.len, t.text);
     csv_text_free(&t);

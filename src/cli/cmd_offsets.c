@@ -15,6 +15,7 @@
 static const char offsets_help[] =
     "Usage: clxcorr offsets [OPTIONS] REFERENCE IMAGE...\n"
     "       clxcorr offsets [OPTIONS] --list FILE REFERENCE [IMAGE...]\n"
+    "       clxcorr offsets [OPTIONS] --reference pairs A1 B1 [A2 B2 ...]\n"
     "\n"
     "Measure how windows of each IMAGE moved relative to the same windows of\n"
     "REFERENCE: one CSV row per image and window, in input order.\n"
@@ -36,6 +37,14 @@ static const char offsets_help[] =
     "      --skip-bad       an image that cannot be read (missing, corrupt, another\n"
     "                       size) is a warning and rows flagged 64 with nan\n"
     "                       offsets, not the end of the run\n"
+    "      --reference S    what each image is measured against: first (default: the\n"
+    "                       REFERENCE argument), previous (the image before it, the\n"
+    "                       first against REFERENCE; columns total_dx,total_dy sum\n"
+    "                       the offsets along the sequence) or pairs (no REFERENCE:\n"
+    "                       the images two by two, frame A then frame B, from the\n"
+    "                       arguments or --list lines, a line 'A B' giving both);\n"
+    "                       rows then carry a reference column. Each image's own\n"
+    "                       reference is prepared on the device with its batch\n"
     "      --scan NAME      the scan to read in EBSD pattern files that hold several\n"
     "                       (an HDF5 container's top-level group, e.g. 'Scan 1');\n"
     "                       without it a file of several scans is refused\n"
@@ -221,6 +230,7 @@ static const struct option offsets_table[] = {
     OPTION_LIST,
     OPTION_SCAN,
     OPTIONS_RUN_IMAGES,
+    { "reference", required_argument, NULL, OPT_PAIRING },
     OPTION_MODE,
     OPTION_METHOD,
     OPTION_MAX_SHIFT,
@@ -244,10 +254,24 @@ static const struct option offsets_table[] = {
     OPTIONS_END
 };
 
+/* --reference's value: first, previous or pairs. */
+static int parse_pairing(const char *text, enum offsets_pairing *out)
+{
+    static const char *const names[] = { "first", "previous", "pairs" };
+    for (int i = 0; i < 3; i++)
+        if (strcmp(text, names[i]) == 0) {
+            *out = (enum offsets_pairing)i;
+            return 0;
+        }
+    report_error("--reference: unknown scheme '%s' (first, previous or pairs)", text);
+    return -1;
+}
+
 int offsets_take(void *own, int c, const char *value)
 {
     struct offsets_args *a = own;
     switch (c) {
+    case OPT_PAIRING: return option_taken(parse_pairing(value, &a->pairing));
     case 'j': return option_taken(parse_int(value, "--threads", 1, 32, &a->stream.loaders));
     case OPT_LANES: return option_taken(parse_int(value, "--lanes", 1, 16, &a->stream.lanes));
     case OPT_SHARD:
@@ -262,6 +286,35 @@ int offsets_take(void *own, int c, const char *value)
 }
 
 static const struct command_options offsets_options = { "offsets", offsets_help, offsets_table, offsets_take };
+
+/*
+ * --reference previous or pairs: what they do not combine with. A shard or
+ * a resumed run would cut a sequence's totals; the HDF5 file and the
+ * remapping keep one reference's columns.
+ */
+static int pairing_check(const struct offsets_args *a)
+{
+    const char *scheme = a->pairing == PAIRING_PAIRS ? "pairs" : "previous";
+    if (a->pairing == PAIRING_FIRST)
+        return 0;
+    const char *other = a->shard_count ? "--shard" : a->resume ? "--resume" : a->quiver ? "--quiver"
+                        : a->out.format && strcmp(a->out.format, "h5") == 0 ? "--format h5" : NULL;
+    if (other) {
+        report_error("--reference %s does not combine with %s", scheme, other);
+        return -1;
+    }
+    const clx_plan_options *p = &a->mode.plan;
+    if (p->mode == CLX_MODE_ACCURATE && p->refine > 0 && p->refiner != CLX_REFINER_ICGN) {
+        report_error("--reference %s refines by IC-GN (the default), not by --refine %s", scheme,
+                     clx_refiner_name(p->refiner));
+        return -1;
+    }
+    if (p->passes > 1) {
+        report_error("--reference %s takes one correlation pass before IC-GN, not --passes %d", scheme, p->passes);
+        return -1;
+    }
+    return 0;
+}
 
 /* --format h5 writes a file, whole at the end of the run. */
 static int h5_format_check(const struct offsets_args *a)
@@ -288,6 +341,8 @@ static int format_resolve(struct offsets_args *a)
 {
     clx_message msg;
     unsigned groups = row_groups_of(&a->mode.plan);
+    if (a->pairing != PAIRING_FIRST)
+        groups |= ROW_GROUP_PAIRS | (a->pairing == PAIRING_PREVIOUS ? ROW_GROUP_TOTALS : 0);
     if (a->strain)
         row_format_init_strain(&a->format);
     else
@@ -313,16 +368,26 @@ int offsets_parse_args(const struct command_options *command, int argc, char **a
     int parsed = options_parse(command, &values, argc, argv);
     if (parsed != 0)
         return parsed;
+    if (a->pairing == PAIRING_PAIRS) {
+        /* Every image argument is a pair's; the first pair's first image
+         * sizes the run (pairing_check). */
+        a->mode.plan.pairs = 1;
+        if (window_options_check(&a->win, 1) || mode_options_check(&a->mode) || pairing_check(a) ||
+            format_resolve(a))
+            return -1;
+        return image_options_add_args(&a->img, argc, argv, optind, ": name the pairs' images or use --list FILE");
+    }
     if (optind >= argc) {
         report_error("no reference image given (usage: clxcorr %s [OPTIONS] REFERENCE IMAGE...)", command->name);
         return -1;
     }
     a->reference = argv[optind++];
+    a->mode.plan.pairs = a->pairing == PAIRING_PREVIOUS;
     if (a->resume && (!a->out.path || strcmp(a->out.path, "-") == 0)) {
         report_error("--resume continues the output FILE of an earlier run: give it with -o FILE");
         return -1;
     }
-    if (window_options_check(&a->win, 1) || mode_options_check(&a->mode) || format_resolve(a))
+    if (window_options_check(&a->win, 1) || mode_options_check(&a->mode) || pairing_check(a) || format_resolve(a))
         return -1;
     return image_options_add_args(&a->img, argc, argv, optind, ": name them after the reference or use --list FILE");
 }

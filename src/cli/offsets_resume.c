@@ -65,8 +65,8 @@ static int resume_starts_fill(struct offsets_run *r, size_t i)
     if (r->format->strain)
         ok = ok && strain_rows_twice(r, name, at, &a, &b);
     else
-        ok = ok && row_format_image(r->format, &a, name, at, r->regions, n, one) == CLX_OK &&
-             row_format_image(r->format, &b, name, at, r->regions, n, two) == CLX_OK;
+        ok = ok && row_format_image(r->format, &a, name, at, NULL, r->regions, n, one) == CLX_OK &&
+             row_format_image(r->format, &b, name, at, NULL, r->regions, n, two) == CLX_OK;
     /* Row by row: the common prefix of the two renderings. */
     const char *pa = a.text, *pb = b.text;
     for (size_t w = 0; ok && w < n; w++) {

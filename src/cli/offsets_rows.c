@@ -118,26 +118,54 @@ static int strain_row_format(struct offsets_run *r, size_t j, const clx_result *
     return status;
 }
 
-/* A lane's thread, as soon as image j's results are in: its rows as text. */
+/* Image j's rows as text: its name, its own reference's (pairs and
+ * sequences), a sequence's totals, then the results. */
+static int image_rows_format(struct offsets_run *r, size_t j, const clx_result *results, size_t nregions,
+                             clx_message *msg)
+{
+    size_t item = offsets_item_index(r, j), ref_item = offsets_reference_item(r, j);
+    struct row_scan_point point;
+    char *name = image_item_name(&r->items, item);
+    char *ref_name = ref_item != SIZE_MAX ? image_item_name(&r->items, ref_item) : NULL;
+    struct row_extras extras = { ref_name ? ref_name : r->reference, r->total_dx, r->total_dy };
+    if (r->unreadable && r->unreadable[j])
+        results = r->unreadable_results;
+    int status = name && (ref_item == SIZE_MAX || ref_name)
+                     ? row_format_image(r->format, &r->ring[j % r->ring_size], name,
+                                        offsets_scan_point(r, item, &point), &extras, r->regions, nregions, results)
+                     : CLX_ERR_HOST_MEMORY;
+    free(name);
+    free(ref_name);
+    if (status != CLX_OK)
+        snprintf(msg->text, sizeof msg->text, "out of memory");
+    return status;
+}
+
+/* A lane's thread, as soon as image j's results are in: its rows as text.
+ * A sequence's rows wait for the writer, which knows the totals so far. */
 int offsets_rows_format(void *user, size_t j, const clx_result *results, size_t nregions, clx_message *msg)
 {
     struct offsets_run *r = user;
     if (r->strain)
         return strain_row_format(r, j, results, msg);
-    if (r->h5)
+    if (r->h5 || r->pairing == PAIRING_PREVIOUS)
         return CLX_OK;
-    size_t item = offsets_item_index(r, j);
-    struct row_scan_point point;
-    char *name = image_item_name(&r->items, item);
-    if (r->unreadable && r->unreadable[j])
-        results = r->unreadable_results;
-    int status = name ? row_format_image(r->format, &r->ring[j % r->ring_size], name,
-                                         offsets_scan_point(r, item, &point), r->regions, nregions, results)
-                      : CLX_ERR_HOST_MEMORY;
-    free(name);
-    if (status != CLX_OK)
-        snprintf(msg->text, sizeof msg->text, "out of memory");
-    return status;
+    return image_rows_format(r, j, results, nregions, msg);
+}
+
+/* A sequence (--reference previous), in input order: each window's
+ * displacement summed over the images so far, then image j's rows. An
+ * image with no offset (nan) leaves the sums as they were. */
+static int sequence_rows_format(struct offsets_run *r, size_t j, const clx_result *results, size_t nregions,
+                                clx_message *msg)
+{
+    for (size_t w = 0; w < nregions; w++) {
+        if (!isnan(results[w].dx))
+            r->total_dx[w] += results[w].dx;
+        if (!isnan(results[w].dy))
+            r->total_dy[w] += results[w].dy;
+    }
+    return image_rows_format(r, j, results, nregions, msg);
 }
 
 /* Image j's results into the HDF5 file's columns. */
@@ -164,6 +192,11 @@ int offsets_rows_write(void *user, size_t j, const clx_result *results, size_t n
     struct offsets_run *r = user;
     const struct csv_text *rows = &r->ring[j % r->ring_size];
     int unreadable = r->unreadable && r->unreadable[j];
+    int status;
+    if (r->pairing == PAIRING_PREVIOUS &&
+        (status = sequence_rows_format(r, j, unreadable ? r->unreadable_results : results, nregions, msg)) !=
+            CLX_OK)
+        return status;
     if (r->drawing && !unreadable)
         quiver_mean_add_results(&r->mean, results);
     if (r->h5)

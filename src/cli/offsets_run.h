@@ -20,6 +20,7 @@
 #define CLX_OFFSETS_RUN_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "clxcorr.h"
 #include "image_list.h"
 #include "mpi_ranks.h"
@@ -37,6 +38,13 @@
  * the run names it without including it (the files that use it do). */
 struct strain_remap;
 
+/* What each image is measured against (--reference). */
+enum offsets_pairing {
+    PAIRING_FIRST,               /* the REFERENCE argument, for every image */
+    PAIRING_PREVIOUS,            /* the image before it (the first: REFERENCE) */
+    PAIRING_PAIRS                /* images two by two: the first of a pair is the second's reference */
+};
+
 /* The command line (cmd_offsets.c). */
 struct offsets_args {
     struct window_options win;
@@ -52,7 +60,8 @@ struct offsets_args {
     const char *shard_text;      /* --shard as given */
     int shard_index, shard_count;    /* --shard K/N; 0: the whole list */
     clx_stream_options stream;
-    const char *reference;
+    const char *reference;       /* NULL with --reference pairs: the first pair's first image sizes the run */
+    enum offsets_pairing pairing;    /* --reference */
     struct strain_options *strain;   /* `clxcorr strain`: its options; NULL for offsets */
 };
 
@@ -67,6 +76,8 @@ struct offsets_run {
     size_t nregions;
     struct image_items items;
     const clx_scan_info *scan;   /* the one pattern file's scan all images come from, or NULL */
+    enum offsets_pairing pairing;
+    double *total_dx, *total_dy; /* PAIRING_PREVIOUS: each window's displacement summed so far */
     /* This process's images: index j is items[first + (mpi ? split's j-th : j)]. */
     size_t first;                /* --shard: the shard's first image */
     size_t count;                /* the shard's images (all ranks together) */
@@ -128,7 +139,17 @@ static inline size_t offsets_run_index(const struct offsets_run *r, size_t j)
 
 static inline size_t offsets_item_index(const struct offsets_run *r, size_t j)
 {
-    return r->first + offsets_run_index(r, j);
+    size_t k = r->first + offsets_run_index(r, j);
+    return r->pairing == PAIRING_PAIRS ? 2 * k + 1 : k;
+}
+
+/* The item that is image j's reference; SIZE_MAX: the REFERENCE argument. */
+static inline size_t offsets_reference_item(const struct offsets_run *r, size_t j)
+{
+    size_t k = r->first + offsets_run_index(r, j);
+    if (r->pairing == PAIRING_PAIRS)
+        return 2 * k;
+    return r->pairing == PAIRING_PREVIOUS && k > 0 ? k - 1 : SIZE_MAX;
 }
 
 /* ---- cmd_offsets.c ---- */
@@ -136,7 +157,7 @@ static inline size_t offsets_item_index(const struct offsets_run *r, size_t j)
 /* The options of a run that offsets and strain share, beside options.h's
  * groups (offsets_take takes them; a command numbers its own from
  * OPT_RUN_OWN). */
-enum { OPT_LANES = OPT_OWN, OPT_SHARD, OPT_META, OPT_RESUME, OPT_SKIP_BAD, OPT_QUIVER, OPT_RUN_OWN };
+enum { OPT_LANES = OPT_OWN, OPT_SHARD, OPT_META, OPT_RESUME, OPT_SKIP_BAD, OPT_QUIVER, OPT_PAIRING, OPT_RUN_OWN };
 #define OPTIONS_RUN_IMAGES { "shard", required_argument, NULL, OPT_SHARD }, \
     { "skip-bad", no_argument, NULL, OPT_SKIP_BAD }
 #define OPTIONS_RUN_BATCHES { "threads", required_argument, NULL, 'j' }, \

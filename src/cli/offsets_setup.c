@@ -9,21 +9,60 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "device_open.h"
 #include "offsets_run.h"
 #include "strain_remap.h"
 
-/* The image list (--list read now), and the reference. */
+/*
+ * --reference pairs: a list line "A B" (a line that names no file but two
+ * names split at its last run of blanks) is two entries, the pair's.
+ */
+static int pairs_lines_split(struct image_list *list)
+{
+    struct image_list split = { NULL, 0, 0, list->scan };
+    for (size_t i = 0; i < list->count; i++) {
+        char *e = list->entries[i];
+        size_t n = strlen(e), cut = n;
+        while (cut > 0 && e[cut - 1] != ' ' && e[cut - 1] != '\t')
+            cut--;
+        size_t end = cut;
+        while (end > 0 && (e[end - 1] == ' ' || e[end - 1] == '\t'))
+            end--;
+        int two = cut > 0 && cut < n && end > 0 && access(e, F_OK) != 0;
+        char *first = two ? strndup(e, end) : NULL;
+        int status = two ? (first ? image_list_add(&split, first) : -1) : image_list_add(&split, e);
+        if (status == 0 && two)
+            status = image_list_add(&split, e + cut);
+        free(first);
+        if (status != 0) {
+            image_list_free(&split);
+            report_error("out of memory");
+            return -1;
+        }
+    }
+    image_list_free(list);
+    *list = split;
+    return 0;
+}
+
+/* The image list (--list read now), and the reference: the REFERENCE
+ * argument, or with --reference pairs the first pair's first image, which
+ * gives the run its size. */
 static int inputs_load(struct offsets_args *a, struct offsets_run *r)
 {
     clx_message msg;
     if (image_options_read_list(&a->img) != 0)
         return -1;
+    if (a->pairing == PAIRING_PAIRS && pairs_lines_split(&a->img.images) != 0)
+        return -1;
     if (a->img.images.count == 0) {
         report_error("no images to process: %s lists none", a->img.list_path);
         return -1;
     }
+    if (a->pairing == PAIRING_PAIRS)
+        a->reference = a->img.images.entries[0];
     if (image_entry_load_single(a->reference, a->img.images.scan, &r->ref, &msg) != CLX_OK) {
         report_error("reference: %s", msg.text);
         return -1;
@@ -94,6 +133,25 @@ static int images_select(const struct offsets_args *a, struct offsets_run *r)
     }
     r->first = 0;
     r->count = r->items.count;
+    r->pairing = a->pairing;
+    if (a->pairing == PAIRING_PAIRS) {
+        if (r->items.count % 2 != 0) {
+            report_error("--reference pairs takes the images two by two (frame A, frame B): %zu is an odd number"
+                         "%s", r->items.count, r->items.status != CLX_OK ? " (the list stops at a bad entry)" : "");
+            return -1;
+        }
+        r->count = r->items.count / 2;
+    }
+    if (a->pairing != PAIRING_FIRST && r->mpi) {
+        report_error("--reference %s runs in one process: not under mpirun",
+                     a->pairing == PAIRING_PAIRS ? "pairs" : "previous");
+        return -1;
+    }
+    if (a->pairing == PAIRING_PREVIOUS && (!(r->total_dx = calloc(r->nregions, sizeof *r->total_dx)) ||
+                                           !(r->total_dy = calloc(r->nregions, sizeof *r->total_dy)))) {
+        report_error("out of memory");
+        return -1;
+    }
     if (a->shard_count && shard_select(a, r) != 0)
         return -1;
     r->local_count = r->count;
@@ -231,11 +289,13 @@ static void meta_setup(const struct offsets_args *a, struct offsets_run *r)
 
 int offsets_setup(struct offsets_args *a, struct offsets_run *r)
 {
-    r->reference = a->reference;
     r->output = a->out.path;
     r->format = &a->format;
     r->explain = a->mode.explain;
-    if (inputs_load(a, r) != 0 || windows_load(a, r) != 0 || images_select(a, r) != 0 || scan_setup(a, r) != 0 ||
+    if (inputs_load(a, r) != 0)
+        return -1;
+    r->reference = a->reference;
+    if (windows_load(a, r) != 0 || images_select(a, r) != 0 || scan_setup(a, r) != 0 ||
         strain_setup(a, r) != 0 || quiver_setup(a, r) != 0 || resume_setup(a, r) != 0)
         return -1;
     /* A process without images (an empty shard, a rank beyond the chunks) needs no device. */
@@ -267,6 +327,8 @@ void offsets_run_free(struct offsets_run *r)
     free(r->device_images);
     free(r->unreadable);
     free(r->unreadable_results);
+    free(r->total_dx);
+    free(r->total_dy);
     if (r->drawing)
         quiver_mean_free(&r->mean);
     for (size_t w = 0; r->resume_starts && w < offsets_rows_per_image(r); w++)

@@ -26,10 +26,9 @@ static int image_skip(struct offsets_run *r, size_t j, clx_image *staged, const 
     return CLX_OK;
 }
 
-/* Image j into the staging memory; an error names the file and the problem. */
-static int image_load_checked(struct offsets_run *r, size_t j, clx_image *staged, clx_message *msg)
+/* Item i into the staging memory; an error names the file and the problem. */
+static int item_load_checked(struct offsets_run *r, size_t i, clx_image *staged, clx_message *msg)
 {
-    size_t i = offsets_item_index(r, j);
     int status = image_item_load_into(&r->items, i, staged, msg);
     if (status != CLX_ERR_SIZE && status != CLX_ERR_FORMAT)
         return status;
@@ -61,10 +60,23 @@ static int image_load_checked(struct offsets_run *r, size_t j, clx_image *staged
 static int image_load_staged(void *user, size_t j, clx_image *staged, clx_message *msg)
 {
     struct offsets_run *r = user;
-    int status = r->remap ? strain_remap_load(r, j, staged, msg) : image_load_checked(r, j, staged, msg);
+    int status = r->remap ? strain_remap_load(r, j, staged, msg)
+                          : item_load_checked(r, offsets_item_index(r, j), staged, msg);
     if (status != CLX_OK && status != CLX_ERR_HOST_MEMORY && r->skip_bad)
         return image_skip(r, j, staged, msg);
     return status;
+}
+
+/* --reference previous or pairs: image j's own reference, an item of the
+ * list or the REFERENCE argument. One that cannot be read stops the run
+ * (--skip-bad skips images, not the references the next image needs). */
+static int reference_load_staged(void *user, size_t j, clx_image *staged, clx_message *msg)
+{
+    struct offsets_run *r = user;
+    size_t ref_item = offsets_reference_item(r, j);
+    if (ref_item == SIZE_MAX)
+        return clx_image_copy_to(&r->ref, staged, msg);
+    return item_load_checked(r, ref_item, staged, msg);
 }
 
 /*
@@ -188,6 +200,7 @@ enum offsets_stream_end offsets_stream(struct offsets_run *r, const clx_plan_opt
     so.progress = progress_show;
     so.device_images = r->device_images;
     so.cancelled = run_cancelled;
+    so.load_reference = r->pairing != PAIRING_FIRST ? reference_load_staged : NULL;
 
     /* The images before an entry that cannot be opened still get their rows. */
     progress_start(&r->progress, r->count);

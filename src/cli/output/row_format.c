@@ -10,7 +10,8 @@
 #include "output/row_format.h"
 
 static const char *const column_names[ROW_COLUMN_COUNT] = {
-    "image", "region", "x", "y", "dx", "dy", "peak", "flags", "zncc", "peak_ratio", "iterations",
+    "image", "reference", "region", "x", "y", "dx", "dy", "total_dx", "total_dy", "peak", "flags", "zncc",
+    "peak_ratio", "iterations",
     "znssd", "sigma_dx", "sigma_dy", "dudx", "dudy", "dvdx", "dvdy", "scan_row", "scan_col", "scan_x", "scan_y",
     "e11", "e12", "e13", "e22", "e23", "e33", "w1", "w2", "w3", "residual", "windows", "flags",
 };
@@ -30,6 +31,10 @@ static int in_family(enum row_column c, int strain)
 /* The group of an offsets column beyond seed mode's (0: seed mode's own). */
 static unsigned group_of(enum row_column c)
 {
+    if (c == ROW_COLUMN_REFERENCE)
+        return ROW_GROUP_PAIRS;
+    if (c == ROW_COLUMN_TOTAL_DX || c == ROW_COLUMN_TOTAL_DY)
+        return ROW_GROUP_TOTALS;
     if (c >= ROW_COLUMN_ZNCC && c <= ROW_COLUMN_ITERATIONS)
         return ROW_GROUP_ACCURATE;
     if (c >= ROW_COLUMN_ZNSSD && c <= ROW_COLUMN_SIGMA_DY)
@@ -167,7 +172,8 @@ int row_format_set_columns(struct row_format *f, const char *list, unsigned grou
             snprintf(msg->text, sizeof msg->text,
                      "--columns: unknown column '%.*s' (known: image, region, x, y, dx, dy, peak, flags, in "
                      "accurate mode zncc, peak_ratio, iterations, with IC-GN znssd, sigma_dx, sigma_dy, with "
-                     "--shape 1 dudx, dudy, dvdx, dvdy, and over a scan scan_row, scan_col, scan_x, scan_y)",
+                     "--shape 1 dudx, dudy, dvdx, dvdy, over a scan scan_row, scan_col, scan_x, scan_y, with "
+                     "--reference pairs or previous reference, with previous total_dx, total_dy)",
                      (int)(len > 100 ? 100 : len), p);
             return CLX_ERR_ARGUMENT;
         }
@@ -176,7 +182,9 @@ int row_format_set_columns(struct row_format *f, const char *list, unsigned grou
             snprintf(msg->text, sizeof msg->text, "--columns: %s is written %s only", column_names[c],
                      g == ROW_GROUP_ACCURATE ? "in accurate mode"
                      : g == ROW_GROUP_ICGN   ? "by the IC-GN refinement (accurate mode, --refine icgn)"
-                                             : "with --shape 1 (accurate mode, --refine icgn)");
+                     : g == ROW_GROUP_SHAPE  ? "with --shape 1 (accurate mode, --refine icgn)"
+                     : g == ROW_GROUP_PAIRS  ? "with --reference pairs or previous"
+                                             : "with --reference previous");
             return CLX_ERR_ARGUMENT;
         }
         for (size_t i = 0; i < n; i++)
@@ -365,7 +373,8 @@ static void put_json_real(struct csv_text *t, double v, int decimals, int genera
 }
 
 static void put_value(struct csv_text *t, enum row_format_kind kind, enum row_column c, const struct csv_text *name,
-                      const struct row_scan_point *point, size_t index, const clx_region *r, const clx_result *res)
+                      const struct row_scan_point *point, const struct row_extras *extras, const struct csv_text *ref,
+                      size_t index, const clx_region *r, const clx_result *res)
 {
     int json = kind == ROW_FORMAT_JSONL;
     static const struct row_scan_point none = { -1, -1, NAN, NAN };
@@ -373,6 +382,14 @@ static void put_value(struct csv_text *t, enum row_format_kind kind, enum row_co
         point = &none;
     switch (c) {
     case ROW_COLUMN_IMAGE: put_bytes(t, name->text, name->len); break;
+    case ROW_COLUMN_REFERENCE: put_bytes(t, ref->text, ref->len); break;
+    case ROW_COLUMN_TOTAL_DX:
+    case ROW_COLUMN_TOTAL_DY: {
+        const double *total = c == ROW_COLUMN_TOTAL_DX ? extras->total_dx : extras->total_dy;
+        double v = total ? total[index] : NAN;
+        json ? put_json_real(t, v, 6, 0) : put_fixed(t, v, 6);
+        break;
+    }
     case ROW_COLUMN_REGION: put_uint(t, index); break;
     case ROW_COLUMN_X: put_fixed(t, r->x + (r->w - 1) / 2.0, 1); break;
     case ROW_COLUMN_Y: put_fixed(t, r->y + (r->h - 1) / 2.0, 1); break;
@@ -425,22 +442,29 @@ static void put_strain_value(struct csv_text *t, enum row_format_kind kind, enum
 }
 
 int row_format_image(const struct row_format *f, struct csv_text *t, const char *image_name,
-                     const struct row_scan_point *point, const clx_region *regions, size_t nregions,
-                     const clx_result *results)
+                     const struct row_scan_point *point, const struct row_extras *extras,
+                     const clx_region *regions, size_t nregions, const clx_result *results)
 {
-    struct csv_text name = { 0 };
-    size_t name_room = 6 * strlen(image_name) + 3;
-    if (text_reserve(&name, name_room) != 0)
+    static const struct row_extras none = { "", NULL, NULL };
+    struct csv_text name = { 0 }, ref = { 0 };
+    if (!extras)
+        extras = &none;
+    const char *ref_name = extras->reference ? extras->reference : "";
+    if (text_reserve(&name, 6 * strlen(image_name) + 3) != 0 || text_reserve(&ref, 6 * strlen(ref_name) + 3) != 0) {
+        csv_text_free(&name);
         return CLX_ERR_HOST_MEMORY;
+    }
     put_name(&name, f->kind, image_name);
+    put_name(&ref, f->kind, ref_name);
 
-    /* Per row: the name, and per column at most 32 characters of number,
+    /* Per row: the names, and per column at most 32 characters of number,
      * a JSON key of at most 12 with its quotes and colon, and a separator. */
-    size_t row_room = name.len + f->ncolumns * (32 + 16 + 1) + 4;
+    size_t row_room = name.len + ref.len + f->ncolumns * (32 + 16 + 1) + 4;
     t->len = 0;
     t->rows = 0;
     if (text_reserve(t, row_room * nregions) != 0) {
         csv_text_free(&name);
+        csv_text_free(&ref);
         return CLX_ERR_HOST_MEMORY;
     }
     char separator = f->kind == ROW_FORMAT_TSV ? '\t' : ',';
@@ -455,7 +479,7 @@ int row_format_image(const struct row_format *f, struct csv_text *t, const char 
                 put_bytes(t, column_names[f->columns[k]], strlen(column_names[f->columns[k]]));
                 put_bytes(t, "\":", 2);
             }
-            put_value(t, f->kind, f->columns[k], &name, point, i, &regions[i], &results[i]);
+            put_value(t, f->kind, f->columns[k], &name, point, extras, &ref, i, &regions[i], &results[i]);
         }
         if (f->kind == ROW_FORMAT_JSONL)
             put_char(t, '}');
@@ -463,6 +487,7 @@ int row_format_image(const struct row_format *f, struct csv_text *t, const char 
         t->rows++;
     }
     csv_text_free(&name);
+    csv_text_free(&ref);
     return CLX_OK;
 }
 
@@ -494,7 +519,7 @@ int row_format_pattern(const struct row_format *f, struct csv_text *t, const cha
         if (c >= FIRST_STRAIN_COLUMN)
             put_strain_value(t, f->kind, c, strain);
         else
-            put_value(t, f->kind, c, &name, point, 0, NULL, NULL);
+            put_value(t, f->kind, c, &name, point, NULL, NULL, 0, NULL, NULL);
     }
     if (f->kind == ROW_FORMAT_JSONL)
         put_char(t, '}');

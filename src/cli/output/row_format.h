@@ -37,11 +37,14 @@ enum row_format_kind {
  * one EBSD pattern file with a scan grid). */
 enum row_column {
     ROW_COLUMN_IMAGE,
+    ROW_COLUMN_REFERENCE,        /* pairs and sequences: each image's own reference */
     ROW_COLUMN_REGION,
     ROW_COLUMN_X,
     ROW_COLUMN_Y,
     ROW_COLUMN_DX,
     ROW_COLUMN_DY,
+    ROW_COLUMN_TOTAL_DX,         /* sequences: dx summed over the images so far */
+    ROW_COLUMN_TOTAL_DY,
     ROW_COLUMN_PEAK,
     ROW_COLUMN_FLAGS,
     ROW_COLUMN_ZNCC,
@@ -74,6 +77,14 @@ enum row_column {
     ROW_COLUMN_COUNT
 };
 
+/* What an image's rows of a pair or a sequence add (NULL: nothing): its
+ * reference's name, and each window's displacement summed over the
+ * sequence so far. */
+struct row_extras {
+    const char *reference;
+    const double *total_dx, *total_dy;   /* per window; NULL: none */
+};
+
 /* Where an image lies in its scan: grid row and column (0-based), and
  * position in µm (NAN when the file gives no step). */
 struct row_scan_point {
@@ -85,6 +96,8 @@ struct row_scan_point {
 #define ROW_GROUP_ACCURATE 1u   /* zncc, peak_ratio, iterations */
 #define ROW_GROUP_ICGN 2u       /* znssd, sigma_dx, sigma_dy */
 #define ROW_GROUP_SHAPE 4u      /* dudx, dudy, dvdx, dvdy */
+#define ROW_GROUP_PAIRS 8u      /* reference: each image measured against its own */
+#define ROW_GROUP_TOTALS 16u    /* total_dx, total_dy: a sequence, each image against the one before */
 
 /* The groups of a run with these options. */
 unsigned row_groups_of(const clx_plan_options *plan);
@@ -137,13 +150,14 @@ int row_format_header(const struct row_format *format, char *out, size_t len);
 /*
  * Formats one image's rows (one per window, in plan order) into t, replacing
  * its text; t->rows counts them. `point` (NULL for images of no scan) gives
- * the scan columns' values. Thread-safe for different t: the stream's
+ * the scan columns' values, `extras` (NULL for none) a pair's or a
+ * sequence's. Thread-safe for different t: the stream's
  * lanes format while the writer writes (csv_output_write writes t).
  * CLX_ERR_HOST_MEMORY when out of memory.
  */
 int row_format_image(const struct row_format *format, struct csv_text *t, const char *image_name,
-                     const struct row_scan_point *point, const clx_region *regions, size_t nregions,
-                     const clx_result *results);
+                     const struct row_scan_point *point, const struct row_extras *extras,
+                     const clx_region *regions, size_t nregions, const clx_result *results);
 
 /* One pattern's row of strain (a format made by row_format_init_strain)
  * into t, replacing its text. Thread-safe for different t.
