@@ -100,6 +100,31 @@ static void check_default_csv(void)
     CHECK(row_format_header(&f, header, 10) == -1, "a header that does not fit");
 }
 
+/* A pair's reference column, a sequence's totals. */
+static void check_pair_columns(void)
+{
+    struct row_format f;
+    clx_message msg;
+    char header[256];
+    const double tx[3] = { 1.5, NAN, -0.25 }, ty[3] = { 0.125, 2, 3 };
+    const struct row_extras extras = { "a,b.tif", tx, ty };
+    row_format_init(&f, ROW_GROUP_PAIRS | ROW_GROUP_TOTALS);
+    CHECK(row_format_header(&f, header, sizeof header) > 0 &&
+              strcmp(header, "image,reference,region,x,y,dx,dy,total_dx,total_dy,peak,flags\n") == 0,
+          "pairs and totals header: %s", header);
+    CHECK(row_format_set_columns(&f, "reference,total_dx,region", ROW_GROUP_PAIRS | ROW_GROUP_TOTALS, &msg) == CLX_OK,
+          "columns: %s", msg.text);
+    struct csv_text t = { 0 };
+    CHECK(row_format_image(&f, &t, "b.tif", NULL, &extras, regions, 3, results) == CLX_OK && t.len > 0 &&
+              strncmp(t.text, "\"a,b.tif\",1.500000,0\n\"a,b.tif\",nan,1\n\"a,b.tif\",-0.250000,2\n", t.len) == 0,
+          "reference and totals: %.*s", (int)t.len, t.text);
+    csv_text_free(&t);
+    row_format_init(&f, 0);
+    CHECK(row_format_set_columns(&f, "image,total_dy", ROW_GROUP_PAIRS, &msg) == CLX_ERR_ARGUMENT &&
+              strcmp(msg.text, "--columns: total_dy is written with --reference previous only") == 0,
+          "totals without a sequence: %s", msg.text);
+}
+
 /* IC-GN's columns and its shape function's, and their precisions. */
 static void check_icgn_columns(void)
 {
@@ -185,7 +210,8 @@ static void check_errors(void)
         { "image,speed", 1,
           "--columns: unknown column 'speed' (known: image, region, x, y, dx, dy, peak, flags, in accurate mode "
           "zncc, peak_ratio, iterations, with IC-GN znssd, sigma_dx, sigma_dy, with --shape 1 dudx, dudy, dvdx, dvdy, "
-          "and over a scan scan_row, scan_col, scan_x, scan_y)" },
+          "over a scan scan_row, scan_col, scan_x, scan_y, with --reference pairs or previous reference, with "
+          "previous total_dx, total_dy)" },
         { "dx,dy,dx", 1, "--columns: dx is named twice" },
         { "image,,dx", 1, "--columns: an empty column name in 'image,,dx'" },
         { "image,", 1, "--columns: an empty column name in 'image,'" },
@@ -198,7 +224,8 @@ static void check_errors(void)
         { "DX", 1,
           "--columns: unknown column 'DX' (known: image, region, x, y, dx, dy, peak, flags, in accurate mode "
           "zncc, peak_ratio, iterations, with IC-GN znssd, sigma_dx, sigma_dy, with --shape 1 dudx, dudy, dvdx, dvdy, "
-          "and over a scan scan_row, scan_col, scan_x, scan_y)" },
+          "over a scan scan_row, scan_col, scan_x, scan_y, with --reference pairs or previous reference, with "
+          "previous total_dx, total_dy)" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct row_format f;
@@ -229,6 +256,7 @@ int main(void)
 {
     check_default_csv();
     check_icgn_columns();
+    check_pair_columns();
     check_columns_and_formats();
     check_errors();
     printf("%s (%d failures)\n", test_failures ? "FAILED" : "passed", test_failures);
