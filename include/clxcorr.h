@@ -680,6 +680,7 @@ int clx_plan_push_pair_pixels(clx_plan *plan, const void *reference_pixels, cons
 #define CLX_FLAG_OUTLIER      8u  /* the normalised median test rejects it against its grid neighbours */
 #define CLX_FLAG_CLAMPED     16u  /* the moved window had to be kept inside the image */
 #define CLX_FLAG_UNCONVERGED 32u  /* refinement stopped before its correction fell below the tolerance */
+#define CLX_FLAG_REPLACED   256u  /* (clx_multipass) a rejected vector, replaced by its valid neighbours' median */
 
 typedef struct clx_result {
     double dx, dy;      /* offset: position in the image minus position in the reference */
@@ -821,6 +822,69 @@ int clx_stream_run_devices(clx_context *const *contexts, size_t context_count, c
                            const clx_plan_options *plan_options, const clx_stream_options *stream_options,
                            size_t count, clx_stream_load_fn load, clx_stream_deliver_fn deliver, void *user,
                            size_t *delivered);
+
+/* ------------------------------------------------------------------------ */
+/* Deforming multi-pass: PIV's and DIC's window deformation                  */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Frame pairs measured in passes of shrinking windows (Scarano 2002; the
+ * "windef" of OpenPIV, PIVlab's multi-pass): pass 1 correlates the frames
+ * on a grid of the first window size; between passes the field is
+ * validated (normalised median test, the quality and range thresholds),
+ * its rejected vectors replaced by the median of their valid neighbours,
+ * smoothed, and interpolated to every pixel, and both frames are resampled
+ * by half of it each way on the device (frame A at x - d/2, frame B at
+ * x + d/2), so that the next pass, on its own grid, measures what is left;
+ * its offsets are that residual plus the field at its windows' centres.
+ * Every pass is a plan of pairs (options.plan; the accurate mode's IC-GN
+ * by default); the results are the last pass's, on its grid.
+ */
+typedef struct clx_multipass_options {
+    int passes;                 /* 1 to 8 */
+    int window[8];              /* each pass's square window, px (>= 8), largest first */
+    int step;                   /* the last pass's grid step, px (earlier passes keep its overlap ratio) */
+    int margin;                 /* px kept free at every border */
+    double median_threshold;    /* the normalised median test's threshold (default 2; <= 0: none) */
+    double median_epsilon;      /* its noise level, px (default 0.1) */
+    double min_peak_ratio;      /* reject below (default 0: no test) */
+    double min_zncc;            /* reject below (default -1: no test) */
+    double max_displacement;    /* reject |d| above, px (default 0: no test) */
+    int replace;                /* the last pass's rejected vectors replaced too (CLX_FLAG_REPLACED;
+                                   default 1); 0: kept as measured, flagged CLX_FLAG_OUTLIER */
+    clx_plan_options plan;      /* each pass's plan (pairs is set by the multi-pass) */
+} clx_multipass_options;
+
+/* Defaults: 3 passes of 64, 32 and 32 px, step 16 (50 % overlap), margin
+ * 0, the usual validation, replacement on, clx_plan_options_init's plan. */
+void clx_multipass_options_init(clx_multipass_options *options);
+
+typedef struct clx_multipass clx_multipass;
+
+/* Prepares the passes' plans and buffers for frames of width x height.
+ * CLX_ERR_ARGUMENT for options out of range or windows that do not fit. */
+int clx_multipass_create(clx_context *context, int width, int height, const clx_multipass_options *options,
+                         clx_multipass **out);
+
+/* The last pass's windows, in the order of the results (row by row). */
+const clx_region *clx_multipass_regions(const clx_multipass *mp, size_t *count);
+
+/* The most pairs one clx_multipass_run takes. */
+int clx_multipass_batch_size(const clx_multipass *mp);
+
+/*
+ * Measures `count` pairs (frames_a[i] the reference of frames_b[i]; 1 <=
+ * count <= the batch size) through every pass and writes count *
+ * region_count results, pair by pair, windows in clx_multipass_regions'
+ * order: dx, dy the displacement at each window's centre, the gradients
+ * (with shape 1) the field's, the flags and quality columns the last
+ * pass's with CLX_FLAG_OUTLIER and CLX_FLAG_REPLACED from the validation.
+ */
+int clx_multipass_run(clx_multipass *mp, const clx_image *frames_a, const clx_image *frames_b, size_t count,
+                      clx_result *results, size_t capacity);
+
+/* Releases the multi-pass and its plans (NULL allowed). */
+void clx_multipass_release(clx_multipass *mp);
 
 /* ------------------------------------------------------------------------ */
 /* Tuning: the best parameters per device, driver and workload class         */

@@ -636,14 +636,12 @@ static int push_check(clx_plan *plan, size_t count, int pairs)
     return CLX_OK;
 }
 
-/* Enqueues the mode's work on the uploaded images (and references, with
- * pairs) and sends it off. */
-static int push_uploaded(clx_plan *plan, clx_pixel_type type, size_t count)
+/* Enqueues the mode's work on images (and references, with pairs) on the
+ * device and sends it off. */
+static int push_views(clx_plan *plan, const struct batch_view *r, const struct batch_view *b)
 {
     struct clx_context *ctx = plan->ctx;
-    struct batch_view b = { plan->images, type, count }, r = { plan->references, type, count };
-    int status = plan->opt.pairs ? plan->pipeline->push_pairs(plan->state, &r, &b)
-                                 : plan->pipeline->push(plan->state, &b);
+    int status = plan->opt.pairs ? plan->pipeline->push_pairs(plan->state, r, b) : plan->pipeline->push(plan->state, b);
     if (status == CLX_OK)
         status = clFlush(ctx->queue) == CL_SUCCESS ? CLX_OK : ctx_fail(ctx, CLX_ERR_OPENCL, "clFlush failed");
     if (status != CLX_OK) {
@@ -651,8 +649,15 @@ static int push_uploaded(clx_plan *plan, clx_pixel_type type, size_t count)
         clFinish(ctx->queue);
         return status;
     }
-    plan->pushed = count;
+    plan->pushed = b->count;
     return CLX_OK;
+}
+
+/* The same for the images (and references) the push uploaded. */
+static int push_uploaded(clx_plan *plan, clx_pixel_type type, size_t count)
+{
+    struct batch_view b = { plan->images, type, count }, r = { plan->references, type, count };
+    return push_views(plan, &r, &b);
 }
 
 int clx_plan_push(clx_plan *plan, const clx_image *images, size_t count)
@@ -702,6 +707,16 @@ int clx_plan_push_pairs(clx_plan *plan, const clx_image *references, const clx_i
         return status;
     }
     return push_uploaded(plan, type, count);
+}
+
+int plan_push_device_pairs(struct clx_plan *plan, cl_mem references, cl_mem images, clx_pixel_type type,
+                           size_t count)
+{
+    int status = push_check(plan, count, 1);
+    if (status != CLX_OK)
+        return status;
+    struct batch_view b = { images, type, count }, r = { references, type, count };
+    return push_views(plan, &r, &b);
 }
 
 int clx_plan_push_pair_pixels(clx_plan *plan, const void *reference_pixels, const void *pixels,

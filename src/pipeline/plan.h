@@ -41,4 +41,13 @@ struct clx_plan {
     size_t pushed;                    /* images of the push in flight (0: none) */
 };
 
+/*
+ * For the library's own passes (multipass.c): a plan made for pairs takes
+ * `count` pairs already on its context's device, references and images of
+ * one pixel type back to back in two buffers, as clx_plan_push_pairs would
+ * have uploaded them. The buffers must stay untouched until the read.
+ */
+int plan_push_device_pairs(struct clx_plan *plan, cl_mem references, cl_mem images, clx_pixel_type type,
+                           size_t count);
+
 #endif

@@ -274,9 +274,12 @@ void clx_context_release(clx_context *ctx)
         return;
     /* Objects still open on it would point into a freed context. Plans
      * first: they release the filters they made themselves. */
+    /* A multi-pass before the plans it made. */
+    size_t multipasses = handle_free_owned(ctx, HANDLE_MULTIPASS);
     size_t plans = handle_free_owned(ctx, HANDLE_PLAN);
     size_t filters = handle_free_owned(ctx, HANDLE_FILTER);
     size_t warps = handle_free_owned(ctx, HANDLE_WARP);
+    plans += multipasses;
     if (plans || filters || warps)
         ctx_log(ctx, CLX_LOG_WARNING,
                 "clx_context_release: %zu plan(s), %zu filter(s) and %zu warp(s) were still open on the context "

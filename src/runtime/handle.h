@@ -20,7 +20,8 @@ enum handle_kind {
     HANDLE_CONTEXT = 1,
     HANDLE_PLAN = 2,
     HANDLE_FILTER = 3,
-    HANDLE_WARP = 4
+    HANDLE_WARP = 4,
+    HANDLE_MULTIPASS = 5
 };
 
 /* Frees an object whose entry is gone from the table. */
