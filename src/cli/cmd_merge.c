@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "options.h"
 #include "output/csv_output.h"
+#include "output/output_guard.h"
 #include "report.h"
 #include "shard.h"
 
@@ -211,6 +212,9 @@ int cmd_merge(int argc, char **argv)
         report_error("out of memory");
         return EXIT_FAILURE_RUN;
     }
+    const struct output_guard guard = { "-o", output.path };
+    if (output_guard_check(&guard, 1, (const char *const *)argv + optind, n, NULL) != 0)
+        goto done;
     for (size_t i = 0; i < n; i++) {
         files[i].path = argv[optind + (int)i];
         if (shard_check(&files[i]) != 0)
@@ -224,7 +228,7 @@ int cmd_merge(int argc, char **argv)
     if (set_check(files, n, by_index) != 0)
         goto done;
 
-    if (csv_output_open(&out, output.path, files[0].header, &msg) != CLX_OK) {
+    if (csv_output_open(&out, output.path, files[0].header, NULL, 0, &msg) != CLX_OK) {
         report_error("%s", msg.text);
         goto done;
     }

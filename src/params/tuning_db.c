@@ -202,10 +202,9 @@ void tuning_for(const struct clx_context *ctx, clx_mode mode, const struct kerne
 
 int tuning_store(const char *path, const clx_tuning *e, clx_message *msg)
 {
-    char tmp[PATH_MAX + 32], line[2048], copy[2048];
+    char line[2048], copy[2048];
     clx_tuning old;
 
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
     /* The directory may not exist yet when no kernel was ever cached. */
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s", path);
@@ -214,9 +213,13 @@ int tuning_store(const char *path, const clx_tuning *e, clx_message *msg)
         *slash = '\0';
         kernel_cache_mkdir(dir);
     }
-    FILE *out = fopen(tmp, "w");
+    /* The new file is made in memory and replaces the old one whole
+     * (clx_output), so a reader never sees half of it. */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
     if (!out)
-        return msg_fail(msg, CLX_ERR_IO, "cannot write %s", tmp);
+        return msg_fail(msg, CLX_ERR_HOST_MEMORY, "out of host memory");
     fputs("# clxcorr tuning file: written by `clxcorr tune`, read by every plan (see clxcorr tune --help)\n", out);
     FILE *in = fopen(path, "r");
     while (in && fgets(line, sizeof line, in)) {
@@ -227,9 +230,9 @@ int tuning_store(const char *path, const clx_tuning *e, clx_message *msg)
     if (in)
         fclose(in);
     write_entry(out, e);
-    if (fclose(out) != 0 || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return msg_fail(msg, CLX_ERR_IO, "cannot write %s", path);
-    }
-    return CLX_OK;
+    int bad = fclose(out) != 0;
+    int status = bad ? msg_fail(msg, CLX_ERR_HOST_MEMORY, "out of host memory")
+                     : clx_output_write_file(path, text, len, msg);
+    free(text);
+    return status;
 }
