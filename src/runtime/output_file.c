@@ -173,6 +173,30 @@ static char *resolve(const char *path, clx_message *msg, int *status)
     return copy;
 }
 
+/* The descriptor a name for one of this process's own stands for
+ * (/dev/stdout, /dev/fd/N, /proc/self/fd/N), else -1. Such a name is
+ * written through a copy of that descriptor: opening it anew would start
+ * at offset 0 of a file the shell opened for appending, and renaming over
+ * what it names would replace the shell's file. */
+static int own_descriptor(const char *path)
+{
+    if (strcmp(path, "/dev/stdout") == 0)
+        return 1;
+    if (strcmp(path, "/dev/stderr") == 0)
+        return 2;
+    const char *prefixes[] = { "/dev/fd/", "/proc/self/fd/" };
+    for (int k = 0; k < 2; k++) {
+        size_t n = strlen(prefixes[k]);
+        char *end;
+        if (strncmp(path, prefixes[k], n) == 0 && path[n] >= '0' && path[n] <= '9') {
+            long fd = strtol(path + n, &end, 10);
+            if (*end == '\0' && fd <= INT_MAX)
+                return (int)fd;
+        }
+    }
+    return -1;
+}
+
 int clx_output_open(const char *path, unsigned flags, clx_output **out, clx_message *msg)
 {
     msg_clear(msg);
@@ -185,8 +209,18 @@ int clx_output_open(const char *path, unsigned flags, clx_output **out, clx_mess
     o->fd = -1;
     o->flags = flags;
     struct stat st;
-    int status, exists = stat(path, &st) == 0;
-    if (!exists && errno != ENOENT) {
+    int status, exists = stat(path, &st) == 0, own = own_descriptor(path);
+    if (own >= 0) {
+        if (flags & (CLX_OUTPUT_SEEKABLE | CLX_OUTPUT_CONTINUE))
+            status = msg_fail(msg, CLX_ERR_ARGUMENT, "%s is one of this process's open files: this output %s a file "
+                              "name", path, flags & CLX_OUTPUT_CONTINUE ? "to continue needs" : "is seeked in, so it needs");
+        else if (!(o->path = strdup(path)))
+            status = msg_fail(msg, CLX_ERR_HOST_MEMORY, "out of host memory");
+        else if ((o->fd = fcntl(own, F_DUPFD_CLOEXEC, 3)) < 0)
+            status = msg_fail(msg, CLX_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+        else
+            o->direct = 1, status = CLX_OK;
+    } else if (!exists && errno != ENOENT) {
         status = msg_fail(msg, CLX_ERR_IO, "cannot write %s: %s", path, strerror(errno));
     } else if (exists && S_ISDIR(st.st_mode)) {
         status = msg_fail(msg, CLX_ERR_ARGUMENT, "cannot write %s: it is a directory (give a file name)", path);
