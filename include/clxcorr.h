@@ -662,7 +662,8 @@ int clx_plan_push_pixels(clx_plan *plan, const void *pixels, clx_pixel_type type
 /* Result flags (bit set; 0 means the estimate is trusted). */
 #define CLX_FLAG_FIT_FAILED   1u  /* the F x F fit has no maximum near the peak: sub-pixel part set to 0 */
 #define CLX_FLAG_EDGE         2u  /* the integer peak lies on the border of the searched shifts */
-#define CLX_FLAG_NO_PEAK      4u  /* the correlation maximum is not positive (flat or unrelated windows) */
+#define CLX_FLAG_NO_PEAK      4u  /* the correlation maximum is not positive, or (accurate mode) zncc is NaN:
+                                     flat or unrelated windows */
 #define CLX_FLAG_OUTLIER      8u  /* the normalised median test rejects it against its grid neighbours */
 #define CLX_FLAG_CLAMPED     16u  /* the moved window had to be kept inside the image */
 #define CLX_FLAG_UNCONVERGED 32u  /* refinement stopped before its correction fell below the tolerance */

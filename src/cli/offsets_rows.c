@@ -198,7 +198,7 @@ int offsets_output_close(struct offsets_run *r, int failed, size_t written)
     if (failed && opened && r->format->kind == ROW_FORMAT_H5)
         report_note("stopped after %zu images; their values are in %s.part (the others read as NaN, flags "
                     "as 4294967295)", written, r->output);
-    else if (failed && opened && r->output && strcmp(r->output, "-") != 0)
+    else if (failed && opened && r->output && strcmp(r->output, "-") != 0 && written + r->kept > 0)
         report_note("stopped after %zu images; their rows are in %s.part (the same command with --resume "
                     "continues)", written, r->output);
     return failed ? -1 : 0;

@@ -133,9 +133,19 @@ int csv_output_close(struct csv_output *out, int complete, clx_message *msg)
     }
     if (!out->file)
         return CLX_OK;
-    if (!complete)
-        status = checkpoint(out, msg);
     int direct = clx_output_direct(out->file);
+    if (!complete && out->fp && !direct && out->rows == 0) {
+        /* Stopped before its first row: nothing to keep or resume, so no
+         * FILE.part is left (removed while still locked). */
+        unlink(clx_output_name(out->file));
+        resume_record_remove(out->path);
+    } else if (!complete) {
+        /* The last checkpoint, at best: the run already failed (a full
+         * disk, say), and --resume checks the rows whatever the record
+         * says, so its own failure is not a second error. */
+        clx_message ignored;
+        checkpoint(out, &ignored);
+    }
     clx_message close_msg;
     int closed = clx_output_close(out->file, complete, &close_msg);
     out->file = NULL;
