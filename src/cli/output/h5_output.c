@@ -352,8 +352,17 @@ int h5_output_open(struct h5_output **out, const char *path, const struct h5_out
         output_free(o);
         return CLX_ERR_IO;
     }
-    if (o->path && o->part_path)
-        o->file = H5Fcreate(o->part_path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (o->path && o->part_path) {
+        /* clx_output's lock is the one that keeps a second writer out;
+         * HDF5's own (a flock of its own descriptor, from 1.10) would
+         * collide with it in this very process. */
+        hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+#if H5_VERSION_GE(1, 10, 7)
+        H5Pset_file_locking(fapl, 0, 1);
+#endif
+        o->file = H5Fcreate(o->part_path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+        H5Pclose(fapl);
+    }
     if (o->file < 0 || root_attributes(o, shape, argc, argv) != 0 || columns_create(o, shape) != 0) {
         snprintf(msg->text, sizeof msg->text, "%s.part: cannot be written as HDF5%s%s", path, errno ? ": " : "",
                  errno ? strerror(errno) : "");
