@@ -6,7 +6,7 @@
  * variant that is OpenCL C 1.2, the seed kernels' variants (sums_items,
  * prep_vec, prep_pad, argmax_form, fft_pack), float and double, every pixel type, full and
  * bounded searches, several vendors, each interpolation (and the
- * B-splines' prefilter); and the pre-filter stages: both paths,
+ * B-splines' prefilter), IC-GN with either shape function; and the pre-filter stages: both paths,
  * radii 1 to 64, every border rule, epilogue and input. kernels_spir.sh
  * compiles every kernel with each line.
  */
@@ -114,6 +114,10 @@ int main(void)
                     bad |= print(kernels_accurate, &p);
                     if (p.interp == INTERP_BSPLINE3 || p.interp == INTERP_BSPLINE5)
                         bad |= print("bspline_prefilter.cl", &p);
+                    /* IC-GN refinement: both shape functions. */
+                    p.shape = n % 2;
+                    bad |= print("icgn.cl", &p);
+                    p.shape = 0;
                     if (paths[path] == &correlator_direct && !p.direct_few && !dbl) {
                         /* The texture and hybrid variants, and a split. */
                         p.direct_source = 1;

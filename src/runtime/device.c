@@ -172,7 +172,10 @@ static void describe(struct device_entry *e, int p, int d, const char *platform_
                         &e->image_max_buffer, NULL) != CL_SUCCESS)
         e->image_max_buffer = 0;
     e->opencl_c_major = highest_opencl_c(e->device, in->opencl_c_version);
-    e->has_subgroups = has_extension(e->device, "cl_khr_subgroups");
+    e->subgroups = has_extension(e->device, "cl_khr_subgroups")     ? 1
+                   : has_extension(e->device, "cl_intel_subgroups") ? 2
+                                                                    : 0;
+    e->has_subgroups = e->subgroups != 0;
     e->has_int64_atomics = has_extension(e->device, "cl_khr_int64_extended_atomics");
 }
 
