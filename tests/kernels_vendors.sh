@@ -22,7 +22,7 @@ fi
 
 # Size macros change constants, not code paths a vendor compiler could
 # refuse; one job per combination of the other macros a kernel reads.
-SIZES=" WIN_W WIN_H PAD_W PAD_H CORR_W CORR_H STORE_RX STORE_RY SEARCH_RX SEARCH_RY WINDOW_ALPHA CLX_VENDOR "
+SIZES=" WIN_W WIN_H PAD_W PAD_H CORR_W CORR_H STORE_RX STORE_RY SEARCH_RX SEARCH_RY WINDOW_ALPHA CLX_VENDOR CLX_SUBGROUPS "
 idents() {
     # The upper-case identifiers of a kernel file and the headers it includes.
     for f in "$1" $(sed -n 's/^#include "\(.*\)"/\1/p' "$KERNEL_SRCDIR/$1"); do
@@ -44,7 +44,7 @@ awk -v sizes="$SIZES" '
                 if (w[i] == "-D") {
                     split(w[i + 1], d, "=")
                     if (index(sizes, " " d[1] " ") == 0 && ((k, d[1]) in uses)) key = key " " w[i + 1]
-                    if (d[1] != "CLX_VENDOR") opts = opts " -D " w[i + 1]
+                    if (d[1] != "CLX_VENDOR" && d[1] != "CLX_SUBGROUPS") opts = opts " -D " w[i + 1]
                     i++
                 }
             }
