@@ -77,19 +77,24 @@
 #error "the texture path reads floats: use DIRECT_SOURCE 0 in double precision"
 #endif
 #if DIRECT_BROADCAST == 1 && !HAS_SUBGROUPS
-#error "DIRECT_BROADCAST 1 needs sub-groups (cl_khr_subgroups or OpenCL C 3.0 __opencl_c_subgroups)"
+/* A device without sub-groups (its extensions name neither kind) gets the
+ * portable path: reference values from local memory. */
+#undef DIRECT_BROADCAST
+#define DIRECT_BROADCAST 0
 #endif
 #if DIRECT_BROADCAST == 2 && !IS_NV
 #error "DIRECT_BROADCAST 2 uses NVIDIA PTX"
 #endif
 
+#if DIRECT_BROADCAST == 1 && CLX_SUBGROUPS == 2
+#pragma OPENCL EXTENSION cl_intel_subgroups : enable
+#elif DIRECT_BROADCAST == 1 && CLX_SUBGROUPS == 1
+#pragma OPENCL EXTENSION cl_khr_subgroups : enable
+#endif
+
 #define BLOCK_UX (DIRECT_TX * DIRECT_SPX)
 #define DT_W (WIN_W + BLOCK_UX - 1)         /* local image tile: columns a block needs */
 #define DT_H (DIRECT_ROWS + DIRECT_TY - 1)  /* ... and rows, per pass */
-
-#if DIRECT_BROADCAST == 1
-#pragma OPENCL EXTENSION cl_khr_subgroups : enable
-#endif
 
 #if DIRECT_BROADCAST == 2
 /* Lane `lane`'s value of v, from all 32 lanes of the warp (which must all

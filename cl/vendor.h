@@ -17,7 +17,15 @@
 #define IS_INTEL (CLX_VENDOR == 3)
 #define IS_POCL (CLX_VENDOR == 4)
 
-#if defined(cl_khr_subgroups) || defined(__opencl_c_subgroups)
+/* The device's sub-groups, as its reported extensions say (the host passes
+ * CLX_SUBGROUPS from CL_DEVICE_EXTENSIONS): AMD and NVIDIA report
+ * cl_khr_subgroups (its built-ins need OpenCL C 2.0), Intel's OpenCL 1.2
+ * drivers cl_intel_subgroups, which gives the same built-ins (get_sub_group_size,
+ * get_sub_group_local_id, sub_group_broadcast) to OpenCL C 1.2. */
+#ifndef CLX_SUBGROUPS
+#define CLX_SUBGROUPS 0     /* 0 none, 1 cl_khr_subgroups, 2 cl_intel_subgroups */
+#endif
+#if CLX_SUBGROUPS != 0 || defined(__opencl_c_subgroups)
 #define HAS_SUBGROUPS 1
 #else
 #define HAS_SUBGROUPS 0

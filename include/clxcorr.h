@@ -294,6 +294,66 @@ int clx_tiff_writer_page(clx_tiff_writer *writer, const clx_image *page, const c
 int clx_tiff_writer_close(clx_tiff_writer *writer, int complete, clx_message *msg);
 
 /* ------------------------------------------------------------------------ */
+/* Output files                                                              */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Every file libclxcorr and the clxcorr command write goes through these, so
+ * that writing never destroys what a path names:
+ * - a regular file, or a name that does not exist yet, is written to a
+ *   temporary in the same directory, synced and renamed over the name only
+ *   when complete (a symbolic link is followed: the file it names is
+ *   replaced, the link kept; an existing file's permissions are kept);
+ * - anything else (a FIFO, a character device such as /dev/null or
+ *   /dev/full, a terminal, /dev/stdout, a socket) is written directly and
+ *   never unlinked or renamed over; a writer that must seek (TIFF, HDF5)
+ *   refuses it with CLX_ERR_ARGUMENT.
+ * With CLX_OUTPUT_PART the temporary is PATH.part, kept after a failure
+ * (a run's partial output) and locked while a process writes it, so that a
+ * second process writing the same output is refused (CLX_ERR_STATE) rather
+ * than mixing its bytes in; otherwise it is a unique PATH.PID.N.tmp,
+ * removed after a failure.
+ */
+typedef struct clx_output clx_output;
+
+enum clx_output_flags {
+    CLX_OUTPUT_PART = 1,       /* the temporary is PATH.part, kept after a failure */
+    CLX_OUTPUT_SEEKABLE = 2,   /* the writer seeks: what is not a regular file is refused */
+    CLX_OUTPUT_CONTINUE = 4    /* with PART: an existing PATH.part is opened as it is, not emptied */
+};
+
+int clx_output_open(const char *path, unsigned flags, clx_output **output, clx_message *msg);
+/* The file descriptor the bytes go to (for libraries that write by name or
+ * descriptor), and its name: PATH.part, the temporary, or PATH when direct. */
+int clx_output_fd(const clx_output *output);
+const char *clx_output_name(const clx_output *output);
+/* 1 when PATH is written directly (not a regular file), else 0. */
+int clx_output_direct(const clx_output *output);
+/* Writes all of data (retrying short writes); a failure names the file. */
+int clx_output_write(clx_output *output, const void *data, size_t len, clx_message *msg);
+/* Makes what was written durable (fsync; a no-op where PATH is direct). */
+int clx_output_sync(clx_output *output, clx_message *msg);
+/* Cuts the temporary to `size` bytes and continues writing there. */
+int clx_output_truncate(clx_output *output, long long size, clx_message *msg);
+/*
+ * complete: syncs, renames the temporary over PATH and syncs the directory.
+ * Otherwise a PATH.part stays as it is and a unique temporary is removed.
+ * Always frees the output.
+ */
+int clx_output_close(clx_output *output, int complete, clx_message *msg);
+
+/* A whole file at once (open, write, close complete): a small file made in
+ * memory, such as a JSON report or a cache entry. */
+int clx_output_write_file(const char *path, const void *data, size_t len, clx_message *msg);
+
+/*
+ * Whether writing `output` would overwrite `input`: 1 when they are one file
+ * (same device and inode, through links), when they are the same name, or
+ * when input is output's temporary PATH.part; else 0.
+ */
+int clx_output_overwrites(const char *output, const char *input);
+
+/* ------------------------------------------------------------------------ */
 /* Windows (regions)                                                         */
 /* ------------------------------------------------------------------------ */
 
@@ -676,7 +736,8 @@ int clx_plan_push_pair_pixels(clx_plan *plan, const void *reference_pixels, cons
 /* Result flags (bit set; 0 means the estimate is trusted). */
 #define CLX_FLAG_FIT_FAILED   1u  /* the F x F fit has no maximum near the peak: sub-pixel part set to 0 */
 #define CLX_FLAG_EDGE         2u  /* the integer peak lies on the border of the searched shifts */
-#define CLX_FLAG_NO_PEAK      4u  /* the correlation maximum is not positive (flat or unrelated windows) */
+#define CLX_FLAG_NO_PEAK      4u  /* the correlation maximum is not positive, or (accurate mode) zncc is NaN:
+                                     flat or unrelated windows */
 #define CLX_FLAG_OUTLIER      8u  /* the normalised median test rejects it against its grid neighbours */
 #define CLX_FLAG_CLAMPED     16u  /* the moved window had to be kept inside the image */
 #define CLX_FLAG_UNCONVERGED 32u  /* refinement stopped before its correction fell below the tolerance */

@@ -58,6 +58,16 @@ refused "a shard of another run" "come from different runs \(the number of image
     "$TMP/s1.csv" "$TMP/other.csv" "$TMP/s3.csv"
 refused "a file that is no shard" "one.csv: not the output of .clxcorr offsets --shard" "$TMP/one.csv"
 refused "a shard that does not exist" "nothere.csv: No such file" "$TMP/s1.csv" "$TMP/nothere.csv"
+# A shard whose run was killed (after its first image) is named when it is
+# missing from the set:
+# merge finds its FILE.part beside the others.
+mkdir "$TMP/k" && cp "$TMP/s1.csv" "$TMP/s3.csv" "$TMP/k/"
+CLXCORR_FAULT_KILL=8 run --shard 2/3 -o "$TMP/k/s2.csv" "$S/reference.tif" "$S"/image_*.tif 2>/dev/null
+refused "a shard killed before it finished" "shard 2/3 is unfinished: .*k/s2.csv.part holds [0-9]+ of its [0-9]+ images" \
+    "$TMP/k/s1.csv" "$TMP/k/s3.csv"
+run --shard 2/3 --resume -o "$TMP/k/s2.csv" "$S/reference.tif" "$S"/image_*.tif 2>/dev/null \
+    && "$CLXCORR" merge -o "$TMP/k/all.csv" "$TMP"/k/s[123].csv && cmp -s "$TMP/k/all.csv" "$TMP/one.csv" \
+    && pass "the killed shard resumed, then merged: identical to one run" || fail "the resumed shard's merge"
 
 expect_failure "--shard 0/3" 2 "--shard 0/3: K counts from 1" run --shard 0/3 "$S/reference.tif" "$S/image_0001.tif"
 expect_failure "--shard 4/3" 2 "--shard 4/3: K counts from 1" run --shard 4/3 "$S/reference.tif" "$S/image_0001.tif"

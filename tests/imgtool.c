@@ -9,6 +9,10 @@
  *                                  of its largest pixel (the first one on ties)
  *   imgtool stats IN.tif           per page (any pixel type): "page width height bits min max mean"
  *   imgtool fill OUT.tif W H V     a 16-bit W x H image of the value V everywhere
+ *   imgtool float OUT.tif IN [clean]  IN as 32-bit float with a NaN, +Inf and -Inf pixel near
+ *                                  its centre (none with "clean")
+ *   imgtool bighead OUT.tif W H    a 16-bit TIFF whose header says W x H, with one
+ *                                  strip of 16 bytes: a header that lies about its size
  *   imgtool h5gzip OUT.h5 IN.h5 DATASET PER_CHUNK LEVEL
  *                                  (builds with HDF5) IN.h5 with DATASET's patterns in
  *                                  gzip-compressed chunks of PER_CHUNK; exit 77 when this
@@ -18,6 +22,7 @@
 #include "config.h"
 #endif
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -228,8 +233,63 @@ int main(int argc, char **argv)
         clx_image_free(&img);
         return 0;
     }
+    if ((argc == 4 || argc == 5) && strcmp(argv[1], "float") == 0) {
+        TIFF *t = TIFFOpen(argv[2], "w");
+        load(argv[3], &img);
+        float *p = malloc((size_t)img.width * img.height * sizeof *p);
+        if (!t || !p)
+            return 1;
+        for (int y = 0; y < img.height; y++)
+            for (int x = 0; x < img.width; x++)
+                p[(size_t)y * img.width + x] = (float)pixel(&img, x, y);
+        size_t c = (size_t)(img.height / 2) * img.width + img.width / 2;
+        if (argc == 4) {
+            p[c] = NAN;
+            p[c + 1] = INFINITY;
+            p[c + 2] = -INFINITY;
+        }
+        TIFFSetField(t, TIFFTAG_IMAGEWIDTH, (uint32_t)img.width);
+        TIFFSetField(t, TIFFTAG_IMAGELENGTH, (uint32_t)img.height);
+        TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, 32);
+        TIFFSetField(t, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_IEEEFP);
+        TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 1);
+        TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
+        TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, (uint32_t)img.height);
+        int ok = TIFFWriteEncodedStrip(t, 0, p, (tmsize_t)((size_t)img.width * img.height * sizeof *p)) >= 0;
+        TIFFClose(t);
+        free(p);
+        clx_image_free(&img);
+        return ok ? 0 : 1;
+    }
+    if (argc == 5 && strcmp(argv[1], "bighead") == 0) {
+        /* Little-endian TIFF: header, 9 IFD entries, then a 16-byte strip. */
+        uint32_t w = (uint32_t)strtoul(argv[3], NULL, 10), h = (uint32_t)strtoul(argv[4], NULL, 10);
+        unsigned char b[256] = { 'I', 'I', 42, 0, 8, 0, 0, 0 };
+        size_t at = 8;
+        uint16_t n = 9;
+        const uint32_t data = 8 + 2 + 9 * 12 + 4;
+        const uint16_t tags[9][2] = { { 256, 4 }, { 257, 4 }, { 258, 3 }, { 259, 3 }, { 262, 3 },
+                                      { 273, 4 }, { 277, 3 }, { 278, 4 }, { 279, 4 } };
+        const uint32_t values[9] = { w, h, 16, 1, 1, data, 1, h, 16 };
+        memcpy(b + at, &n, 2);
+        at += 2;
+        for (int k = 0; k < 9; k++) {
+            uint32_t count = 1;
+            memcpy(b + at, &tags[k][0], 2);
+            memcpy(b + at + 2, &tags[k][1], 2);
+            memcpy(b + at + 4, &count, 4);
+            memcpy(b + at + 8, &values[k], 4);
+            at += 12;
+        }
+        at += 4 + 16;   /* no next IFD; the strip's 16 bytes of zeros */
+        FILE *f = fopen(argv[2], "wb");
+        int ok = f && fwrite(b, 1, at, f) == at;
+        if (f)
+            ok &= fclose(f) == 0;
+        return ok ? 0 : 1;
+    }
     fprintf(stderr, "usage: imgtool pages OUT IN... | tiff8 OUT IN | png8 OUT IN | resize OUT IN W H | argmax IN"
-                    " | stats IN | fill OUT W H V"
+                    " | stats IN | fill OUT W H V | float OUT IN | bighead OUT W H"
 #ifdef HAVE_HDF5
                     " | h5gzip OUT IN DATASET PER_CHUNK LEVEL"
 #endif

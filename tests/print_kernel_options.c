@@ -5,8 +5,9 @@
  * (each configuring its own layouts, as a plan does), every direct-kernel
  * variant that is OpenCL C 1.2, the seed kernels' variants (sums_items,
  * prep_vec, prep_pad, argmax_form, fft_pack), float and double, every pixel type, full and
- * bounded searches, several vendors, each interpolation (and the
- * B-splines' prefilter); and the pre-filter stages: both paths,
+ * bounded searches, several vendors (AMD's and Intel's with the work-group
+ * shapes shipped for each SIMD width), each interpolation (and the
+ * B-splines' prefilter), IC-GN with either shape function; and the pre-filter stages: both paths,
  * radii 1 to 64, every border rule, epilogue and input. kernels_spir.sh
  * compiles every kernel with each line.
  */
@@ -18,6 +19,7 @@
 #include <string.h>
 
 #include "ops/correlator.h"
+#include "params/tuning_db.h"
 #include "runtime/program_build.h"
 
 /* The kernels a plan on each path builds. */
@@ -62,6 +64,20 @@ static int print_filters(const struct device_entry *dev)
     return bad;
 }
 
+/* The shipped tuning of dev's vendor and SIMD width (src/params/tuning_db.c). */
+static int shipped_apply(const struct device_entry *dev, struct kernel_params *p)
+{
+    clx_tuning t;
+    const char *why;
+    char error[512];
+    tuning_shipped(dev, CLX_MODE_SEED, &t, &why);
+    if (t.params[0] && kernel_params_override(p, t.params, error, sizeof error) != 0) {
+        fprintf(stderr, "print-kernel-options: shipped tuning '%s': %s\n", t.params, error);
+        return 1;
+    }
+    return 0;
+}
+
 int main(void)
 {
     /* The last job is a refinement's: the direct path's few-shifts form. */
@@ -84,8 +100,16 @@ int main(void)
             for (int dbl = 0; dbl < 2; dbl++)
                 for (int path = 0; path < 2; path++) {
                     struct kernel_params p;
-                    dev.vendor = vendors[n++ % 5];
+                    dev.vendor = vendors[n % 5];
+                    /* AMD's and Intel's shipped work-group shapes, for
+                     * each of their SIMD widths in turn. */
+                    dev.simd_width = dev.vendor == VENDOR_AMD     ? ((n / 5) % 2 ? 64 : 32)
+                                     : dev.vendor == VENDOR_INTEL ? ((n / 5) % 2 ? 8 : 16)
+                                                                  : 0;
+                    n++;
                     kernel_params_defaults(&p, &dev);
+                    if (shipped_apply(&dev, &p) != 0)
+                        return 1;
                     p.win_w = jobs[j].w;
                     p.win_h = jobs[j].h;
                     p.search_rx = jobs[j].max_shift ? jobs[j].max_shift : p.win_w - 1;
@@ -118,6 +142,7 @@ int main(void)
                     p.shape = n % 2;
                     p.icgn_wg = 64 << (n % 3);
                     bad |= print("icgn.cl", &p);
+                    p.shape = 0;
                     if (paths[path] == &correlator_direct && !p.direct_few && !dbl) {
                         /* The texture and hybrid variants, and a split. */
                         p.direct_source = 1;

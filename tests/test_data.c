@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "test_data.h"
 
@@ -82,6 +83,12 @@ void td_textured_image(clx_image *img, int w, int h, clx_pixel_type type, double
             store(img, (size_t)y * w + x, v * scale);
         }
     }
+}
+
+int td_simulator(void)
+{
+    const char *env = getenv("CLXCORR_TEST_SIMULATOR");
+    return env && *env && strcmp(env, "0") != 0;
 }
 
 int td_open_context(clx_context **ctx, int need_fp64)

@@ -33,5 +33,9 @@ void td_textured_image(clx_image *img, int w, int h, clx_pixel_type type, double
  * errors.
  */
 int td_open_context(clx_context **ctx, int need_fp64);
+/* 1 under `make check-oclgrind` (CLXCORR_TEST_SIMULATOR set): a simulator
+ * runs a kernel a thousand times slower than a CPU device, so the tests run
+ * their small cases only, on the FFT-free (direct) path, and say so. */
+int td_simulator(void);
 
 #endif

@@ -526,16 +526,23 @@ static int write_outputs(const char *prefix, const struct bench_meta *meta, cons
     for (int k = 0; k < 3; k++) {
         char path[PATH_MAX];
         snprintf(path, sizeof path, "%s.%s", prefix, ext[k]);
-        FILE *f = fopen(path, "w");
+        /* Made in memory, then written whole through clx_output. */
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
         if (!f) {
-            report_error("cannot write %s: %s", path, strerror(errno));
+            report_error("cannot write %s: out of memory", path);
             return -1;
         }
         int bad = k == 0   ? bench_write_json(f, meta, rows, n)
                   : k == 1 ? bench_write_csv(f, rows, n)
                            : bench_write_svg(f, meta, rows, n);
-        if (fclose(f) != 0 || bad) {
-            report_error("cannot write %s", path);
+        bad |= fclose(f) != 0;
+        clx_message msg = { "out of memory" };
+        bad = bad || clx_output_write_file(path, text, len, &msg) != CLX_OK;
+        free(text);
+        if (bad) {
+            report_error("cannot write %s: %s", path, msg.text);
             return -1;
         }
         report_note("wrote %s", path);

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "device_open.h"
 #include "image_list.h"
+#include "output/output_guard.h"
 #include "options.h"
 #include "report.h"
 
@@ -402,6 +403,10 @@ int cmd_correlate(int argc, char **argv)
         return parsed > 0 ? EXIT_OK : EXIT_USAGE;
     }
     if (image_options_read_list(&a.img) != 0)
+        goto done;
+    const struct output_guard out = { "-o", a.out.path };
+    const char *files[] = { a.win.regions_path, a.img.list_path && strcmp(a.img.list_path, "-") ? a.img.list_path : NULL };
+    if (output_guard_check(&out, 1, files, 2, &a.img.images) != 0)
         goto done;
     if (pairing_of(&a, &pr) != 0) {
         status = EXIT_USAGE;

@@ -10,6 +10,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "cli.h"
 #include "options.h"
 #include "output/csv_output.h"
+#include "output/output_guard.h"
 #include "report.h"
 #include "shard.h"
 
@@ -110,6 +112,62 @@ out:
     return status;
 }
 
+/* The directory part of path ("." when it has none); malloc'd. */
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash == path ? strdup("/") : slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
+}
+
+/*
+ * A missing shard K of the run of `s0` that an unfinished run left as
+ * NAME.part beside the shards given: its name into buf, and the images it
+ * holds (its whole rows over the windows) into *images; 1 if found.
+ */
+static int unfinished_find(const struct shard_file *files, size_t n, const struct shard *s0, int k, char *buf,
+                           size_t len, size_t *images)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *dir = dir_of(files[i].path);
+        int seen = 0;
+        for (size_t j = 0; j < i && dir; j++) {
+            char *other = dir_of(files[j].path);
+            seen |= other && strcmp(other, dir) == 0;
+            free(other);
+        }
+        DIR *d = dir && !seen ? opendir(dir) : NULL;
+        struct dirent *e;
+        int found = 0;
+        while (d && !found && (e = readdir(d))) {
+            size_t nlen = strlen(e->d_name);
+            if (nlen < 6 || strcmp(e->d_name + nlen - 5, ".part") != 0)
+                continue;
+            snprintf(buf, len, "%s/%s", dir, e->d_name);
+            FILE *f = fopen(buf, "r");
+            char *line = NULL;
+            size_t cap = 0, lines = 0;
+            struct shard s;
+            if (f && getline(&line, &cap, f) > 0 && shard_scan(line, &s) == 0 && s.index == k &&
+                s.count == s0->count && s.total == s0->total && s.list == s0->list && s.windows == s0->windows) {
+                found = 1;
+                while (getline(&line, &cap, f) > 0)
+                    if (line[strlen(line) - 1] == '\n')
+                        lines++;
+                *images = lines > 0 && s.windows ? (lines - 1) / s.windows : 0;
+            }
+            free(line);
+            if (f)
+                fclose(f);
+        }
+        if (d)
+            closedir(d);
+        free(dir);
+        if (found)
+            return 1;
+    }
+    return 0;
+}
+
 /* Whether every shard belongs to one run and the set is complete; orders them by K. */
 static int set_check(struct shard_file *files, size_t n, struct shard_file **by_index)
 {
@@ -150,6 +208,15 @@ static int set_check(struct shard_file *files, size_t n, struct shard_file **by_
     for (int k = 0; k < count; k++) {
         if (by_index[k])
             continue;
+        /* A shard whose run was stopped is named, with how far it got. */
+        char part[4096];
+        size_t images = 0, first, total;
+        if (unfinished_find(files, n, s0, k + 1, part, sizeof part, &images)) {
+            shard_range(k + 1, count, s0->total, &first, &total);
+            report_error("shard %d/%d is unfinished: %s holds %zu of its %zu images (its run stopped; the same "
+                         "command with --resume completes it)", k + 1, count, part, images, total);
+            return -1;
+        }
         size_t used = strlen(missing);
         if (nmissing < 16)
             snprintf(missing + used, sizeof missing - used, "%s%d", nmissing ? ", " : "", k + 1);
@@ -211,6 +278,9 @@ int cmd_merge(int argc, char **argv)
         report_error("out of memory");
         return EXIT_FAILURE_RUN;
     }
+    const struct output_guard guard = { "-o", output.path };
+    if (output_guard_check(&guard, 1, (const char *const *)argv + optind, n, NULL) != 0)
+        goto done;
     for (size_t i = 0; i < n; i++) {
         files[i].path = argv[optind + (int)i];
         if (shard_check(&files[i]) != 0)
@@ -224,7 +294,7 @@ int cmd_merge(int argc, char **argv)
     if (set_check(files, n, by_index) != 0)
         goto done;
 
-    if (csv_output_open(&out, output.path, files[0].header, &msg) != CLX_OK) {
+    if (csv_output_open(&out, output.path, files[0].header, NULL, 0, &msg) != CLX_OK) {
         report_error("%s", msg.text);
         goto done;
     }

@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "image_list.h"
 #include "options.h"
+#include "output/output_guard.h"
 #include "plot/map_plot.h"
 #include "plot/quiver.h"
 #include "plot/results_csv.h"
@@ -244,7 +245,16 @@ static int parse_args(int argc, char **argv, struct plot_args *a)
     }
     a->results = argv[optind];
     a->reference = left > 1 ? argv[optind + 1] : NULL;
-    return 0;
+    /* The picture must not land on what it is drawn from. */
+    const struct output_guard out = { "-o", a->out.path };
+    char *reference = NULL;
+    int page;
+    if (a->reference && image_entry_split(a->reference, &reference, &page, NULL, NULL) != CLX_OK)
+        return -1;
+    const char *files[] = { a->results, reference };
+    int clash = output_guard_check(&out, 1, files, 2, NULL);
+    free(reference);
+    return clash;
 }
 
 static const char *base_name(const char *path)

@@ -179,6 +179,14 @@ int mpi_agree(int status, const char *text, clx_message *first)
     return CLX_ERR_ARGUMENT;
 }
 
+int mpi_share(int status, size_t *value)
+{
+    long long v[2] = { status, (long long)*value };
+    MPI_Bcast(v, 2, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+    *value = (size_t)v[1];
+    return (int)v[0];
+}
+
 void mpi_abort(void)
 {
     MPI_Abort(MPI_COMM_WORLD, 1);
@@ -294,6 +302,11 @@ int mpi_agree(int status, const char *text, clx_message *first)
 {
     if (status != CLX_OK)
         snprintf(first->text, sizeof first->text, "%s", text ? text : "failed");
+    return status;
+}
+
+int mpi_share(int status, size_t *value)
+{
     return status;
 }
 

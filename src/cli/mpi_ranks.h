@@ -50,6 +50,12 @@ const char *mpi_library_version(void);
  */
 int mpi_agree(int status, const char *text, clx_message *first);
 
+/*
+ * Collective: rank 0's status and *value (--resume: the images its output
+ * already holds) to every rank. Returns rank 0's status.
+ */
+int mpi_share(int status, size_t *value);
+
 /* Kills every rank of the job after rank 0 reported a failure. */
 void mpi_abort(void);
 

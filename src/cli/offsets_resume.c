@@ -10,6 +10,7 @@
 
 #include "offsets_run.h"
 #include "output/resume.h"
+#include "strain_job.h"
 
 /*
  * Image i's rows formatted twice, with two sets of results that differ in
@@ -105,6 +106,66 @@ static int resume_row_start(void *user, size_t i, size_t window, char *buf, size
     return (int)k;
 }
 
+/* The options that shape a row, as text: the plan's, the rows' form, and
+ * strain's. Device choices (--device, --threads, --lanes) are not among
+ * them: they change how fast rows come, not what they say. */
+static void options_text(const struct offsets_run *r, const struct offsets_args *a, const char *header, char *buf,
+                         size_t len)
+{
+    const clx_plan_options *p = &a->mode.plan;
+    int n = snprintf(buf, len,
+                     "clxcorr %s\n%s\nheader %s\nmode %d method %d max_shift %d estimator %d fit %d batch %d double %d\n"
+                     "params %s\nprefilter %s\nwindow %d %.17g passes %d refine %d tol %.17g fine %d interp %d "
+                     "refiner %d shape %d\nskip_bad %d\n",
+                     clx_version(), a->strain ? "strain" : "offsets", header, p->mode, p->method, p->max_shift,
+                     p->estimator, p->fit_size, p->batch, p->use_double, p->params ? p->params : "",
+                     p->prefilter ? p->prefilter : "", p->window, p->window_alpha, p->passes, p->refine,
+                     p->tolerance, p->fine_shift, p->interp, p->refiner, p->shape, a->skip_bad);
+    const struct strain_options *s = a->strain;
+    if (s && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n,
+                 "pc %d %.17g %.17g %.17g tilts %.17g %.17g pixel %.17g step %.17g %.17g cols %d ref %d %ld %ld "
+                 "euler %d %.17g %.17g %.17g stiffness %s fit %.17g %.17g %.17g %.17g %d remap %d %d %.17g %d\n",
+                 s->have_pc, s->pc[0], s->pc[1], s->pc[2], s->sample_tilt, s->detector_tilt, s->pixel_size,
+                 s->step_x, s->step_y, s->scan_cols, s->have_ref_point, s->ref_row, s->ref_col, s->have_euler,
+                 s->euler[0], s->euler[1], s->euler[2], s->stiffness ? s->stiffness : "", s->fit.min_zncc,
+                 s->fit.min_peak_ratio, s->fit.residual_factor, s->fit.max_residual, s->fit.min_windows, s->remap,
+                 s->remap_rotation, s->remap_tol, s->remap_passes);
+}
+
+int offsets_fingerprint(struct offsets_run *r, const struct offsets_args *a)
+{
+    char header[1024], options[4096];
+    if (offsets_header_format(r, header, sizeof header) != 0) {
+        report_error("out of memory");
+        return -1;
+    }
+    options_text(r, a, header, options, sizeof options);
+    struct run_fingerprint *fp = &r->fingerprint;
+    fp->options = run_hash(RUN_HASH_INIT, options, strlen(options));
+    fp->reference = run_hash(RUN_HASH_INIT, r->reference, strlen(r->reference) + 1);
+    int dims[3] = { r->ref.width, r->ref.height, (int)r->ref.type };
+    fp->reference = run_hash(fp->reference, dims, sizeof dims);
+    fp->reference = run_hash(fp->reference, r->ref.pixels,
+                             (size_t)r->ref.width * (size_t)r->ref.height * clx_pixel_size(r->ref.type));
+    fp->windows = RUN_HASH_INIT;
+    for (size_t w = 0; w < r->nregions; w++) {
+        int v[4] = { r->regions[w].x, r->regions[w].y, r->regions[w].w, r->regions[w].h };
+        fp->windows = run_hash(fp->windows, v, sizeof v);
+    }
+    fp->images = RUN_HASH_INIT;
+    for (size_t i = 0; i < r->count; i++) {
+        char *name = image_item_name(&r->items, r->first + i);
+        if (!name) {
+            report_error("out of memory");
+            return -1;
+        }
+        fp->images = run_hash(fp->images, name, strlen(name) + 1);
+        free(name);
+    }
+    return 0;
+}
+
 int offsets_resume(struct offsets_run *r)
 {
     char header[1024];
@@ -113,11 +174,15 @@ int offsets_resume(struct offsets_run *r)
         report_error("out of memory");
         return -1;
     }
-    struct resume_check c = { header, offsets_rows_per_image(r), r->count, resume_row_start, r };
-    if (resume_prepare(r->output, &c, &r->kept, &r->resumed) != 0)
+    struct resume_check c = { header, offsets_rows_per_image(r), r->count, &r->fingerprint, resume_row_start, r };
+    if (resume_prepare(r->output, &c, &r->resume) != 0)
         return -1;
-    if (!r->resumed)
+    r->resumed = r->resume.found;
+    r->kept = r->resume.kept;
+    if (!r->resume.found)
         report_note("--resume: no %s.part or %s: starting from the first image", r->output, r->output);
+    else if (r->resume.complete)
+        report_note("--resume: %s is complete (%zu images): nothing to do", r->output, r->kept);
     else
         report_note("--resume: %zu of %zu images already in %s.part; correlating the other %zu", r->kept,
                     r->count, r->output, r->count - r->kept);

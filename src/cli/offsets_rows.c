@@ -85,12 +85,17 @@ int offsets_output_open(struct offsets_run *r, clx_message *msg)
     int status;
     if (r->format->kind == ROW_FORMAT_H5)
         status = h5_open(r, msg);
-    else if (r->resumed)
-        status = csv_output_open_append(&r->out, r->output, msg);
+    else if (r->resume.complete)
+        return CLX_OK;   /* --resume found FILE complete: nothing to write */
     else if (offsets_header_format(r, header, sizeof header) != 0)
         status = (snprintf(msg->text, sizeof msg->text, "the header does not fit"), CLX_ERR_HOST_MEMORY);
-    else
-        status = csv_output_open(&r->out, r->output, header, msg);
+    else if (r->resume.part) {
+        status = csv_output_continue(&r->out, r->output, r->resume.part, header, r->kept, r->resume.bytes,
+                                     &r->fingerprint, offsets_rows_per_image(r), msg);
+        r->resume.part = NULL;
+    } else
+        status = csv_output_open(&r->out, r->output, header, r->output ? &r->fingerprint : NULL,
+                                 offsets_rows_per_image(r), msg);
     r->out_open = status == CLX_OK;
     return status;
 }
@@ -226,7 +231,7 @@ int offsets_output_close(struct offsets_run *r, int failed, size_t written)
     if (failed && opened && r->format->kind == ROW_FORMAT_H5)
         report_note("stopped after %zu images; their values are in %s.part (the others read as NaN, flags "
                     "as 4294967295)", written, r->output);
-    else if (failed && opened && r->output && strcmp(r->output, "-") != 0)
+    else if (failed && opened && r->output && strcmp(r->output, "-") != 0 && written + r->kept > 0)
         report_note("stopped after %zu images; their rows are in %s.part (the same command with --resume "
                     "continues)", written, r->output);
     return failed ? -1 : 0;

@@ -27,6 +27,7 @@
 #include "options.h"
 #include "output/csv_output.h"
 #include "output/h5_output.h"
+#include "output/resume.h"
 #include "output/row_format.h"
 #include "output/run_meta.h"
 #include "plot/quiver.h"
@@ -87,6 +88,8 @@ struct offsets_run {
     int sharded;
     int resumed;                 /* --resume found an earlier output */
     size_t kept;                 /* its whole images, not correlated again */
+    struct resume_state resume;  /* --resume: what it found (FILE.part, locked and cut, until the output takes it) */
+    struct run_fingerprint fingerprint;   /* what FILE.resume records of this run */
     struct mpi_split split;
     int mpi;
     int agreed;                  /* MPI: the set-up agreement took place */
@@ -184,6 +187,10 @@ void offsets_run_free(struct offsets_run *r);
 
 /* ---- offsets_resume.c ---- */
 
+/* The run's fingerprint (resume.h) into r->fingerprint, once the
+ * reference, windows and images are known. Returns 0, or -1 after
+ * reporting why not. */
+int offsets_fingerprint(struct offsets_run *r, const struct offsets_args *a);
 /* --resume: keeps the whole images of the earlier output and moves the
  * run's start past them. Returns 0, or -1 after reporting why not. */
 int offsets_resume(struct offsets_run *r);

@@ -13,6 +13,7 @@
 
 #include "device_open.h"
 #include "offsets_run.h"
+#include "output/output_guard.h"
 #include "strain_remap.h"
 
 /*
@@ -47,6 +48,23 @@ static int pairs_lines_split(struct image_list *list)
     return 0;
 }
 
+/* No output (-o, --meta, --quiver) may be an input, nor two outputs one file. */
+static int outputs_guard(const struct offsets_args *a)
+{
+    const struct output_guard outs[] = { { "-o", a->out.path }, { "--meta", a->meta }, { "--quiver", a->quiver } };
+    char *reference = NULL;
+    int page;
+    if (image_entry_split(a->reference, &reference, &page, NULL, NULL) != CLX_OK) {
+        report_error("out of memory");
+        return -1;
+    }
+    const char *list = a->img.list_path && strcmp(a->img.list_path, "-") != 0 ? a->img.list_path : NULL;
+    const char *files[] = { reference, a->win.regions_path, list };
+    int status = output_guard_check(outs, 3, files, 3, &a->img.images);
+    free(reference);
+    return status;
+}
+
 /* The image list (--list read now), and the reference: the REFERENCE
  * argument, or with --reference pairs the first pair's first image, which
  * gives the run its size. */
@@ -63,6 +81,8 @@ static int inputs_load(struct offsets_args *a, struct offsets_run *r)
     }
     if (a->pairing == PAIRING_PAIRS)
         a->reference = a->img.images.entries[0];
+    if (outputs_guard(a) != 0)
+        return -1;
     if (image_entry_load_single(a->reference, a->img.images.scan, &r->ref, &msg) != CLX_OK) {
         report_error("reference: %s", msg.text);
         return -1;
@@ -218,17 +238,38 @@ static int quiver_setup(const struct offsets_args *a, struct offsets_run *r)
     return 0;
 }
 
+/* --resume under MPI: rank 0 owns the output, so it alone checks and cuts
+ * it; every rank then deals what is left of the run anew. */
+static int resume_ranks(struct offsets_run *r, int status)
+{
+    size_t kept = r->kept;
+    if (mpi_share(status == 0 ? CLX_OK : CLX_ERR_ARGUMENT, &kept) != CLX_OK)
+        return -1;
+    if (mpi_rank() != 0) {
+        r->kept = kept;
+        r->first += kept;
+        r->count -= kept;
+    }
+    mpi_split_free(&r->split);
+    mpi_split_init(&r->split, r->count, offsets_rows_per_image(r));
+    r->local_count = mpi_split_local_count(&r->split);
+    return 0;
+}
+
 static int resume_setup(const struct offsets_args *a, struct offsets_run *r)
 {
     if (a->format.kind == ROW_FORMAT_H5 && r->mpi) {
         report_error("--format h5 is not written under mpirun yet: write CSV (or run one process)");
         return -1;
     }
-    if (a->resume && r->mpi) {
-        report_error("--resume does not run under mpirun yet: resume with one process, or use --shard");
-        return -1;
-    }
-    return a->resume ? offsets_resume(r) : 0;
+    int status = 0;
+    if (r->output && strcmp(r->output, "-") != 0 && (!r->mpi || mpi_rank() == 0))
+        status = offsets_fingerprint(r, a);
+    if (a->resume && status == 0 && (!r->mpi || mpi_rank() == 0))
+        status = offsets_resume(r);
+    if (a->resume && r->mpi)
+        return resume_ranks(r, status);
+    return status;
 }
 
 /* The devices this process uses: those of --device, or under MPI the one
@@ -319,6 +360,8 @@ void offsets_run_free(struct offsets_run *r)
         h5_output_close(r->h5, 0, &msg);
     else if (r->out_open)
         csv_output_close(&r->out, 0, &msg);
+    if (r->resume.part)
+        clx_output_close(r->resume.part, 0, &msg);
     mpi_split_free(&r->split);
     image_items_free(&r->items);
     for (size_t k = 0; r->ring && k < r->ring_size; k++)

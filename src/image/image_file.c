@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <strings.h>
 
 #include "image/loaders.h"
@@ -40,6 +41,13 @@ static const struct image_format *const image_formats[] = {
 
 static int head_read(const char *path, unsigned char *head, size_t *length, clx_message *msg)
 {
+    /* A FIFO would block the open until a writer came (forever, for a pipe
+     * nobody writes), and a device has no end: only regular files are
+     * images. stat() first, as the open itself is what blocks. */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        return msg_fail(msg, CLX_ERR_FORMAT, "%s: %s, not an image file", path,
+                        S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ? "a socket" : "a device");
     FILE *f = fopen(path, "rb");
     if (!f)
         return msg_fail(msg, CLX_ERR_IO, "%s: %s", path, strerror(errno));

@@ -1,6 +1,9 @@
 /*
  * tiff_writer.c - TIFF files written page by page through libtiff, as
- * PATH.part until complete (the clx_tiff_writer of clxcorr.h).
+ * PATH.part until complete (the clx_tiff_writer of clxcorr.h). The file is
+ * a clx_output: created and locked there, a seekable file (libtiff seeks
+ * back to link the pages), so a FIFO or device as PATH is refused rather
+ * than replaced.
  */
 #include "config.h"
 
@@ -16,7 +19,8 @@
 
 struct clx_tiff_writer {
     struct tiff_handle h;
-    char *path, *part_path;
+    clx_output *out;
+    char *part_path;
     unsigned pages;
 };
 
@@ -35,20 +39,26 @@ int clx_tiff_writer_open(const char *path, int bigtiff, clx_tiff_writer **out, c
         return msg_fail(msg, CLX_ERR_ARGUMENT, "clx_tiff_writer_open: NULL argument");
     *out = NULL;
     struct clx_tiff_writer *w = calloc(1, sizeof *w);
-    size_t n = strlen(path);
-    if (!w || !(w->path = strdup(path)) || !(w->part_path = malloc(n + 6))) {
-        if (w)
-            free(w->path);
+    if (!w)
+        return msg_fail(msg, CLX_ERR_HOST_MEMORY, "out of host memory");
+    int status = clx_output_open(path, CLX_OUTPUT_PART | CLX_OUTPUT_SEEKABLE, &w->out, msg);
+    if (status != CLX_OK) {
+        free(w);
+        return status;
+    }
+    if (!(w->part_path = strdup(clx_output_name(w->out)))) {
+        clx_output_close(w->out, 0, NULL);
         free(w);
         return msg_fail(msg, CLX_ERR_HOST_MEMORY, "out of host memory");
     }
-    snprintf(w->part_path, n + 6, "%s.part", path);
     w->h.path = w->part_path;
     errno = 0;
+    /* libtiff opens PATH.part by its name, the same file clx_output holds
+     * (and locks) through its own descriptor. */
     w->h.tif = tiff_io_open(&w->h, bigtiff ? "w8" : "w");
     if (!w->h.tif) {
-        int status = writer_fail(w, msg, "cannot create");
-        free(w->path);
+        status = writer_fail(w, msg, "cannot create");
+        clx_output_close(w->out, 0, NULL);
         free(w->part_path);
         free(w);
         return status;
@@ -108,9 +118,9 @@ int clx_tiff_writer_close(clx_tiff_writer *w, int complete, clx_message *msg)
         status = writer_fail(w, msg, "write error");
     else if (complete && w->pages == 0)
         status = msg_fail(msg, CLX_ERR_ARGUMENT, "%s: no pages were written", w->part_path);
-    else if (complete && rename(w->part_path, w->path) != 0)
-        status = msg_fail(msg, CLX_ERR_IO, "renaming %s to %s: %s", w->part_path, w->path, strerror(errno));
-    free(w->path);
+    int closed = clx_output_close(w->out, complete && status == CLX_OK, status == CLX_OK ? msg : NULL);
+    if (status == CLX_OK)
+        status = closed;
     free(w->part_path);
     free(w);
     return status;

@@ -142,12 +142,13 @@ static int cache_lookup(const struct clx_context *ctx, const char *key, struct m
  * measurement next time. */
 static void cache_store(const struct clx_context *ctx, const char *key, const struct method_choice *c)
 {
-    char path[PATH_MAX], tmp[PATH_MAX + 32], line[1024];
+    char path[PATH_MAX], line[1024];
     size_t klen = strlen(key);
     if (!cache_path(ctx, path, sizeof path))
         return;
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    FILE *out = fopen(tmp, "w");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
     if (!out)
         return;
     FILE *in = fopen(path, "r");
@@ -157,8 +158,11 @@ static void cache_store(const struct clx_context *ctx, const char *key, const st
     if (in)
         fclose(in);
     fprintf(out, "%s\t%.6g\t%.6g\t%d\n", key, c->fft_ms, c->direct_ms, c->direct_estimated);
-    if (fclose(out) != 0 || rename(tmp, path) != 0)
-        unlink(tmp);
+    /* Replaced whole (clx_output): processes sharing the cache read either
+     * file, never half of one. */
+    if (fclose(out) == 0)
+        clx_output_write_file(path, text, len, NULL);
+    free(text);
 }
 
 /* ---- the FFT library ----------------------------------------------------- */

@@ -95,9 +95,11 @@ static const char *pixel_ctype(clx_pixel_type t)
 
 int kernel_options_format(const struct kernel_params *p, char *buf, size_t len)
 {
-    /* OpenCL C 1.2 everywhere, but sub-group built-ins need 2.0 or later
-     * (3.0 where the device has it: some accept 1.2 and 3.0 but not 2.0). */
-    const char *std = p->direct_broadcast == 1 ? (p->opencl_c_major >= 3 ? "CL3.0" : "CL2.0") : "CL1.2";
+    /* OpenCL C 1.2 everywhere, but cl_khr_subgroups' built-ins need 2.0 or
+     * later (3.0 where the device has it: some accept 1.2 and 3.0 but not
+     * 2.0); Intel's cl_intel_subgroups gives them to 1.2. */
+    const char *std = p->direct_broadcast == 1 && p->subgroups != 2 ? (p->opencl_c_major >= 3 ? "CL3.0" : "CL2.0")
+                                                                     : "CL1.2";
     size_t used = (size_t)snprintf(buf, len, "-cl-std=%s", std);
     for (size_t k = 0; k < KP_COUNT && used < len; k++) {
         const struct param_info *i = &params[k];

@@ -70,6 +70,7 @@
     X(window_alpha, WINDOW_ALPHA, REAL, JOB, 0, 1, 0.25, "Tukey's tapered fraction")                                \
     X(vendor, CLX_VENDOR, INT, JOB, 0, 4, dev->vendor, "the device's vendor, for cl/vendor.h's predicates")          \
     X(opencl_c_major, NONE, INT, JOB, 1, 3, dev->opencl_c_major, "the device's OpenCL C version, for -cl-std")       \
+    X(subgroups, CLX_SUBGROUPS, INT, JOB, 0, 2, dev->subgroups, "the device's sub-groups: 0 none, 1 khr, 2 intel")     \
     /* the seed kernels (the --param keys, in the order an unknown key lists them) */                                \
     X(sums_wg, SUMS_WG, INT, POW2, 1, 4096, WG(256), "work-items reducing one window")                               \
     X(argmax_wg, ARGMAX_WG, INT, POW2, 1, 4096, WG(256), "work-items searching one correlation")                     \

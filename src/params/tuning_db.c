@@ -40,17 +40,42 @@ int tuning_path_of(const struct clx_context *ctx, char *out, size_t len)
 /* ---- shipped defaults ---------------------------------------------------- */
 
 /*
- * What `clxcorr tune` found best on the devices we could measure, for the
- * EBSD workload (900x900 16-bit, 50 windows of 100x100): the values apply to
- * every window size of the mode until the device is tuned. A vendor without
- * a line (AMD, Intel and PoCL so far: not measured on an idle machine) gets
- * the generic defaults (kernel_params_defaults), which are the starting
- * point of every search. The measurements are in bench/tune-results.txt.
+ * Per vendor and kind of device, the values every plan starts from until
+ * `clxcorr tune` has measured the device itself; they apply to every window
+ * size of the mode. Each line says where its values come from. A device
+ * without a line gets the generic defaults (kernel_params_defaults), the
+ * starting point of every search.
+ *
+ * NVIDIA: measured, `clxcorr tune` on an H200 (bench/tune-results.txt).
+ *
+ * AMD and Intel: not measured here (no such device in reach), so nothing
+ * was changed but the work-group shapes, which are made of whole SIMD units
+ * as the vendors' documents say a work-group should be:
+ * - AMD GCN and CDNA (gfx9: MI50 to MI300) run wavefronts of 64 work-items
+ *   (AMD Instinct MI200 "CDNA 2" ISA reference guide, ch. 1; AMD's OpenCL
+ *   optimization guide: work-groups of a multiple of 64, 256 the usual
+ *   best), and RDNA (gfx10 and gfx11) waves of 32 in the OpenCL compiler's
+ *   default mode (RDNA 3 ISA reference guide, ch. 1; LLVM's AMDGPU backend
+ *   makes wavefrontsize32 the default from gfx10). CLBlast's published
+ *   database (src/database/kernels/) keeps AMD GPUs' reduction and copy
+ *   work-groups at multiples of 64 as well. Told apart by
+ *   CL_DEVICE_WAVEFRONT_WIDTH_AMD.
+ * - Intel Xe-LP and Xe-HPG (Arc, DG2) compile kernels for sub-groups of 8,
+ *   16 or 32, Xe-HPC (Ponte Vecchio) for 16 or 32 (CL_DEVICE_SUB_GROUP_SIZES_INTEL;
+ *   Intel's GPU occupancy calculator lists Xe-HPC's as 32 and 16); Intel's
+ *   OpenCL developer guide for its GPUs ("Work-Group Size Recommendations
+ *   Summary") asks for power-of-two work-groups of 64 to 256 work-items in
+ *   kernels with local memory and barriers, as all of these have. Rows of
+ *   16 (Xe-HPG) and 32 (Xe-HPC) keep a row one or two sub-groups wide.
+ * A `clxcorr tune` run on such a device replaces them with measured ones.
  */
+enum { SEED = 1 << CLX_MODE_SEED, ACCURATE = 1 << CLX_MODE_ACCURATE };
+
 struct shipped {
     enum device_vendor vendor;
     clx_device_type type;
-    clx_mode mode;
+    int simd;                  /* the device's simd_width, 0: any */
+    unsigned modes;            /* SEED, ACCURATE */
     const char *params;
     int batch;
     const char *why;
@@ -59,9 +84,29 @@ struct shipped {
 static const struct shipped shipped[] = {
     /* Seed mode on the H200: nothing beat the generic defaults (VkFFT,
      * batch 128) by more than the noise. Accurate mode: +3.8 %. */
-    { VENDOR_NVIDIA, CLX_DEVICE_GPU, CLX_MODE_ACCURATE, "argmax_wg=64", 256,
+    { VENDOR_NVIDIA, CLX_DEVICE_GPU, 0, ACCURATE, "argmax_wg=64", 256,
       "shipped defaults for NVIDIA GPUs (tuned on an H200, bench/tune-results.txt)" },
-    { VENDOR_OTHER, CLX_DEVICE_OTHER, CLX_MODE_SEED, NULL, 0, NULL }
+    { VENDOR_AMD, CLX_DEVICE_GPU, 64, SEED | ACCURATE,
+      "sums_wg=256,argmax_wg=256,tile_wg=256,icgn_wg=256,prep_tx=64,prep_ty=4,sample_tx=64,sample_ty=4,"
+      "direct_few_wg=64", 0,
+      "shipped defaults for AMD GCN and CDNA GPUs (wavefronts of 64; from AMD's CDNA ISA and OpenCL guides, "
+      "not measured: see src/params/tuning_db.c)" },
+    { VENDOR_AMD, CLX_DEVICE_GPU, 32, SEED | ACCURATE,
+      "sums_wg=128,argmax_wg=128,tile_wg=128,icgn_wg=128,prep_tx=32,prep_ty=8,sample_tx=32,sample_ty=4,"
+      "direct_few_wg=32", 0,
+      "shipped defaults for AMD RDNA GPUs (waves of 32; from AMD's RDNA ISA guide, not measured: see "
+      "src/params/tuning_db.c)" },
+    { VENDOR_INTEL, CLX_DEVICE_GPU, 8, SEED | ACCURATE,
+      "sums_wg=128,argmax_wg=128,tile_wg=128,icgn_wg=128,prep_tx=16,prep_ty=8,sample_tx=16,sample_ty=8,"
+      "direct_few_wg=32", 0,
+      "shipped defaults for Intel Xe-LP and Xe-HPG GPUs (sub-groups of 8, 16, 32; from Intel's OpenCL GPU guide, "
+      "not measured: see src/params/tuning_db.c)" },
+    { VENDOR_INTEL, CLX_DEVICE_GPU, 16, SEED | ACCURATE,
+      "sums_wg=256,argmax_wg=256,tile_wg=256,icgn_wg=256,prep_tx=32,prep_ty=8,sample_tx=32,sample_ty=8,"
+      "direct_few_wg=32", 0,
+      "shipped defaults for Intel Xe-HPC GPUs (sub-groups of 16, 32; from Intel's OpenCL GPU guide, not "
+      "measured: see src/params/tuning_db.c)" },
+    { VENDOR_OTHER, CLX_DEVICE_OTHER, 0, 0, NULL, 0, NULL }
 };
 
 void tuning_shipped(const struct device_entry *dev, clx_mode mode, clx_tuning *out, const char **why)
@@ -71,7 +116,8 @@ void tuning_shipped(const struct device_entry *dev, clx_mode mode, clx_tuning *o
     snprintf(out->driver, sizeof out->driver, "%s", dev->info.driver_version);
     *why = "the generic defaults (no tuning for this device)";
     for (size_t i = 0; shipped[i].params; i++)
-        if (shipped[i].vendor == dev->vendor && shipped[i].type == dev->info.type && shipped[i].mode == mode) {
+        if (shipped[i].vendor == dev->vendor && shipped[i].type == dev->info.type &&
+            (shipped[i].modes & (1u << mode)) && (!shipped[i].simd || shipped[i].simd == dev->simd_width)) {
             snprintf(out->params, sizeof out->params, "%s", shipped[i].params);
             out->batch = shipped[i].batch;
             *why = shipped[i].why;
@@ -202,10 +248,9 @@ void tuning_for(const struct clx_context *ctx, clx_mode mode, const struct kerne
 
 int tuning_store(const char *path, const clx_tuning *e, clx_message *msg)
 {
-    char tmp[PATH_MAX + 32], line[2048], copy[2048];
+    char line[2048], copy[2048];
     clx_tuning old;
 
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
     /* The directory may not exist yet when no kernel was ever cached. */
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s", path);
@@ -214,9 +259,13 @@ int tuning_store(const char *path, const clx_tuning *e, clx_message *msg)
         *slash = '\0';
         kernel_cache_mkdir(dir);
     }
-    FILE *out = fopen(tmp, "w");
+    /* The new file is made in memory and replaces the old one whole
+     * (clx_output), so a reader never sees half of it. */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
     if (!out)
-        return msg_fail(msg, CLX_ERR_IO, "cannot write %s", tmp);
+        return msg_fail(msg, CLX_ERR_HOST_MEMORY, "out of host memory");
     fputs("# clxcorr tuning file: written by `clxcorr tune`, read by every plan (see clxcorr tune --help)\n", out);
     FILE *in = fopen(path, "r");
     while (in && fgets(line, sizeof line, in)) {
@@ -227,9 +276,9 @@ int tuning_store(const char *path, const clx_tuning *e, clx_message *msg)
     if (in)
         fclose(in);
     write_entry(out, e);
-    if (fclose(out) != 0 || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return msg_fail(msg, CLX_ERR_IO, "cannot write %s", path);
-    }
-    return CLX_OK;
+    int bad = fclose(out) != 0;
+    int status = bad ? msg_fail(msg, CLX_ERR_HOST_MEMORY, "out of host memory")
+                     : clx_output_write_file(path, text, len, msg);
+    free(text);
+    return status;
 }

@@ -740,6 +740,10 @@ static int accurate_read(void *state, size_t count, clx_result *results)
         r->iterations = a->iterations[t];
         r->flags = a->flags[t];
         icgn_columns(a, t, r);
+        /* zncc is 0/0 where a window has no contrast (a flat image): the
+         * offset then means nothing, as where the peak is not positive. */
+        if (isnan(r->zncc))
+            r->flags |= CLX_FLAG_NO_PEAK;
         if (o->refine > 0 && !a->converged[t] && !isnan(r->dx))
             r->flags |= CLX_FLAG_UNCONVERGED;
     }

@@ -79,6 +79,41 @@ static int contains_nocase(const char *haystack, const char *needle)
     return 0;
 }
 
+/* The vendors' own queries (cl_amd_device_attribute_query,
+ * cl_intel_required_subgroup_size, cl_nv_device_attribute_query), by their
+ * numbers so that no vendor header is needed. */
+#define CLX_DEVICE_WAVEFRONT_WIDTH_AMD 0x4043
+#define CLX_DEVICE_SUB_GROUP_SIZES_INTEL 0x4108
+#define CLX_DEVICE_WARP_SIZE_NV 0x4003
+
+static int simd_width_of(const struct device_entry *e)
+{
+    cl_uint width = 0;
+    size_t sizes[8], got = 0;
+    switch (e->vendor) {
+    case VENDOR_AMD:
+        if (has_extension(e->device, "cl_amd_device_attribute_query"))
+            clGetDeviceInfo(e->device, CLX_DEVICE_WAVEFRONT_WIDTH_AMD, sizeof width, &width, NULL);
+        return (int)width;
+    case VENDOR_INTEL:
+        if (has_extension(e->device, "cl_intel_required_subgroup_size") &&
+            clGetDeviceInfo(e->device, CLX_DEVICE_SUB_GROUP_SIZES_INTEL, sizeof sizes, sizes, &got) == CL_SUCCESS) {
+            size_t narrowest = 0;
+            for (size_t i = 0; i < got / sizeof sizes[0]; i++)
+                if (!narrowest || sizes[i] < narrowest)
+                    narrowest = sizes[i];
+            return (int)narrowest;
+        }
+        return 0;
+    case VENDOR_NVIDIA:
+        if (has_extension(e->device, "cl_nv_device_attribute_query"))
+            clGetDeviceInfo(e->device, CLX_DEVICE_WARP_SIZE_NV, sizeof width, &width, NULL);
+        return (int)width;
+    default:
+        return 0;
+    }
+}
+
 static enum device_vendor vendor_of(const struct device_entry *e)
 {
     if (contains_nocase(e->info.platform_name, "Portable Computing Language"))
@@ -172,7 +207,11 @@ static void describe(struct device_entry *e, int p, int d, const char *platform_
                         &e->image_max_buffer, NULL) != CL_SUCCESS)
         e->image_max_buffer = 0;
     e->opencl_c_major = highest_opencl_c(e->device, in->opencl_c_version);
-    e->has_subgroups = has_extension(e->device, "cl_khr_subgroups");
+    e->simd_width = simd_width_of(e);
+    e->subgroups = has_extension(e->device, "cl_khr_subgroups")     ? 1
+                   : has_extension(e->device, "cl_intel_subgroups") ? 2
+                                                                    : 0;
+    e->has_subgroups = e->subgroups != 0;
     e->has_int64_atomics = has_extension(e->device, "cl_khr_int64_extended_atomics");
 }
 

@@ -23,7 +23,12 @@ struct device_entry {
     int image_support;          /* images, and 1D images over buffers (OpenCL 1.2) */
     size_t image_max_buffer;    /* texels of the largest 1D image over a buffer */
     int opencl_c_major;         /* the device's highest OpenCL C version */
-    int has_subgroups;          /* cl_khr_subgroups (sub_group_broadcast and friends) */
+    int simd_width;             /* what work-groups are best made of whole units of: AMD's wavefront
+                                   (64 on GCN and CDNA, 32 on RDNA), Intel's narrowest sub-group
+                                   (8 on Xe-LP and Xe-HPG, 16 on Xe-HPC), NVIDIA's warp; 0 unknown */
+    int has_subgroups;          /* sub-groups (sub_group_broadcast and friends) by either extension below */
+    int subgroups;              /* which, as cl/vendor.h's CLX_SUBGROUPS: 0 none, 1 cl_khr_subgroups,
+                                   2 cl_intel_subgroups (Intel's, on OpenCL C 1.2 too) */
     int has_int64_atomics;      /* cl_khr_int64_extended_atomics (atom_max on 64-bit words) */
     enum device_vendor vendor;
     clx_device_info info;

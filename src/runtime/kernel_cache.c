@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clxcorr.h"
 #include "runtime/hash.h"
 #include "runtime/kernel_cache.h"
 
@@ -101,7 +102,7 @@ int kernel_cache_mkdir(const char *path)
 
 int kernel_cache_store(const char *dir, uint64_t key, const unsigned char *binary, size_t size)
 {
-    char path[PATH_MAX], tmp[PATH_MAX + 32], sub[PATH_MAX];
+    char path[PATH_MAX], sub[PATH_MAX];
     struct cache_header hd;
 
     if (!dir || !*dir || size == 0 || size > CACHE_MAX_BINARY)
@@ -110,19 +111,17 @@ int kernel_cache_store(const char *dir, uint64_t key, const unsigned char *binar
         return -1;
     if (entry_path(dir, key, path, sizeof path))
         return -1;
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
     memcpy(hd.magic, CACHE_MAGIC, 8);
     hd.key = key;
     hd.size = size;
     hd.checksum = hash_bytes(HASH_INIT, binary, size);
-    FILE *f = fopen(tmp, "wb");
-    if (!f)
+    /* Written beside the entry and renamed over it (clx_output): processes
+     * sharing the cache (a job array starting cold) each write whole files,
+     * and a reader sees one or the other, never half. */
+    clx_output *out;
+    if (clx_output_open(path, 0, &out, NULL) != CLX_OK)
         return -1;
-    int bad = fwrite(&hd, sizeof hd, 1, f) != 1 || fwrite(binary, 1, size, f) != size;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
+    int bad = clx_output_write(out, &hd, sizeof hd, NULL) != CLX_OK ||
+              clx_output_write(out, binary, size, NULL) != CLX_OK;
+    return clx_output_close(out, !bad, NULL) == CLX_OK && !bad ? 0 : -1;
 }

@@ -1,4 +1,4 @@
-/* csv_output.c - writing the offsets' rows, atomically when to a file. */
+/* csv_output.c - writing rows of text, resumably when to a file; see csv_output.h. */
 #include "config.h"
 
 #include <errno.h>
@@ -7,59 +7,101 @@
 #include <unistd.h>
 
 #include "output/csv_output.h"
+#include "output/resume.h"
+#include "report.h"
 
-static int write_failed(struct csv_output *out, clx_message *msg)
+/* A second is lost at most when a run is killed, and a sync a second costs
+ * nothing beside the images of that second. */
+static double checkpoint_interval(void)
 {
-    snprintf(msg->text, sizeof msg->text, "writing %s: %s", out->path ? out->part_path : "standard output",
-             strerror(errno ? errno : EIO));
+    const char *env = getenv("CLXCORR_CHECKPOINT_SECONDS");
+    char *end;
+    double s = env ? strtod(env, &end) : 1.0;
+    return env && end != env && s >= 0 ? s : 1.0;
+}
+
+static int stdout_failed(clx_message *msg)
+{
+    snprintf(msg->text, sizeof msg->text, "writing standard output: %s", strerror(errno ? errno : EIO));
     return CLX_ERR_IO;
 }
 
-/* PATH.part opened with `mode` ("w" or "a"); PATH kept for the rename. */
-static int open_part(struct csv_output *out, const char *path, const char *mode, clx_message *msg)
+/* The file's rows synced, then FILE.resume says so: in this order, so that
+ * the record never counts rows the disk may not have. */
+static int checkpoint(struct csv_output *out, clx_message *msg)
 {
-    memset(out, 0, sizeof *out);
-    size_t n = strlen(path);
-    out->path = malloc(n + 1);
-    out->part_path = malloc(n + 6);
-    if (!out->path || !out->part_path) {
-        free(out->path);
-        free(out->part_path);
-        out->path = out->part_path = NULL;
-        snprintf(msg->text, sizeof msg->text, "out of memory");
-        return CLX_ERR_HOST_MEMORY;
-    }
-    memcpy(out->path, path, n + 1);
-    snprintf(out->part_path, n + 6, "%s.part", path);
-    out->f = fopen(out->part_path, mode);
-    if (!out->f) {
-        snprintf(msg->text, sizeof msg->text, "%s: %s", out->part_path, strerror(errno));
-        free(out->path);
-        free(out->part_path);
-        out->path = out->part_path = NULL;
-        return CLX_ERR_IO;
-    }
-    return CLX_OK;
+    if (!out->fp || !out->file || clx_output_direct(out->file))
+        return CLX_OK;
+    int status = clx_output_sync(out->file, msg);
+    if (status == CLX_OK)
+        status = resume_record_write(out->path, out->fp, out->rows / out->rows_per_image, out->bytes, msg);
+    out->last_checkpoint = now_seconds();
+    return status;
 }
 
-int csv_output_open_append(struct csv_output *out, const char *path, clx_message *msg)
+static int file_write(struct csv_output *out, const char *text, size_t len, size_t rows, clx_message *msg)
 {
-    return open_part(out, path, "a", msg);
+    int status = clx_output_write(out->file, text, len, msg);
+    if (status != CLX_OK)
+        return status;
+    out->bytes += (long long)len;
+    out->rows += rows;
+    return now_seconds() - out->last_checkpoint >= out->interval ? checkpoint(out, msg) : CLX_OK;
 }
 
-int csv_output_open(struct csv_output *out, const char *path, const char *header, clx_message *msg)
+static void setup(struct csv_output *out, const struct run_fingerprint *fp, size_t rows_per_image)
 {
     memset(out, 0, sizeof *out);
+    out->fp = fp;
+    out->rows_per_image = rows_per_image ? rows_per_image : 1;
+    out->interval = checkpoint_interval();
+    out->last_checkpoint = now_seconds();
+}
+
+int csv_output_open(struct csv_output *out, const char *path, const char *header, const struct run_fingerprint *fp,
+                    size_t rows_per_image, clx_message *msg)
+{
+    setup(out, fp, rows_per_image);
     if (!path || strcmp(path, "-") == 0) {
         out->f = stdout;
-    } else {
-        int status = open_part(out, path, "w", msg);
-        if (status != CLX_OK)
-            return status;
+        errno = 0;
+        if (fputs(header, out->f) < 0 || fflush(out->f) != 0)
+            return stdout_failed(msg);
+        return CLX_OK;
     }
-    errno = 0;
-    if (fputs(header, out->f) < 0 || fflush(out->f) != 0)
-        return write_failed(out, msg);
+    if (!(out->path = strdup(path)))
+        return (snprintf(msg->text, sizeof msg->text, "out of memory"), CLX_ERR_HOST_MEMORY);
+    int status = clx_output_open(path, CLX_OUTPUT_PART, &out->file, msg);
+    /* FILE.part is empty now: the record of whatever run it held before is
+     * replaced before this run's first row. */
+    if (status == CLX_OK && fp && !clx_output_direct(out->file))
+        status = resume_record_write(path, fp, 0, 0, msg);
+    if (status == CLX_OK)
+        status = file_write(out, header, strlen(header), 0, msg);
+    if (status != CLX_OK) {
+        clx_message ignored;
+        clx_output_close(out->file, 0, &ignored);
+        out->file = NULL;
+        free(out->path);
+        out->path = NULL;
+    }
+    return status;
+}
+
+int csv_output_continue(struct csv_output *out, const char *path, clx_output *part, const char *header,
+                        size_t kept, long long bytes, const struct run_fingerprint *fp, size_t rows_per_image,
+                        clx_message *msg)
+{
+    setup(out, fp, rows_per_image);
+    out->file = part;
+    if (!(out->path = strdup(path)))
+        return (snprintf(msg->text, sizeof msg->text, "out of memory"), CLX_ERR_HOST_MEMORY);
+    out->rows = kept * out->rows_per_image;
+    out->bytes = bytes;
+    if (bytes == 0) {
+        int status = resume_record_write(path, fp, 0, 0, msg);
+        return status == CLX_OK ? file_write(out, header, strlen(header), 0, msg) : status;
+    }
     return CLX_OK;
 }
 
@@ -71,35 +113,51 @@ void csv_text_free(struct csv_text *t)
 
 int csv_output_write(struct csv_output *out, const struct csv_text *t, clx_message *msg)
 {
+    if (out->file)
+        return file_write(out, t->text, t->len, t->rows, msg);
     errno = 0;
     if (fwrite(t->text, 1, t->len, out->f) != t->len || fflush(out->f) != 0)
-        return write_failed(out, msg);
+        return stdout_failed(msg);
     return CLX_OK;
 }
 
 int csv_output_close(struct csv_output *out, int complete, clx_message *msg)
 {
     int status = CLX_OK;
-    if (!out->f)
-        return CLX_OK;
-    if (!out->path) {
+    if (out->f) {
         errno = 0;
         if (fflush(out->f) != 0)
-            status = write_failed(out, msg);
+            status = stdout_failed(msg);
         out->f = NULL;
         return status;
     }
-    errno = 0;
-    int bad = fflush(out->f) != 0 || (complete && fsync(fileno(out->f)) != 0);
-    bad |= fclose(out->f) != 0;
-    out->f = NULL;
-    if (bad)
-        status = write_failed(out, msg);
-    else if (complete && rename(out->part_path, out->path) != 0)
-        status = (snprintf(msg->text, sizeof msg->text, "renaming %s to %s: %s", out->part_path, out->path,
-                           strerror(errno)), CLX_ERR_IO);
+    if (!out->file)
+        return CLX_OK;
+    int direct = clx_output_direct(out->file);
+    if (!complete && out->fp && !direct && out->rows == 0) {
+        /* Stopped before its first row: nothing to keep or resume, so no
+         * FILE.part is left (removed while still locked). */
+        unlink(clx_output_name(out->file));
+        resume_record_remove(out->path);
+    } else if (!complete) {
+        /* The last checkpoint, at best: the run already failed (a full
+         * disk, say), and --resume checks the rows whatever the record
+         * says, so its own failure is not a second error. */
+        clx_message ignored;
+        checkpoint(out, &ignored);
+    }
+    clx_message close_msg;
+    int closed = clx_output_close(out->file, complete, &close_msg);
+    out->file = NULL;
+    if (closed != CLX_OK && status == CLX_OK) {
+        status = closed;
+        *msg = close_msg;
+    }
+    /* FILE is whole: its record is of no more use. A kill before this line
+     * leaves it, and --resume then finds FILE complete and removes it. */
+    if (complete && closed == CLX_OK && out->fp && !direct)
+        resume_record_remove(out->path);
     free(out->path);
-    free(out->part_path);
-    out->path = out->part_path = NULL;
+    out->path = NULL;
     return status;
 }

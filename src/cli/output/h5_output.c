@@ -110,6 +110,7 @@ struct column_out {
 
 struct h5_output {
     hid_t file;
+    clx_output *out;            /* PATH.part, held (and locked) while HDF5 writes it */
     char *path, *part_path;
     const clx_scan_info *scan;  /* grid-shaped datasets over this scan; NULL: images in a list */
     size_t images, nregions;
@@ -294,6 +295,8 @@ static void output_free(struct h5_output *o)
     }
     if (o->file >= 0)
         H5Fclose(o->file);
+    if (o->out)
+        clx_output_close(o->out, 0, NULL);
     free(o->path);
     free(o->part_path);
     free(o);
@@ -343,8 +346,23 @@ int h5_output_open(struct h5_output **out, const char *path, const struct h5_out
     /* The messages are this writer's own: HDF5's stack dump would only repeat them. */
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     errno = 0;
-    if (o->path && o->part_path)
-        o->file = H5Fcreate(o->part_path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    /* clx_output creates and locks PATH.part (HDF5 seeks: a FIFO or device
+     * as PATH is refused, not replaced); HDF5 then writes it by name. */
+    if (o->path && o->part_path && clx_output_open(path, CLX_OUTPUT_PART | CLX_OUTPUT_SEEKABLE, &o->out, msg) != CLX_OK) {
+        output_free(o);
+        return CLX_ERR_IO;
+    }
+    if (o->path && o->part_path) {
+        /* clx_output's lock is the one that keeps a second writer out;
+         * HDF5's own (a flock of its own descriptor, from 1.10) would
+         * collide with it in this very process. */
+        hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+#if H5_VERSION_GE(1, 10, 7)
+        H5Pset_file_locking(fapl, 0, 1);
+#endif
+        o->file = H5Fcreate(o->part_path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+        H5Pclose(fapl);
+    }
     if (o->file < 0 || root_attributes(o, shape, argc, argv) != 0 || columns_create(o, shape) != 0) {
         snprintf(msg->text, sizeof msg->text, "%s.part: cannot be written as HDF5%s%s", path, errno ? ": " : "",
                  errno ? strerror(errno) : "");
@@ -530,9 +548,12 @@ int h5_output_close(struct h5_output *o, int complete, clx_message *msg)
         snprintf(msg->text, sizeof msg->text, "%s: cannot be completed (disk full?)", o->part_path);
         status = CLX_ERR_IO;
     }
-    if (status == CLX_OK && complete && rename(o->part_path, o->path) != 0) {
-        snprintf(msg->text, sizeof msg->text, "renaming %s to %s: %s", o->part_path, o->path, strerror(errno));
-        status = CLX_ERR_IO;
+    clx_message close_msg;
+    int closed = clx_output_close(o->out, status == CLX_OK && complete, &close_msg);
+    o->out = NULL;
+    if (status == CLX_OK && closed != CLX_OK) {
+        *msg = close_msg;
+        status = closed;
     }
     output_free(o);
     return status;

@@ -283,6 +283,12 @@ static void put_fixed(struct csv_text *t, double v, int decimals)
 {
     static const double scale[] = { 1, 10, 100, 1e3, 1e4, 1e5, 1e6 };
     double scaled = v * scale[decimals];
+    if (isnan(v)) {
+        /* One spelling whatever the sign bit: printf writes -nan for a
+         * negative NaN (0/0 of a flat window), which readers differ on. */
+        put_bytes(t, "nan", 3);
+        return;
+    }
     if (!isfinite(v) || fabs(scaled) >= 9e15) {
         t->len += (size_t)snprintf(t->text + t->len, 32, "%.*f", decimals, v);
         return;
@@ -306,6 +312,10 @@ static void put_fixed(struct csv_text *t, double v, int decimals)
 /* "%.*g"; 32 bytes of room. */
 static void put_general(struct csv_text *t, double v, int digits)
 {
+    if (isnan(v)) {
+        put_bytes(t, "nan", 3);
+        return;
+    }
     t->len += (size_t)snprintf(t->text + t->len, 32, "%.*g", digits, v);
 }
 

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -138,11 +139,16 @@ static void write_scan(FILE *f, const clx_scan_info *s)
     fputs("\n  }", f);
 }
 
+/* The JSON is made in memory and written whole through clx_output: a
+ * --meta FILE is replaced only by a complete file, and a FIFO or device
+ * is written as it is. */
 int run_meta_write(const struct run_meta *m, const char *path, size_t images_done, const char *error)
 {
-    FILE *f = fopen(path, "w");
+    char *json = NULL;
+    size_t json_len = 0;
+    FILE *f = open_memstream(&json, &json_len);
     if (!f) {
-        report_error("--meta %s: %s", path, strerror(errno));
+        report_error("--meta %s: out of memory", path);
         return -1;
     }
     struct json_object o = { f, "  ", 0 };
@@ -196,11 +202,14 @@ int run_meta_write(const struct run_meta *m, const char *path, size_t images_don
         json_double(&o, "strain_fit_share", "%.4g",
                     m->t_end > m->t_start ? m->strain_fit_seconds / (m->t_end - m->t_start) : NAN);
     fputs("\n}\n", f);
-    if (fflush(f) != 0 || ferror(f)) {
-        report_error("--meta %s: %s", path, strerror(errno ? errno : EIO));
-        fclose(f);
+    int bad = fflush(f) != 0 || ferror(f);
+    fclose(f);
+    clx_message msg = { "out of memory" };
+    bad = bad || clx_output_write_file(path, json, json_len, &msg) != CLX_OK;
+    free(json);
+    if (bad) {
+        report_error("--meta %s: %s", path, msg.text);
         return -1;
     }
-    fclose(f);
     return 0;
 }

@@ -228,51 +228,37 @@ int canvas_text_up(struct canvas *c, int x, int y, int scale, const char *text, 
 }
 
 struct png_sink {
-    FILE *f;
+    clx_output *out;
     int failed;
+    clx_message msg;
 };
 
 static void png_write(void *user, void *data, int size)
 {
     struct png_sink *sink = user;
-    if (!sink->failed && fwrite(data, 1, (size_t)size, sink->f) != (size_t)size)
+    if (!sink->failed && clx_output_write(sink->out, data, (size_t)size, &sink->msg) != CLX_OK)
         sink->failed = 1;
 }
 
 int canvas_write_png(const struct canvas *c, const char *path, clx_message *msg)
 {
-    size_t n = strlen(path) + sizeof ".part";
-    char *part = malloc(n);
-    if (!part) {
-        snprintf(msg->text, sizeof msg->text, "%s: out of memory", path);
-        return CLX_ERR_HOST_MEMORY;
-    }
-    snprintf(part, n, "%s.part", path);
-    struct png_sink sink = { fopen(part, "wb"), 0 };
-    int status = CLX_OK;
-    if (!sink.f) {
-        snprintf(msg->text, sizeof msg->text, "%s: %s", part, strerror(errno));
-        free(part);
-        return CLX_ERR_IO;
-    }
+    struct png_sink sink = { NULL, 0, { "" } };
+    int status = clx_output_open(path, 0, &sink.out, msg);
+    if (status != CLX_OK)
+        return status;
     int encoded = stbi_write_png_to_func(png_write, &sink, c->width, c->height, 3, c->pixels, c->width * 3);
-    int write_errno = errno;
-    if (fclose(sink.f) != 0 && !sink.failed) {
-        sink.failed = 1;
-        write_errno = errno;
-    }
     if (!encoded) {
         snprintf(msg->text, sizeof msg->text, "%s: the PNG encoder failed (out of memory?)", path);
         status = CLX_ERR_HOST_MEMORY;
     } else if (sink.failed) {
-        snprintf(msg->text, sizeof msg->text, "%s: %s", part, strerror(write_errno));
-        status = CLX_ERR_IO;
-    } else if (rename(part, path) != 0) {
-        snprintf(msg->text, sizeof msg->text, "cannot rename %s to %s: %s", part, path, strerror(errno));
+        *msg = sink.msg;
         status = CLX_ERR_IO;
     }
-    if (status != CLX_OK)
-        remove(part);
-    free(part);
+    clx_message close_msg;
+    int closed = clx_output_close(sink.out, status == CLX_OK, &close_msg);
+    if (status == CLX_OK && closed != CLX_OK) {
+        *msg = close_msg;
+        status = closed;
+    }
     return status;
 }

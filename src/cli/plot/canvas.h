@@ -55,8 +55,9 @@ int canvas_text_up(struct canvas *c, int x, int y, int scale, const char *text, 
 int canvas_text_width(const char *text, int scale);
 int canvas_text_height(int scale);
 
-/* Writes the canvas as PATH.part and renames it to PATH, so that a failed
- * write never leaves a PNG that looks complete. */
+/* Writes the canvas as PNG through clx_output: a file is written beside
+ * PATH and renamed over it when complete, so that a failed write never
+ * leaves a PNG that looks complete; a FIFO or device is written as it is. */
 int canvas_write_png(const struct canvas *c, const char *path, clx_message *msg);
 
 #endif

@@ -1,0 +1,50 @@
+/*
+ * oclgrind_fill.c - preloaded before Oclgrind's runtime by `make
+ * check-oclgrind` (tests/oclgrind.sh), around two faults of Oclgrind
+ * 21.10's --uninitialized checker that would drown real reports in false
+ * ones:
+ * - it does not see what clEnqueueFillBuffer writes, so every buffer
+ *   clxcorr zeroes that way (the prepared windows' padding, the packed
+ *   argmax words) reads as uninitialised: a fill is done here as a blocking
+ *   clEnqueueWriteBuffer of the repeated pattern, which it sees;
+ * - a buffer created after another was released takes its slot, whose
+ *   record of initialised bytes keeps the released buffer's size: reads
+ *   past it (a plan's correlations after a smaller plan's) are reported
+ *   although the kernel wrote them (found in test_stages: every report
+ *   vanished with the first plan kept alive). Buffers are therefore not
+ *   released until the process ends; the tests are small.
+ * The bytes the kernels read and write are the same either way.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef cl_int (*write_buffer_fn)(cl_command_queue, cl_mem, cl_bool, size_t, size_t, const void *, cl_uint,
+                                  const cl_event *, cl_event *);
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue queue, cl_mem buffer, const void *pattern,
+                                                    size_t pattern_size, size_t offset, size_t size,
+                                                    cl_uint nwait, const cl_event *wait, cl_event *event)
+{
+    write_buffer_fn write_buffer = (write_buffer_fn)dlsym(RTLD_NEXT, "clEnqueueWriteBuffer");
+    if (!write_buffer || !pattern || pattern_size == 0 || size % pattern_size != 0)
+        return CL_INVALID_VALUE;
+    char *host = malloc(size ? size : 1);
+    if (!host)
+        return CL_OUT_OF_HOST_MEMORY;
+    for (size_t at = 0; at < size; at += pattern_size)
+        memcpy(host + at, pattern, pattern_size);
+    cl_int err = write_buffer(queue, buffer, CL_TRUE, offset, size, host, nwait, wait, event);
+    free(host);
+    return err;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clReleaseMemObject(cl_mem buffer)
+{
+    return buffer ? CL_SUCCESS : CL_INVALID_MEM_OBJECT;
+}
