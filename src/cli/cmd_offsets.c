@@ -30,6 +30,14 @@ static const char offsets_help[] =
     "                       rows of windows top to bottom, each left to right\n"
     "  -w, --window WxH     the grid's window size\n"
     "  -m, --margin M       pixels the grid keeps free at every border (default 0)\n"
+    "      --mask FILE      an image of the reference's size: pixels of value 0 are\n"
+    "                       excluded. Windows (in reference coordinates) whose\n"
+    "                       excluded fraction is above --mask-max are not\n"
+    "                       measured: their rows, still in window order, carry\n"
+    "                       nan offsets and flag 128. The others make no full\n"
+    "                       grid, so the neighbour test (flag 8) does not run\n"
+    "      --mask-max F     the excluded fraction above which a window is left\n"
+    "                       out, 0 to 1 (default 0.5)\n"
     "\n"
     "Images:\n"
     "  -l, --list FILE      also read image paths from FILE, one per line ('-' for\n"
@@ -185,6 +193,7 @@ static const char offsets_help[] =
     "               IC-GN could not refine the window (its offset is then the\n"
     "               passes')\n"
     "           64  the image could not be read (--skip-bad): dx, dy, peak nan\n"
+    "          128  the window is masked (--mask): not measured, dx, dy, peak nan\n"
     "    zncc        zero-normalised correlation of the windows at the final offset\n"
     "    peak_ratio  first pass's peak over its highest other local maximum\n"
     "    iterations  refinement iterations done\n"
@@ -227,6 +236,8 @@ static const char offsets_help[] =
 
 static const struct option offsets_table[] = {
     OPTIONS_WINDOWS,
+    { "mask", required_argument, NULL, OPT_MASK },
+    { "mask-max", required_argument, NULL, OPT_MASK_MAX },
     OPTION_LIST,
     OPTION_SCAN,
     OPTIONS_RUN_IMAGES,
@@ -266,6 +277,10 @@ int offsets_take(void *own, int c, const char *value)
     case OPT_RESUME: a->resume = 1; return 1;
     case OPT_SKIP_BAD: a->skip_bad = 1; return 1;
     case OPT_QUIVER: a->quiver = value; return 1;
+    case OPT_MASK: a->mask = value; return 1;
+    case OPT_MASK_MAX:
+        a->mask_max_given = 1;
+        return option_taken(parse_double(value, "--mask-max", 0, 1, &a->mask_max));
     }
     return 0;
 }
@@ -331,6 +346,10 @@ int offsets_parse_args(const struct command_options *command, int argc, char **a
         report_error("--resume continues the output FILE of an earlier run: give it with -o FILE");
         return -1;
     }
+    if (a->mask_max_given && !a->mask) {
+        report_error("--mask-max sets the threshold of --mask FILE");
+        return -1;
+    }
     if (window_options_check(&a->win, 1) || mode_options_check(&a->mode) || format_resolve(a))
         return -1;
     return image_options_add_args(&a->img, argc, argv, optind, ": name them after the reference or use --list FILE");
@@ -352,6 +371,7 @@ int offsets_main(int argc, char **argv, struct offsets_args *a, int (*parse)(int
         a->mode.plan.window_alpha = 0.5;
     }
     clx_stream_options_init(&a->stream);
+    a->mask_max = 0.5;
     int parsed = parse(argc, argv, a);
     if (parsed != 0) {
         image_options_free(&a->img);

@@ -39,6 +39,10 @@ int offsets_rows_init(struct offsets_run *r, size_t in_flight, clx_message *msg)
 {
     r->ring_size = in_flight;
     r->ring = calloc(r->ring_size, sizeof *r->ring);
+    if (r->masking && !(r->expanded = calloc(r->ring_size * r->nregions, sizeof *r->expanded))) {
+        snprintf(msg->text, sizeof msg->text, "out of memory");
+        return CLX_ERR_HOST_MEMORY;
+    }
     if (r->strain && r->ring)
         r->strains = calloc(r->ring_size, sizeof *r->strains);
     if (!r->ring || (r->strain && !r->strains)) {
@@ -118,10 +122,23 @@ static int strain_row_format(struct offsets_run *r, size_t j, const clx_result *
     return status;
 }
 
+/* Image j's results for every window: as measured, or with --mask the
+ * measured ones in their places among the masked ones' (the slot of image
+ * j, which it holds until its rows are written). */
+static const clx_result *all_windows(struct offsets_run *r, size_t j, const clx_result *results)
+{
+    return r->masking ? r->expanded + (j % r->ring_size) * r->nregions : results;
+}
+
 /* A lane's thread, as soon as image j's results are in: its rows as text. */
 int offsets_rows_format(void *user, size_t j, const clx_result *results, size_t nregions, clx_message *msg)
 {
     struct offsets_run *r = user;
+    if (r->masking) {
+        window_mask_expand(&r->mask, results, &r->masked_result, (clx_result *)all_windows(r, j, results));
+        results = all_windows(r, j, results);
+        nregions = r->nregions;
+    }
     if (r->strain)
         return strain_row_format(r, j, results, msg);
     if (r->h5)
@@ -164,6 +181,7 @@ int offsets_rows_write(void *user, size_t j, const clx_result *results, size_t n
     struct offsets_run *r = user;
     const struct csv_text *rows = &r->ring[j % r->ring_size];
     int unreadable = r->unreadable && r->unreadable[j];
+    results = all_windows(r, j, results);
     if (r->drawing && !unreadable)
         quiver_mean_add_results(&r->mean, results);
     if (r->h5)

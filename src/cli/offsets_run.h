@@ -3,7 +3,8 @@
  * line it was given, and one run of it.
  *
  *   cmd_offsets.c      the command: its options, then set up, stream, report
- *   offsets_setup.c    the run's set-up: reference, windows, this process's
+ *   offsets_setup.c    the run's set-up: reference, windows (less those
+ *                      --mask leaves out: window_mask.h), this process's
  *                      images (a shard, an MPI rank's chunks), devices
  *   offsets_resume.c   --resume: the earlier output's whole images are kept
  *   offsets_stream.c   the images through the devices: loading, the plans
@@ -32,6 +33,7 @@
 #include "report.h"
 #include "shard.h"
 #include "strain_job.h"
+#include "window_mask.h"
 
 /* --remap's state, defined in strain_remap.h: its functions take a run, so
  * the run names it without including it (the files that use it do). */
@@ -49,6 +51,9 @@ struct offsets_args {
     int resume;                  /* --resume */
     int skip_bad;                /* --skip-bad */
     const char *quiver;          /* --quiver FILE.png */
+    const char *mask;            /* --mask FILE */
+    double mask_max;             /* --mask-max F: the masked fraction above which a window is left out */
+    int mask_max_given;
     const char *shard_text;      /* --shard as given */
     int shard_index, shard_count;    /* --shard K/N; 0: the whole list */
     clx_stream_options stream;
@@ -63,8 +68,16 @@ struct offsets_run {
     size_t *device_images;       /* the images each device correlated */
     const char *reference;       /* its name, for messages */
     clx_image ref;
-    clx_region *regions;
+    clx_region *regions;         /* every window: one row each */
     size_t nregions;
+    /* --mask: the windows measured (the library's), and each image's
+     * results for every window (the masked ones' nan and ROW_FLAG_MASKED)
+     * in expanded[(j % ring_size) * nregions], filled by the lane that
+     * formats image j's rows. */
+    int masking;
+    struct window_mask mask;
+    clx_result masked_result;
+    clx_result *expanded;
     struct image_items items;
     const clx_scan_info *scan;   /* the one pattern file's scan all images come from, or NULL */
     /* This process's images: index j is items[first + (mpi ? split's j-th : j)]. */
@@ -113,6 +126,17 @@ struct offsets_run {
     struct strain_remap *remap;  /* --remap: each image's map, NULL without */
 };
 
+/* The windows the library measures: all, or those --mask keeps. */
+static inline const clx_region *offsets_measured_regions(const struct offsets_run *r)
+{
+    return r->masking ? r->mask.measured : r->regions;
+}
+
+static inline size_t offsets_measured_count(const struct offsets_run *r)
+{
+    return r->masking ? r->mask.nmeasured : r->nregions;
+}
+
 /* Rows per image: one per window, or for strain one per pattern. */
 static inline size_t offsets_rows_per_image(const struct offsets_run *r)
 {
@@ -136,7 +160,8 @@ static inline size_t offsets_item_index(const struct offsets_run *r, size_t j)
 /* The options of a run that offsets and strain share, beside options.h's
  * groups (offsets_take takes them; a command numbers its own from
  * OPT_RUN_OWN). */
-enum { OPT_LANES = OPT_OWN, OPT_SHARD, OPT_META, OPT_RESUME, OPT_SKIP_BAD, OPT_QUIVER, OPT_RUN_OWN };
+enum { OPT_LANES = OPT_OWN, OPT_SHARD, OPT_META, OPT_RESUME, OPT_SKIP_BAD, OPT_QUIVER, OPT_MASK, OPT_MASK_MAX,
+       OPT_RUN_OWN };
 #define OPTIONS_RUN_IMAGES { "shard", required_argument, NULL, OPT_SHARD }, \
     { "skip-bad", no_argument, NULL, OPT_SKIP_BAD }
 #define OPTIONS_RUN_BATCHES { "threads", required_argument, NULL, 'j' }, \
