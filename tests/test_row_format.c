@@ -218,7 +218,7 @@ static void check_errors(void)
     clx_message msg;
     row_format_init(&f, 0);
     CHECK(row_format_set_kind(&f, "xml", &msg) == CLX_ERR_ARGUMENT &&
-              strcmp(msg.text, "--format: unknown format 'xml' (csv, tsv, jsonl or h5)") == 0 && f.kind == ROW_FORMAT_CSV,
+              strcmp(msg.text, "--format: unknown format 'xml' (csv, tsv, jsonl, h5, vtk or openpiv)") == 0 && f.kind == ROW_FORMAT_CSV,
           "xml: %s", msg.text);
     CHECK(row_format_set_columns(&f, "peak_ratio", 0, &msg) == CLX_ERR_ARGUMENT, "peak_ratio in seed mode");
     CHECK(row_format_set_columns(&f, "region,flags", 0, &msg) == CLX_OK && f.ncolumns == 2 &&

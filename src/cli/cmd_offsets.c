@@ -151,7 +151,18 @@ static const char offsets_help[] =
     "                       row, no header; nan as null), or h5: an HDF5 file with\n"
     "                       one dataset per column, shaped (scan rows, scan\n"
     "                       columns, windows) over a whole scan, else (images,\n"
-    "                       windows); needs -o FILE (builds with HDF5)\n"
+    "                       windows); needs -o FILE (builds with HDF5). Field\n"
+    "                       files, one per image (-o OUT.EXT: OUT.EXT for one\n"
+    "                       image, else OUT_0001.EXT, OUT_0002.EXT, ...): vtk, a\n"
+    "                       VTK legacy binary STRUCTURED_GRID of the window\n"
+    "                       centres (x, y, 0; pixels, y down) with the vector\n"
+    "                       'displacement' (dx, dy, 0) and a scalar per other\n"
+    "                       column (windows on a full grid only); openpiv,\n"
+    "                       openpiv.tools.save's text: x y u v flags mask, tab-\n"
+    "                       separated, in OpenPIV's axes: y up (y_min + y_max -\n"
+    "                       y over the centres), u = dx, v = -dy, px per frame\n"
+    "                       pair; flags 1 for any flag but 128, mask 1 (u = v =\n"
+    "                       0) for masked windows\n"
     "      --columns LIST   the columns to write, in this order, e.g. image,dx,dy\n"
     "                       (default: all of the mode's, as listed below)\n"
     "      --quiver FILE    also draw FILE (PNG): the reference with one arrow per\n"
@@ -307,6 +318,28 @@ static int h5_format_check(const struct offsets_args *a)
     return 0;
 }
 
+/* --format vtk and openpiv write a file per image. */
+static int field_format_check(const struct offsets_args *a)
+{
+    const char *name = a->format.kind == ROW_FORMAT_VTK ? "vtk" : "openpiv";
+    const char *wrong = NULL;
+    if (a->strain)
+        wrong = "writes offsets' windows; strain writes csv, tsv, jsonl or h5";
+    else if (!a->out.path || strcmp(a->out.path, "-") == 0)
+        wrong = "writes a file per image: name them with -o FILE (FILE, or FILE_0001 ... for several images)";
+    else if (a->resume)
+        wrong = "writes whole files per image; --resume continues text outputs (csv, tsv, jsonl)";
+    else if (a->shard_count)
+        wrong = "with --shard: shards number their files from 1 each; write csv and convert the merged file";
+    else if (a->format.kind == ROW_FORMAT_OPENPIV && a->out.columns)
+        wrong = "has fixed columns (x y u v flags mask): --columns is for the other formats";
+    if (wrong) {
+        report_error("--format %s %s", name, wrong);
+        return -1;
+    }
+    return 0;
+}
+
 /* The rows' form, now that the mode (and so its columns) is known. */
 static int format_resolve(struct offsets_args *a)
 {
@@ -326,6 +359,8 @@ static int format_resolve(struct offsets_args *a)
                      "convert the merged file if JSON lines or HDF5 are wanted");
         return -1;
     }
+    if (a->format.kind == ROW_FORMAT_VTK || a->format.kind == ROW_FORMAT_OPENPIV)
+        return field_format_check(a);
     return a->format.kind == ROW_FORMAT_H5 ? h5_format_check(a) : 0;
 }
 

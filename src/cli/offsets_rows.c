@@ -89,6 +89,10 @@ int offsets_output_open(struct offsets_run *r, clx_message *msg)
     int status;
     if (r->format->kind == ROW_FORMAT_H5)
         status = h5_open(r, msg);
+    else if (r->format->kind == ROW_FORMAT_VTK || r->format->kind == ROW_FORMAT_OPENPIV) {
+        const struct field_output_shape shape = { r->count, r->regions, r->nregions, r->format };
+        status = field_output_open(&r->field, r->output, &shape, msg);
+    }
     else if (r->resumed)
         status = csv_output_open_append(&r->out, r->output, msg);
     else if (offsets_header_format(r, header, sizeof header) != 0)
@@ -141,7 +145,7 @@ int offsets_rows_format(void *user, size_t j, const clx_result *results, size_t 
     }
     if (r->strain)
         return strain_row_format(r, j, results, msg);
-    if (r->h5)
+    if (r->h5 || r->field)
         return CLX_OK;
     size_t item = offsets_item_index(r, j);
     struct row_scan_point point;
@@ -173,6 +177,17 @@ static int h5_write(struct offsets_run *r, size_t j, const clx_result *results, 
     return status;
 }
 
+/* Image j's field file. */
+static int field_write(struct offsets_run *r, size_t j, const clx_result *results, clx_message *msg)
+{
+    char *name = image_item_name(&r->items, offsets_item_index(r, j));
+    if (!name)
+        return (snprintf(msg->text, sizeof msg->text, "out of memory"), CLX_ERR_HOST_MEMORY);
+    int status = field_output_image(r->field, offsets_run_index(r, j), name, results, msg);
+    free(name);
+    return status;
+}
+
 /* The calling thread, in input order: image j's rows, already formatted.
  * Under MPI, rank 0 writes them after the other ranks' earlier chunks, and
  * the other ranks send them to rank 0. */
@@ -186,6 +201,8 @@ int offsets_rows_write(void *user, size_t j, const clx_result *results, size_t n
         quiver_mean_add_results(&r->mean, results);
     if (r->h5)
         return h5_write(r, j, unreadable ? r->unreadable_results : results, msg);
+    if (r->field)
+        return field_write(r, j, unreadable ? r->unreadable_results : results, msg);
     if (!r->mpi)
         return csv_output_write(&r->out, rows, msg);
     if (mpi_rank() == 0)
@@ -200,15 +217,20 @@ int offsets_output_close(struct offsets_run *r, int failed, size_t written)
     int closed = CLX_OK;
     if (opened && r->h5)
         closed = h5_output_close(r->h5, !failed, &msg);
+    else if (opened && r->field)
+        field_output_close(r->field);
     else if (opened)
         closed = csv_output_close(&r->out, !failed, &msg);
     r->h5 = NULL;
+    r->field = NULL;
     r->out_open = 0;
     if (closed != CLX_OK) {
         report_error("%s", msg.text);
         return -1;
     }
-    if (failed && opened && r->format->kind == ROW_FORMAT_H5)
+    if (failed && opened && (r->format->kind == ROW_FORMAT_VTK || r->format->kind == ROW_FORMAT_OPENPIV))
+        report_note("stopped after %zu images; their files are whole", written);
+    else if (failed && opened && r->format->kind == ROW_FORMAT_H5)
         report_note("stopped after %zu images; their values are in %s.part (the others read as NaN, flags "
                     "as 4294967295)", written, r->output);
     else if (failed && opened && r->output && strcmp(r->output, "-") != 0)

@@ -10,7 +10,8 @@
  *   offsets_stream.c   the images through the devices: loading, the plans
  *                      ready, progress, Ctrl-C, the MPI ranks' agreement
  *   offsets_rows.c     the rows: formatted by the lanes, written in order
- *                      (or with --format h5 put in the HDF5 file's columns)
+ *                      (or with --format h5 put in the HDF5 file's columns,
+ *                      with vtk or openpiv in a file per image)
  *   offsets_report.c   the end: what failed or how it went, --quiver, --meta
  *
  * The images of one process are the whole list, or with --shard K/N the
@@ -26,6 +27,7 @@
 #include "mpi_ranks.h"
 #include "options.h"
 #include "output/csv_output.h"
+#include "output/field_output.h"
 #include "output/h5_output.h"
 #include "output/row_format.h"
 #include "output/run_meta.h"
@@ -97,6 +99,7 @@ struct offsets_run {
     const struct row_format *format;
     struct csv_output out;       /* the rows of text, or */
     struct h5_output *h5;        /* --format h5: the columns as datasets */
+    struct field_output *field;  /* --format vtk, openpiv: a file per image */
     int out_open;
     int explain;
     struct progress_line progress;

@@ -182,8 +182,9 @@ static int quiver_setup(const struct offsets_args *a, struct offsets_run *r)
 
 static int resume_setup(const struct offsets_args *a, struct offsets_run *r)
 {
-    if (a->format.kind == ROW_FORMAT_H5 && r->mpi) {
-        report_error("--format h5 is not written under mpirun yet: write CSV (or run one process)");
+    if ((a->format.kind == ROW_FORMAT_H5 || a->format.kind == ROW_FORMAT_VTK ||
+         a->format.kind == ROW_FORMAT_OPENPIV) && r->mpi) {
+        report_error("--format %s is not written under mpirun yet: write CSV (or run one process)", a->out.format);
         return -1;
     }
     if (a->resume && r->mpi) {
@@ -278,6 +279,8 @@ void offsets_run_free(struct offsets_run *r)
     clx_message msg;
     if (r->out_open && r->h5)
         h5_output_close(r->h5, 0, &msg);
+    else if (r->out_open && r->field)
+        field_output_close(r->field);
     else if (r->out_open)
         csv_output_close(&r->out, 0, &msg);
     mpi_split_free(&r->split);

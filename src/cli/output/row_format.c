@@ -132,13 +132,14 @@ int row_format_check_scan(const struct row_format *f, int scan, clx_message *msg
 
 int row_format_set_kind(struct row_format *f, const char *name, clx_message *msg)
 {
-    static const char *const kinds[] = { "csv", "tsv", "jsonl", "h5" };
-    for (int k = 0; k < 4; k++)
+    static const char *const kinds[] = { "csv", "tsv", "jsonl", "h5", "vtk", "openpiv" };
+    for (int k = 0; k < 6; k++)
         if (strcmp(name, kinds[k]) == 0) {
             f->kind = (enum row_format_kind)k;
             return CLX_OK;
         }
-    snprintf(msg->text, sizeof msg->text, "--format: unknown format '%.100s' (csv, tsv, jsonl or h5)", name);
+    snprintf(msg->text, sizeof msg->text, "--format: unknown format '%.100s' (csv, tsv, jsonl, h5, vtk or openpiv)",
+             name);
     return CLX_ERR_ARGUMENT;
 }
 

@@ -37,7 +37,9 @@ enum row_format_kind {
     ROW_FORMAT_CSV = 0,
     ROW_FORMAT_TSV = 1,
     ROW_FORMAT_JSONL = 2,
-    ROW_FORMAT_H5 = 3            /* not rows of text: output/h5_output.h writes it */
+    ROW_FORMAT_H5 = 3,           /* not rows of text: output/h5_output.h writes it */
+    ROW_FORMAT_VTK = 4,          /* nor these: a field file per image (output/field_output.h) */
+    ROW_FORMAT_OPENPIV = 5
 };
 
 /* Every column: the default order, the accurate mode's three, IC-GN's
@@ -129,8 +131,9 @@ void row_format_use_scan(struct row_format *format, unsigned groups, int positio
  * otherwise. */
 int row_format_check_scan(const struct row_format *format, int scan, clx_message *msg);
 
-/* --format's value: "csv", "tsv", "jsonl" or "h5". An unknown name:
- * CLX_ERR_ARGUMENT, msg "--format: unknown format 'xml' (csv, tsv, jsonl or h5)". */
+/* --format's value: "csv", "tsv", "jsonl", "h5", "vtk" or "openpiv". An
+ * unknown name: CLX_ERR_ARGUMENT, msg "--format: unknown format 'xml'
+ * (csv, tsv, jsonl, h5, vtk or openpiv)". */
 int row_format_set_kind(struct row_format *format, const char *name, clx_message *msg);
 
 /*
