@@ -97,25 +97,15 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
-
-#include <tiffio.h>
 
 #include "kikuchi.h"
-
-#define PROG "clxcorr-samples"
-
-#if defined(__GNUC__)
-#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
-#else
-#define PRINTF_LIKE(f, a)
-#endif
+#include "sample_files.h"
+#include "sample_rng.h"
+#include "speckle.h"
 
 /* The scaled pattern's range in counts: headroom on both sides for noise and
  * for extremes that fall between the grid points the range is measured on. */
@@ -127,112 +117,8 @@
 #define N_ZONES 8
 #define N_WAVES 60
 #define TEXTURE_RMS 0.08     /* texture RMS, relative to the mean band level */
-#define ROWS_PER_STRIP 16
-#define PATH_BYTES 4096
 
 static const double TWO_PI = 6.28318530717958647692;
-
-/* ------------------------------------------------------------------------ */
-/* Messages */
-
-static void report(const char *fmt, ...) PRINTF_LIKE(1, 2);
-
-/* One line on stderr, prefixed with the program's name. */
-static void report(const char *fmt, ...)
-{
-    va_list ap;
-    fputs(PROG ": ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
-
-/* libtiff's own handlers print as they go; keep the last error so that it ends
- * up in our one line instead. */
-static char tiff_message[256];
-
-static void tiff_error(const char *module, const char *fmt, va_list ap)
-{
-    (void)module;
-    vsnprintf(tiff_message, sizeof tiff_message, fmt, ap);
-}
-
-/* ------------------------------------------------------------------------ */
-/* PRNG: xoshiro256** seeded through splitmix64 (Blackman and Vigna). */
-
-typedef struct { uint64_t s[4]; } rng_t;
-
-enum stream { STREAM_PATTERN = 1, STREAM_DEFORM = 2, STREAM_NOISE = 3 };
-
-static uint64_t splitmix64(uint64_t *x)
-{
-    uint64_t z = (*x += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
-static void rng_seed(rng_t *r, uint64_t seed, enum stream stream, uint64_t index)
-{
-    uint64_t key = ((uint64_t)stream << 48) ^ index;
-    uint64_t x = seed ^ splitmix64(&key);
-    for (int i = 0; i < 4; i++)
-        r->s[i] = splitmix64(&x);
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-    return (x << k) | (x >> (64 - k));
-}
-
-static uint64_t rng_next(rng_t *r)
-{
-    uint64_t *s = r->s;
-    uint64_t result = rotl(s[1] * 5, 7) * 9;
-    uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return result;
-}
-
-/* Uniform in [0, 1), 53 bits. */
-static double rng_uniform(rng_t *r)
-{
-    return (double)(rng_next(r) >> 11) * 0x1.0p-53;
-}
-
-static double rng_range(rng_t *r, double lo, double hi)
-{
-    return lo + (hi - lo) * rng_uniform(r);
-}
-
-/* Uniform integer in [lo, hi]. */
-static int rng_int(rng_t *r, int lo, int hi)
-{
-    return lo + (int)(rng_uniform(r) * (hi - lo + 1));
-}
-
-/* Standard normal deviates by Box-Muller, used in pairs. */
-typedef struct { rng_t rng; double spare; int has_spare; } gauss_t;
-
-static double gauss_next(gauss_t *g)
-{
-    if (g->has_spare) {
-        g->has_spare = 0;
-        return g->spare;
-    }
-    double u1 = 1.0 - rng_uniform(&g->rng);     /* (0, 1]: log(u1) is finite */
-    double u2 = rng_uniform(&g->rng);
-    double radius = sqrt(-2.0 * log(u1));
-    g->spare = radius * sin(TWO_PI * u2);
-    g->has_spare = 1;
-    return radius * cos(TWO_PI * u2);
-}
 
 /* ------------------------------------------------------------------------ */
 /* The pattern f */
@@ -259,17 +145,6 @@ struct background {
 };
 
 enum kind { KIND_KIKUCHI, KIND_SPECKLE, KIND_SPHERE };
-
-/* A speckle spot, and the grid of cells that finds the spots near a point. */
-struct spot { double x, y, amp, k; };   /* k = 1 / (2 sigma^2) */
-struct speckle {
-    int nspots;
-    struct spot *spot;
-    int cells_x, cells_y;
-    double x0, y0;       /* the grid's corner */
-    int *cell_first;     /* cells_x * cells_y + 1 offsets into cell_spot */
-    int *cell_spot;      /* spot indices, cell by cell */
-};
 
 struct pattern {
     enum kind kind;
@@ -422,80 +297,9 @@ static void waves_draw(rng_t *r, struct pattern *p)
         p->wave[w].amp *= norm;
 }
 
-#define SPECKLE_CELL 8.0       /* px; spots reach at most 4 sigma = 8 px */
-#define SPECKLE_AREA 16.0      /* px^2 per spot */
-
-/* Spots over the image grown by `margin` px, indexed by cell. */
-static int speckle_draw(rng_t *r, struct speckle *sp, int width, int height, int margin)
-{
-    double w = width + 2.0 * margin, h = height + 2.0 * margin;
-    sp->x0 = -margin - SPECKLE_CELL;
-    sp->y0 = -margin - SPECKLE_CELL;
-    sp->cells_x = (int)ceil(w / SPECKLE_CELL) + 2;
-    sp->cells_y = (int)ceil(h / SPECKLE_CELL) + 2;
-    sp->nspots = (int)(w * h / SPECKLE_AREA);
-    int ncells = sp->cells_x * sp->cells_y;
-    sp->spot = malloc(sizeof *sp->spot * sp->nspots);
-    sp->cell_first = calloc((size_t)ncells + 1, sizeof *sp->cell_first);
-    sp->cell_spot = malloc(sizeof *sp->cell_spot * sp->nspots);
-    int *fill = calloc((size_t)ncells, sizeof *fill);
-    if (!sp->spot || !sp->cell_first || !sp->cell_spot || !fill) {
-        free(fill);
-        report("out of memory for %d speckle spots", sp->nspots);
-        return -1;
-    }
-    for (int i = 0; i < sp->nspots; i++) {
-        struct spot *o = &sp->spot[i];
-        double sigma = rng_range(r, 1.0, 2.0);
-        o->x = -margin + rng_uniform(r) * w;
-        o->y = -margin + rng_uniform(r) * h;
-        o->amp = rng_range(r, 0.5, 1.5);
-        o->k = 0.5 / (sigma * sigma);
-    }
-    /* Counting sort of the spots into cells. */
-    for (int i = 0; i < sp->nspots; i++) {
-        int cx = (int)((sp->spot[i].x - sp->x0) / SPECKLE_CELL), cy = (int)((sp->spot[i].y - sp->y0) / SPECKLE_CELL);
-        sp->cell_first[cy * sp->cells_x + cx + 1]++;
-    }
-    for (int c = 0; c < ncells; c++)
-        sp->cell_first[c + 1] += sp->cell_first[c];
-    for (int i = 0; i < sp->nspots; i++) {
-        int cx = (int)((sp->spot[i].x - sp->x0) / SPECKLE_CELL), cy = (int)((sp->spot[i].y - sp->y0) / SPECKLE_CELL);
-        int c = cy * sp->cells_x + cx;
-        sp->cell_spot[sp->cell_first[c] + fill[c]++] = i;
-    }
-    free(fill);
-    return 0;
-}
-
-/* S(x, y): the spots of the 3 x 3 cells around the point. */
-static double speckle_at(const struct speckle *sp, double x, double y)
-{
-    int cx = (int)floor((x - sp->x0) / SPECKLE_CELL), cy = (int)floor((y - sp->y0) / SPECKLE_CELL);
-    double v = 0;
-    for (int j = cy - 1; j <= cy + 1; j++) {
-        if (j < 0 || j >= sp->cells_y)
-            continue;
-        for (int i = cx - 1; i <= cx + 1; i++) {
-            if (i < 0 || i >= sp->cells_x)
-                continue;
-            int c = j * sp->cells_x + i;
-            for (int n = sp->cell_first[c]; n < sp->cell_first[c + 1]; n++) {
-                const struct spot *o = &sp->spot[sp->cell_spot[n]];
-                double dx = x - o->x, dy = y - o->y, q = o->k * (dx * dx + dy * dy);
-                if (q < 8.0)
-                    v += o->amp * exp(-q);
-            }
-        }
-    }
-    return v;
-}
-
 static void pattern_free(struct pattern *p)
 {
-    free(p->speckle.spot);
-    free(p->speckle.cell_first);
-    free(p->speckle.cell_spot);
+    speckle_free(&p->speckle);
 }
 
 static int pattern_draw(struct pattern *p, enum kind kind, uint64_t seed, int width, int height, int margin)
@@ -732,109 +536,9 @@ static void deform_displacement(const struct deform *d, double cx, double cy,
 /* ------------------------------------------------------------------------ */
 /* Files */
 
-static int path_join(char *out, const char *dir, const char *name, const char *suffix)
+static void sampler_row_fn(void *user, int j, double *out)
 {
-    int len = snprintf(out, PATH_BYTES, "%s/%s%s", dir, name, suffix);
-    if (len < 0 || len >= PATH_BYTES) {
-        report("path too long: %s/%s", dir, name);
-        return -1;
-    }
-    return 0;
-}
-
-/* mkdir -p. */
-static int directory_make(const char *dir)
-{
-    char path[PATH_BYTES];
-    size_t len = strlen(dir);
-    if (len == 0 || len >= sizeof path) {
-        report("--out: bad directory name '%s'", dir);
-        return -1;
-    }
-    memcpy(path, dir, len + 1);
-    for (size_t k = 1; k <= len; k++) {
-        if (path[k] != '/' && path[k] != '\0')
-            continue;
-        char keep = path[k];
-        path[k] = '\0';
-        if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-            report("cannot create directory %s: %s", path, strerror(errno));
-            return -1;
-        }
-        path[k] = keep;
-    }
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        report("%s is not a directory", dir);
-        return -1;
-    }
-    return 0;
-}
-
-static int file_commit(const char *tmp, const char *final)
-{
-    if (rename(tmp, final) != 0) {
-        report("cannot rename %s to %s: %s", tmp, final, strerror(errno));
-        remove(tmp);
-        return -1;
-    }
-    return 0;
-}
-
-static TIFF *tiff_create(const char *path, int width, int height)
-{
-    TIFF *tif = TIFFOpen(path, "w");
-    if (!tif)
-        return NULL;
-    TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, (uint32_t)width);
-    TIFFSetField(tif, TIFFTAG_IMAGELENGTH, (uint32_t)height);
-    TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, 16);
-    TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, 1);
-    TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_UINT);
-    TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
-    TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
-    TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_NONE);
-    TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, (uint32_t)ROWS_PER_STRIP);
-    return tif;
-}
-
-/* Rounds to the nearest count after the noise; counts what had to be clamped. */
-static void row_quantize(const double *row, int n, double noise, gauss_t *g,
-                         uint16_t *out, long *clipped)
-{
-    for (int c = 0; c < n; c++) {
-        double v = row[c];
-        if (noise > 0.0)
-            v += noise * gauss_next(g);
-        if (v < 0.0 || v > 65535.0) {
-            ++*clipped;
-            v = v < 0.0 ? 0.0 : 65535.0;
-        }
-        out[c] = (uint16_t)floor(v + 0.5);
-    }
-}
-
-static int tiff_rows_write(TIFF *tif, struct sampler *s, int height, double noise,
-                           gauss_t *g, long *clipped)
-{
-    double *row = malloc(sizeof(double) * s->n);
-    uint16_t *pixels = malloc(sizeof(uint16_t) * s->n);
-    int status = 0;
-    if (!row || !pixels) {
-        strcpy(tiff_message, "out of memory");
-        status = -1;
-    }
-    for (int j = 0; j < height && status == 0; j++) {
-        sampler_row(s, j, row);
-        row_quantize(row, s->n, noise, g, pixels, clipped);
-        if (TIFFWriteScanline(tif, pixels, (uint32_t)j, 0) < 0)
-            status = -1;
-    }
-    if (status == 0 && TIFFFlush(tif) != 1)
-        status = -1;
-    free(row);
-    free(pixels);
-    return status;
+    sampler_row(user, j, out);
 }
 
 /* Writes dir/name: f sampled on map, plus noise from stream file_index. */
@@ -842,56 +546,12 @@ static int image_write(const char *dir, const char *name, const struct pattern *
                        const struct affine *map, int width, int height,
                        double noise, uint64_t seed, int file_index)
 {
-    char final[PATH_BYTES], tmp[PATH_BYTES];
-    if (path_join(final, dir, name, "") != 0 || path_join(tmp, dir, name, ".tmp") != 0)
-        return -1;
     struct sampler s;
     if (sampler_init(&s, pat, map, 0, width) != 0)
         return -1;
-    gauss_t g = { .has_spare = 0 };
-    rng_seed(&g.rng, seed, STREAM_NOISE, (uint64_t)file_index);
-    long clipped = 0;
-    TIFF *tif = tiff_create(tmp, width, height);
-    if (!tif) {
-        report("cannot write %s: %s", tmp, strerror(errno));
-        sampler_free(&s);
-        return -1;
-    }
-    tiff_message[0] = '\0';
-    int status = tiff_rows_write(tif, &s, height, noise, &g, &clipped);
-    TIFFClose(tif);
+    int status = tiff_image_write(dir, name, width, height, sampler_row_fn, &s, noise, seed, file_index);
     sampler_free(&s);
-    if (status != 0) {
-        report("cannot write %s: %s", tmp, tiff_message[0] ? tiff_message : "write failed");
-        remove(tmp);
-        return -1;
-    }
-    if (clipped > 0)
-        report("warning: %s: %ld of %ld pixels clipped to [0, 65535]",
-               name, clipped, (long)width * height);
-    return file_commit(tmp, final);
-}
-
-/* Opens dir/name.tmp for a text file. */
-static FILE *text_create(const char *dir, const char *name, char *tmp, char *final)
-{
-    if (path_join(final, dir, name, "") != 0 || path_join(tmp, dir, name, ".tmp") != 0)
-        return NULL;
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        report("cannot write %s: %s", tmp, strerror(errno));
-    return f;
-}
-
-static int text_commit(FILE *f, const char *tmp, const char *final)
-{
-    int failed = ferror(f);
-    if (fclose(f) != 0 || failed) {
-        report("cannot write %s: %s", tmp, strerror(errno));
-        remove(tmp);
-        return -1;
-    }
-    return file_commit(tmp, final);
+    return status;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -952,12 +612,6 @@ static int regions_write(const struct options *o)
         fprintf(f, "%d %d %d %d\n", x, y, o->win_w, o->win_h);
     }
     return text_commit(f, tmp, final);
-}
-
-/* Keeps "-0.000000" out of the file. */
-static double tidy(double v)
-{
-    return fabs(v) < 5e-7 ? 0.0 : v;
 }
 
 static void truth_rows(FILE *f, const struct options *o, int image)
@@ -1110,48 +764,30 @@ static struct kikuchi_view sphere_view(const struct options *o, int image)
     return view;
 }
 
+/* Row j of a whole image of values, already in counts. */
+struct value_rows { const double *values; int width; };
+
+static void value_row(void *user, int j, double *out)
+{
+    const struct value_rows *v = user;
+    memcpy(out, v->values + (long)j * v->width, sizeof(double) * v->width);
+}
+
 /* Scales values to counts, adds Poisson noise (stream file_index) and writes dir/name. */
 static int sphere_file_write(const struct options *o, const char *name, double *values,
                              double gain, double offset, double photons_per_count, int file_index)
 {
-    char final[PATH_BYTES], tmp[PATH_BYTES];
-    if (path_join(final, o->out, name, "") != 0 || path_join(tmp, o->out, name, ".tmp") != 0)
-        return -1;
     rng_t r;
     rng_seed(&r, o->seed, STREAM_NOISE, (uint64_t)file_index);
-    long n = (long)o->width * o->height, clipped = 0;
+    long n = (long)o->width * o->height;
     for (long i = 0; i < n; i++) {
         double v = offset + gain * values[i];
         if (photons_per_count > 0.0)
             v = poisson_next(&r, v > 0.0 ? v * photons_per_count : 0.0) / photons_per_count;
         values[i] = v;
     }
-    uint16_t *pixels = malloc(sizeof(uint16_t) * o->width);
-    TIFF *tif = pixels ? tiff_create(tmp, o->width, o->height) : NULL;
-    if (!tif) {
-        report("cannot write %s: %s", tmp, pixels ? strerror(errno) : "out of memory");
-        free(pixels);
-        return -1;
-    }
-    tiff_message[0] = '\0';
-    int status = 0;
-    for (int j = 0; j < o->height && status == 0; j++) {
-        row_quantize(values + (long)j * o->width, o->width, 0.0, NULL, pixels, &clipped);
-        if (TIFFWriteScanline(tif, pixels, (uint32_t)j, 0) < 0)
-            status = -1;
-    }
-    if (status == 0 && TIFFFlush(tif) != 1)
-        status = -1;
-    TIFFClose(tif);
-    free(pixels);
-    if (status != 0) {
-        report("cannot write %s: %s", tmp, tiff_message[0] ? tiff_message : "write failed");
-        remove(tmp);
-        return -1;
-    }
-    if (clipped > 0)
-        report("warning: %s: %ld of %ld pixels clipped to [0, 65535]", name, clipped, n);
-    return file_commit(tmp, final);
+    struct value_rows rows = { values, o->width };
+    return tiff_image_write(o->out, name, o->width, o->height, value_row, &rows, 0.0, o->seed, file_index);
 }
 
 static int sphere_images_write(const struct options *o)
@@ -1660,8 +1296,7 @@ int main(int argc, char **argv)
     int parsed = options_parse(&o, argc, argv);
     if (parsed != 0)
         return parsed > 0 ? 0 : 1;
-    TIFFSetErrorHandler(tiff_error);
-    TIFFSetWarningHandler(NULL);
+    tiff_handlers_install();
     if (o.kind == KIND_SPHERE) {
         if (directory_make(o.out) != 0 || sphere_images_write(&o) != 0 || regions_write(&o) != 0
             || sphere_truth_write(&o) != 0 || sphere_geometry_write(&o) != 0)
