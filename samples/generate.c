@@ -83,6 +83,11 @@
  * defaults: a 300 x 300 pattern, 10 images, a 5 x 5 grid of 60 x 60
  * windows, margin 10.
  *
+ * --piv FLOW writes PIV frame pairs of particle images under a known flow
+ * (samples/piv.h, samples/flow.h); --dic FIELD a DIC speckle sequence under
+ * a known affine or sinusoidal field (samples/dic.h). Both lay their truth's
+ * windows on clxcorr's --grid-step grid (samples/sample_windows.h).
+ *
  * Determinism: its own PRNG (xoshiro256**, seeded through splitmix64), never
  * rand(), so every libc gives the same files. Separate streams for the
  * pattern, for each image's deformation and for each file's noise, so
@@ -102,7 +107,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dic.h"
 #include "kikuchi.h"
+#include "piv.h"
 #include "sample_files.h"
 #include "sample_rng.h"
 #include "speckle.h"
@@ -144,7 +151,7 @@ struct background {
     double cx, cy;       /* image centre */
 };
 
-enum kind { KIND_KIKUCHI, KIND_SPECKLE, KIND_SPHERE };
+enum kind { KIND_KIKUCHI, KIND_SPECKLE, KIND_SPHERE, KIND_PIV, KIND_DIC };
 
 struct pattern {
     enum kind kind;
@@ -571,7 +578,14 @@ struct options {
     int scan_cols;          /* 0: --count */
     int has_deform;
     double deform[9];
-    unsigned given;         /* OPTION_BIT of each option given */
+    /* --piv and --dic (piv.h, dic.h) */
+    int grid_step;
+    struct flow flow;
+    int has_centre;
+    double density, diameter[2];
+    enum dic_field field;
+    double translation[2], amplitude, wavelength;
+    uint64_t given;         /* OPTION_BIT of each option given */
 };
 
 static struct deform deform_of(const struct options *o, int image)
@@ -944,6 +958,43 @@ static void usage(FILE *f)
 "  --noise COUNTS     Poisson noise: the reference's mean scaled to COUNTS\n"
 "                     photons per pixel (default 0: none)\n"
 "\n"
+"\n"
+"  --piv FLOW         PIV frame pairs instead (samples/piv.h): frameA_000k.tif,\n"
+"                     frameB_000k.tif of particles (Gaussian spots of random\n"
+"                     position, e^-2 diameter and brightness, integrated over\n"
+"                     each pixel), frame B the particles of A carried by FLOW\n"
+"                     over --dt (RK4, exact to 1e-9 px); truth_field.csv\n"
+"                     (image,region,x,y,dx,dy per pair and window centre),\n"
+"                     regions.txt, flow.txt (the flow, key value). FLOW:\n"
+"                     uniform, rotation (solid body), shear (u = G (y - cy)),\n"
+"                     vortex (Lamb-Oseen). Defaults 1024x1024, 1 pair, 32x32\n"
+"                     windows every 16 px from margin 0. Its own options:\n"
+"  --velocity U,V     uniform: px per unit time (default 3.3,-1.7)\n"
+"  --omega W          rotation: rad per unit time, + turns +x to +y (0.01)\n"
+"  --shear-rate G     shear: du/dy per unit time (default 0.01)\n"
+"  --core-radius R    vortex: core radius in px (default 64)\n"
+"  --peak-speed P     vortex: largest tangential speed, px per unit time (8)\n"
+"  --centre X,Y       rotation, shear, vortex: the centre (default the image's)\n"
+"  --dt DT            time from frame A to frame B (default 1)\n"
+"  --density D        particles per pixel (default 0.02)\n"
+"  --diameter LO,HI   particle e^-2 diameters, uniform in px (default 2,4)\n"
+"  --grid-step S      windows every S px (--window, --margin) for the truth\n"
+"                     and regions.txt, as clxcorr offsets --grid-step S\n"
+"\n"
+"  --dic FIELD        a DIC sequence instead (samples/dic.h): reference.tif and\n"
+"                     image_000k.tif of speckle (as --kind speckle) carrying\n"
+"                     k/N of FIELD; truth.csv with the displacement, its\n"
+"                     gradient dudx,dudy,dvdx,dvdy and the Green-Lagrange\n"
+"                     strains exx,eyy,exy per image and window centre;\n"
+"                     regions.txt, field.txt. FIELD: affine (u = t + G (X - c))\n"
+"                     or sine (u = A sin(2 pi y / L), v = 0). Defaults\n"
+"                     512x512, 5 images, 64x64 windows every 32 px, margin 24.\n"
+"                     --grid-step as for --piv, and:\n"
+"  --translation TX,TY  affine: t in px (default 1.5,-0.75)\n"
+"  --gradient G11,G12,G21,G22  affine: G (default 0.02,0.005,-0.005,-0.01)\n"
+"  --amplitude A      sine: A in px (default 1)\n"
+"  --wavelength L     sine: L in px (default 256)\n"
+"\n"
 "The same options always give byte-identical files.\n");
 }
 
@@ -1015,14 +1066,24 @@ static int parse_seed(const char *s, uint64_t *v)
 enum { OPT_OUT = 256, OPT_SIZE, OPT_COUNT, OPT_SEED, OPT_SHIFT, OPT_STRAIN, OPT_NOISE,
        OPT_GRID, OPT_WINDOW, OPT_MARGIN, OPT_KIND, OPT_STEP,
        OPT_KIKUCHI, OPT_PC, OPT_SAMPLE_TILT, OPT_DETECTOR_TILT, OPT_EULER, OPT_SPHERE_STRAIN,
-       OPT_ROTATION, OPT_DEFORM, OPT_SCAN_COLS, OPT_PIXEL_SIZE, OPT_GRADIENT, OPT_END };
+       OPT_ROTATION, OPT_DEFORM, OPT_SCAN_COLS, OPT_PIXEL_SIZE, OPT_GRADIENT,
+       OPT_PIV, OPT_VELOCITY, OPT_OMEGA, OPT_SHEAR_RATE, OPT_CORE_RADIUS, OPT_PEAK_SPEED, OPT_CENTRE, OPT_DT,
+       OPT_DENSITY, OPT_DIAMETER, OPT_GRID_STEP, OPT_DIC, OPT_TRANSLATION, OPT_AMPLITUDE, OPT_WAVELENGTH, OPT_END };
 
-#define OPTION_BIT(opt) (1u << ((opt) - OPT_OUT))
+#define OPTION_BIT(opt) (UINT64_C(1) << ((opt) - OPT_OUT))
 /* The options of --kikuchi only, and those it does not take. */
 #define SPHERE_ONLY (OPTION_BIT(OPT_PC) | OPTION_BIT(OPT_SAMPLE_TILT) | OPTION_BIT(OPT_DETECTOR_TILT) \
                      | OPTION_BIT(OPT_EULER) | OPTION_BIT(OPT_SPHERE_STRAIN) | OPTION_BIT(OPT_ROTATION) \
                      | OPTION_BIT(OPT_DEFORM) | OPTION_BIT(OPT_SCAN_COLS) | OPTION_BIT(OPT_PIXEL_SIZE))
 #define NOT_SPHERE (OPTION_BIT(OPT_SHIFT) | OPTION_BIT(OPT_STRAIN) | OPTION_BIT(OPT_KIND) | OPTION_BIT(OPT_GRADIENT))
+/* The options of --piv and of --dic only, and those of neither. */
+#define PIV_ONLY (OPTION_BIT(OPT_PIV) | OPTION_BIT(OPT_VELOCITY) | OPTION_BIT(OPT_OMEGA) | OPTION_BIT(OPT_SHEAR_RATE) \
+                  | OPTION_BIT(OPT_CORE_RADIUS) | OPTION_BIT(OPT_PEAK_SPEED) | OPTION_BIT(OPT_CENTRE) \
+                  | OPTION_BIT(OPT_DT) | OPTION_BIT(OPT_DENSITY) | OPTION_BIT(OPT_DIAMETER))
+#define DIC_ONLY (OPTION_BIT(OPT_DIC) | OPTION_BIT(OPT_TRANSLATION) | OPTION_BIT(OPT_AMPLITUDE) \
+                  | OPTION_BIT(OPT_WAVELENGTH))
+#define NOT_FIELD (OPTION_BIT(OPT_SHIFT) | OPTION_BIT(OPT_STRAIN) | OPTION_BIT(OPT_KIND) | OPTION_BIT(OPT_GRID) \
+                   | OPTION_BIT(OPT_STEP) | SPHERE_ONLY)
 
 static const struct option LONG_OPTIONS[] = {
     { "out", required_argument, NULL, OPT_OUT },
@@ -1048,6 +1109,21 @@ static const struct option LONG_OPTIONS[] = {
     { "deform", required_argument, NULL, OPT_DEFORM },
     { "scan-cols", required_argument, NULL, OPT_SCAN_COLS },
     { "pixel-size", required_argument, NULL, OPT_PIXEL_SIZE },
+    { "piv", required_argument, NULL, OPT_PIV },
+    { "velocity", required_argument, NULL, OPT_VELOCITY },
+    { "omega", required_argument, NULL, OPT_OMEGA },
+    { "shear-rate", required_argument, NULL, OPT_SHEAR_RATE },
+    { "core-radius", required_argument, NULL, OPT_CORE_RADIUS },
+    { "peak-speed", required_argument, NULL, OPT_PEAK_SPEED },
+    { "centre", required_argument, NULL, OPT_CENTRE },
+    { "dt", required_argument, NULL, OPT_DT },
+    { "density", required_argument, NULL, OPT_DENSITY },
+    { "diameter", required_argument, NULL, OPT_DIAMETER },
+    { "grid-step", required_argument, NULL, OPT_GRID_STEP },
+    { "dic", required_argument, NULL, OPT_DIC },
+    { "translation", required_argument, NULL, OPT_TRANSLATION },
+    { "amplitude", required_argument, NULL, OPT_AMPLITUDE },
+    { "wavelength", required_argument, NULL, OPT_WAVELENGTH },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -1087,11 +1163,70 @@ static int parse_deform(const char *s, struct options *o)
     return 0;
 }
 
+/* --diameter LO,HI: 0.5 <= LO <= HI <= 16 (a spot's reach stays within 51 px). */
+static int parse_diameter(const char *s, double d[2])
+{
+    if (parse_list("--diameter", s, 2, 0.5, 16.0, d) != 0)
+        return -1;
+    if (d[0] > d[1]) {
+        report("--diameter: '%s' is not LO,HI with LO <= HI", s);
+        return -1;
+    }
+    return 0;
+}
+
+/* The options of --piv and --dic: 1 not one of them, else 0 or -1 as option_set. */
+static int field_option_set(struct options *o, int opt, const char *arg)
+{
+    switch (opt) {
+    case OPT_PIV:
+        if (flow_kind_parse(arg, &o->flow.kind) == 0)
+            return 0;
+        report("--piv: '%s' is not uniform, rotation, shear or vortex", arg);
+        return -1;
+    case OPT_DIC:
+        if (dic_field_parse(arg, &o->field) == 0)
+            return 0;
+        report("--dic: '%s' is not affine or sine", arg);
+        return -1;
+    case OPT_VELOCITY: {
+        double v[2];
+        int status = parse_list("--velocity", arg, 2, -1000.0, 1000.0, v);
+        o->flow.u = v[0];
+        o->flow.v = v[1];
+        return status;
+    }
+    case OPT_OMEGA: return parse_double("--omega", arg, -1.0, 1.0, &o->flow.omega);
+    case OPT_SHEAR_RATE: return parse_double("--shear-rate", arg, -1.0, 1.0, &o->flow.shear_rate);
+    case OPT_CORE_RADIUS: return parse_double("--core-radius", arg, 1.0, 1e5, &o->flow.core_radius);
+    case OPT_PEAK_SPEED: return parse_double("--peak-speed", arg, -1000.0, 1000.0, &o->flow.peak_speed);
+    case OPT_CENTRE: {
+        double c[2];
+        int status = parse_list("--centre", arg, 2, -1e5, 1e5, c);
+        o->flow.cx = c[0];
+        o->flow.cy = c[1];
+        o->has_centre = 1;
+        return status;
+    }
+    case OPT_DT: return parse_double("--dt", arg, 0.0, 1000.0, &o->flow.dt);
+    case OPT_DENSITY: return parse_double("--density", arg, 0.0, 1.0, &o->density);
+    case OPT_DIAMETER: return parse_diameter(arg, o->diameter);
+    case OPT_GRID_STEP: return parse_int("--grid-step", arg, 1, 16384, &o->grid_step);
+    case OPT_TRANSLATION: return parse_list("--translation", arg, 2, -1000.0, 1000.0, o->translation);
+    case OPT_AMPLITUDE: return parse_double("--amplitude", arg, -1000.0, 1000.0, &o->amplitude);
+    case OPT_WAVELENGTH: return parse_double("--wavelength", arg, 2.0, 1e6, &o->wavelength);
+    }
+    return 1;
+}
+
 /* One option's value; -1 after reporting a bad one. */
 static int option_set(struct options *o, int opt, const char *arg)
 {
     if (opt >= OPT_OUT && opt < OPT_END)
         o->given |= OPTION_BIT(opt);
+    int field = field_option_set(o, opt, arg);
+    if (field != 1)
+        return field;
     switch (opt) {
     case OPT_OUT: o->out = arg; return 0;
     case OPT_SIZE: return parse_pair("--size", arg, 16, 16384, &o->width, &o->height);
@@ -1116,7 +1251,9 @@ static int option_set(struct options *o, int opt, const char *arg)
             return 0;
         }
         return parse_double("--step", arg, 0.0, 10.0, &o->step);
-    case OPT_GRADIENT: return parse_list("--gradient", arg, 4, -0.1, 0.1, o->gradient);
+    case OPT_GRADIENT:
+        return parse_list("--gradient", arg, 4, o->kind == KIND_DIC ? -0.5 : -0.1, o->kind == KIND_DIC ? 0.5 : 0.1,
+                          o->gradient);
     case OPT_KIKUCHI: return 0;    /* kind_requested saw it */
     case OPT_PC:
         if (parse_list("--pc", arg, 3, -10.0, 10.0, o->pc) != 0)
@@ -1158,7 +1295,7 @@ static int option_set(struct options *o, int opt, const char *arg)
 }
 
 /* The long name of the lowest option in bits. */
-static const char *option_name(unsigned bits)
+static const char *option_name(uint64_t bits)
 {
     for (const struct option *opt = LONG_OPTIONS; opt->name; opt++)
         if (opt->val >= OPT_OUT && opt->val < OPT_END && (bits & OPTION_BIT(opt->val))) {
@@ -1190,6 +1327,51 @@ static int sphere_options_check(const struct options *o)
     return 0;
 }
 
+/* The flow options that go with one flow only. */
+static int flow_options_check(const struct options *o)
+{
+    static const struct { int opt; enum flow_kind kind; } own[] = {
+        { OPT_VELOCITY, FLOW_UNIFORM }, { OPT_OMEGA, FLOW_ROTATION }, { OPT_SHEAR_RATE, FLOW_SHEAR },
+        { OPT_CORE_RADIUS, FLOW_VORTEX }, { OPT_PEAK_SPEED, FLOW_VORTEX },
+    };
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        if ((o->given & OPTION_BIT(own[i].opt)) && o->flow.kind != own[i].kind) {
+            report("%s is an option of --piv %s", option_name(OPTION_BIT(own[i].opt)), flow_kind_name(own[i].kind));
+            return -1;
+        }
+    if (o->flow.kind == FLOW_UNIFORM && (o->given & OPTION_BIT(OPT_CENTRE))) {
+        report("--centre is an option of --piv rotation, shear and vortex");
+        return -1;
+    }
+    return 0;
+}
+
+/* --piv and --dic: their own options only, the windows' step grid. */
+static int field_options_check(const struct options *o)
+{
+    uint64_t foreign = (o->given & NOT_FIELD) | (o->given & (o->kind == KIND_PIV ? DIC_ONLY : PIV_ONLY));
+    if (o->kind == KIND_PIV && (o->given & OPTION_BIT(OPT_GRADIENT)))
+        foreign |= OPTION_BIT(OPT_GRADIENT);
+    if (foreign) {
+        report("%s is not an option of %s", option_name(foreign), o->kind == KIND_PIV ? "--piv" : "--dic");
+        return -1;
+    }
+    if (o->kind == KIND_DIC && o->field == DIC_AFFINE && (o->given & (OPTION_BIT(OPT_AMPLITUDE) | OPTION_BIT(OPT_WAVELENGTH)))) {
+        report("--amplitude and --wavelength are options of --dic sine");
+        return -1;
+    }
+    if (o->kind == KIND_DIC && o->field == DIC_SINE && (o->given & (OPTION_BIT(OPT_GRADIENT) | OPTION_BIT(OPT_TRANSLATION)))) {
+        report("--gradient and --translation are options of --dic affine");
+        return -1;
+    }
+    if (o->kind == KIND_DIC && o->field == DIC_AFFINE &&
+        (1.0 + o->gradient[0]) * (1.0 + o->gradient[3]) - o->gradient[1] * o->gradient[2] <= 0.1) {
+        report("--gradient: I + G is singular or turns the specimen inside out");
+        return -1;
+    }
+    return o->kind == KIND_PIV ? flow_options_check(o) : 0;
+}
+
 /* What the options cannot check one at a time. */
 static int options_check(const struct options *o)
 {
@@ -1200,6 +1382,12 @@ static int options_check(const struct options *o)
     if (o->win_w + 2 * o->margin > o->width || o->win_h + 2 * o->margin > o->height) {
         report("--window %dx%d with --margin %d does not fit in a %dx%d image",
                o->win_w, o->win_h, o->margin, o->width, o->height);
+        return -1;
+    }
+    if (o->kind == KIND_PIV || o->kind == KIND_DIC)
+        return field_options_check(o);
+    if (o->given & (PIV_ONLY | DIC_ONLY | OPTION_BIT(OPT_GRID_STEP))) {
+        report("%s is an option of --piv or --dic", option_name(o->given & (PIV_ONLY | DIC_ONLY | OPTION_BIT(OPT_GRID_STEP))));
         return -1;
     }
     if (o->kind != KIND_SPHERE && (o->given & SPHERE_ONLY)) {
@@ -1269,13 +1457,33 @@ static void options_defaults(struct options *o, enum kind kind)
         .pc = { 0.5, 0.35, 0.65 }, .sample_tilt = 70.0, .detector_tilt = 10.0,
         .euler = { 30.0, 40.0, 50.0 }, .pixel_size = 50.0,
     };
-    *o = kind == KIND_SPECKLE ? speckle : kind == KIND_SPHERE ? sphere : kikuchi;
+    struct options piv = {
+        .out = NULL, .kind = KIND_PIV, .width = 1024, .height = 1024, .count = 1,
+        .win_w = 32, .win_h = 32, .margin = 0, .grid_step = 16, .seed = 1, .noise = 0.0,
+        .flow = { .kind = FLOW_UNIFORM, .dt = 1.0, .u = 3.3, .v = -1.7, .omega = 0.01, .shear_rate = 0.01,
+                  .core_radius = 64.0, .peak_speed = 8.0 },
+        .density = 0.02, .diameter = { 2.0, 4.0 },
+    };
+    struct options dic = {
+        .out = NULL, .kind = KIND_DIC, .width = 512, .height = 512, .count = 5,
+        .win_w = 64, .win_h = 64, .margin = 24, .grid_step = 32, .seed = 1, .noise = 0.0,
+        .field = DIC_AFFINE, .translation = { 1.5, -0.75 }, .gradient = { 0.02, 0.005, -0.005, -0.01 },
+        .amplitude = 1.0, .wavelength = 256.0,
+    };
+    *o = kind == KIND_SPECKLE ? speckle : kind == KIND_SPHERE ? sphere : kind == KIND_PIV ? piv
+       : kind == KIND_DIC ? dic : kikuchi;
 }
 
 /* The --kind given, or --kikuchi (as getopt_long would take it, abbreviated
- * too), before the other options are read. */
+ * too), --piv or --dic, before the other options are read. */
 static enum kind kind_requested(int argc, char **argv)
 {
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        if (strcmp(argv[i], "--piv") == 0 || strncmp(argv[i], "--piv=", 6) == 0)
+            return KIND_PIV;
+        if (strcmp(argv[i], "--dic") == 0 || strncmp(argv[i], "--dic=", 6) == 0)
+            return KIND_DIC;
+    }
     for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
         size_t len = strlen(argv[i]);
         if (len >= 5 && strncmp(argv[i], "--kikuchi", len) == 0)
@@ -1289,6 +1497,25 @@ static enum kind kind_requested(int argc, char **argv)
     return KIND_KIKUCHI;
 }
 
+/* --piv and --dic: their sets from the options. */
+static int field_set_write(const struct options *o)
+{
+    struct step_grid grid = { o->width, o->height, o->grid_step, o->win_w, o->win_h, o->margin };
+    if (o->kind == KIND_DIC) {
+        struct dic_options d = { o->out, o->field, o->count, { o->translation[0], o->translation[1] },
+                                 { o->gradient[0], o->gradient[1], o->gradient[2], o->gradient[3] },
+                                 o->amplitude, o->wavelength, o->noise, o->seed, grid };
+        return dic_write(&d);
+    }
+    struct piv_options p = { o->out, o->flow, o->count, o->density, o->diameter[0], o->diameter[1], o->noise,
+                             o->seed, grid };
+    if (!o->has_centre) {
+        p.flow.cx = 0.5 * (o->width - 1);
+        p.flow.cy = 0.5 * (o->height - 1);
+    }
+    return piv_write(&p);
+}
+
 int main(int argc, char **argv)
 {
     struct options o;
@@ -1297,6 +1524,8 @@ int main(int argc, char **argv)
     if (parsed != 0)
         return parsed > 0 ? 0 : 1;
     tiff_handlers_install();
+    if (o.kind == KIND_PIV || o.kind == KIND_DIC)
+        return directory_make(o.out) != 0 || field_set_write(&o) != 0;
     if (o.kind == KIND_SPHERE) {
         if (directory_make(o.out) != 0 || sphere_images_write(&o) != 0 || regions_write(&o) != 0
             || sphere_truth_write(&o) != 0 || sphere_geometry_write(&o) != 0)
