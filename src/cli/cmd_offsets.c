@@ -20,12 +20,25 @@ static const char offsets_help[] =
     "Measure how windows of each IMAGE moved relative to the same windows of\n"
     "REFERENCE: one CSV row per image and window, in input order.\n"
     "\n"
-    "Windows (either --regions or --grid with --window):\n"
+    "Windows (--regions, or --grid or --grid-step with --window):\n"
     "  -r, --regions FILE   windows file: \"x y w h\" per line (top-left corner and\n"
     "                       size in pixels), '#' starts a comment; all one size\n"
     "  -g, --grid NXxNY     a grid of NX x NY windows spread evenly over the image\n"
+    "      --grid-step S    a window every S pixels across and down (overlapping\n"
+    "                       when S is below the window size, as PIV sets them:\n"
+    "                       --window 32x32 --grid-step 16 is 50 % overlap), from\n"
+    "                       the margin on, as many as fit before the far margin;\n"
+    "                       rows of windows top to bottom, each left to right\n"
     "  -w, --window WxH     the grid's window size\n"
     "  -m, --margin M       pixels the grid keeps free at every border (default 0)\n"
+    "      --mask FILE      an image of the reference's size: pixels of value 0 are\n"
+    "                       excluded. Windows (in reference coordinates) whose\n"
+    "                       excluded fraction is above --mask-max are not\n"
+    "                       measured: their rows, still in window order, carry\n"
+    "                       nan offsets and flag 128. The others make no full\n"
+    "                       grid, so the neighbour test (flag 8) does not run\n"
+    "      --mask-max F     the excluded fraction above which a window is left\n"
+    "                       out, 0 to 1 (default 0.5)\n"
     "\n"
     "Images:\n"
     "  -l, --list FILE      also read image paths from FILE, one per line ('-' for\n"
@@ -115,7 +128,8 @@ static const char offsets_help[] =
     "                       window's edge; default 0.001)\n"
     "      --shape S        IC-GN's shape function: 0 translation, 1 first order\n"
     "                       (u, v and their gradients: for windows that strain or\n"
-    "                       rotate; adds the columns dudx,dudy,dvdx,dvdy)\n"
+    "                       rotate; adds the columns dudx,dudy,dvdx,dvdy and the\n"
+    "                       strains exx,eyy,exy)\n"
     "                       (default 1)\n"
     "      --fine-shift R   search radius of the window-offset passes (default 2;\n"
     "                       correlation refinement searches 1 px)\n"
@@ -146,7 +160,18 @@ static const char offsets_help[] =
     "                       row, no header; nan as null), or h5: an HDF5 file with\n"
     "                       one dataset per column, shaped (scan rows, scan\n"
     "                       columns, windows) over a whole scan, else (images,\n"
-    "                       windows); needs -o FILE (builds with HDF5)\n"
+    "                       windows); needs -o FILE (builds with HDF5). Field\n"
+    "                       files, one per image (-o OUT.EXT: OUT.EXT for one\n"
+    "                       image, else OUT_0001.EXT, OUT_0002.EXT, ...): vtk, a\n"
+    "                       VTK legacy binary STRUCTURED_GRID of the window\n"
+    "                       centres (x, y, 0; pixels, y down) with the vector\n"
+    "                       'displacement' (dx, dy, 0) and a scalar per other\n"
+    "                       column (windows on a full grid only); openpiv,\n"
+    "                       openpiv.tools.save's text: x y u v flags mask, tab-\n"
+    "                       separated, in OpenPIV's axes: y up (y_min + y_max -\n"
+    "                       y over the centres), u = dx, v = -dy, px per frame\n"
+    "                       pair; flags 1 for any flag but 128, mask 1 (u = v =\n"
+    "                       0) for masked windows\n"
     "      --columns LIST   the columns to write, in this order, e.g. image,dx,dy\n"
     "                       (default: all of the mode's, as listed below)\n"
     "      --quiver FILE    also draw FILE (PNG): the reference with one arrow per\n"
@@ -164,7 +189,7 @@ static const char offsets_help[] =
     "                       the run failed\n"
     "  Columns: image,region,x,y,dx,dy,peak,flags (seed mode), and in accurate\n"
     "  mode also zncc,peak_ratio,iterations, with IC-GN znssd,sigma_dx,sigma_dy,\n"
-    "  and with --shape 1 dudx,dudy,dvdx,dvdy\n"
+    "  and with --shape 1 dudx,dudy,dvdx,dvdy,exx,eyy,exy\n"
     "    region  0-based index in the window list\n"
     "    x, y    window centre in reference coordinates: x0 + (w-1)/2\n"
     "    dx, dy  offset in pixels: position of a feature in the image minus its\n"
@@ -188,6 +213,7 @@ static const char offsets_help[] =
     "               IC-GN could not refine the window (its offset is then the\n"
     "               passes')\n"
     "           64  the image could not be read (--skip-bad): dx, dy, peak nan\n"
+    "          128  the window is masked (--mask): not measured, dx, dy, peak nan\n"
     "    zncc        zero-normalised correlation of the windows at the final offset\n"
     "    peak_ratio  first pass's peak over its highest other local maximum\n"
     "    iterations  refinement iterations done\n"
@@ -196,6 +222,9 @@ static const char offsets_help[] =
     "                residual and the Hessian, both images' noise counted\n"
     "    dudx, dudy, dvdx, dvdy  the displacement's gradient over the window\n"
     "                (reference coordinates; dudy = d(dx)/dy)\n"
+    "    exx, eyy, exy  Green-Lagrange strain E = 1/2 (F^T F - I), F = I + grad u\n"
+    "                (u = (dx, dy)): exx = dudx + (dudx^2 + dvdx^2)/2, eyy alike,\n"
+    "                exy the tensor shear (half the engineering shear), y down\n"
     "\n"
     "Devices:\n"
     "  -d, --device SPEC    P:D (see `clxcorr devices`), a case-insensitive part of\n"
@@ -227,6 +256,8 @@ static const char offsets_help[] =
 
 static const struct option offsets_table[] = {
     OPTIONS_WINDOWS,
+    { "mask", required_argument, NULL, OPT_MASK },
+    { "mask-max", required_argument, NULL, OPT_MASK_MAX },
     OPTION_LIST,
     OPTION_SCAN,
     OPTIONS_RUN_IMAGES,
@@ -281,6 +312,10 @@ int offsets_take(void *own, int c, const char *value)
     case OPT_RESUME: a->resume = 1; return 1;
     case OPT_SKIP_BAD: a->skip_bad = 1; return 1;
     case OPT_QUIVER: a->quiver = value; return 1;
+    case OPT_MASK: a->mask = value; return 1;
+    case OPT_MASK_MAX:
+        a->mask_max_given = 1;
+        return option_taken(parse_double(value, "--mask-max", 0, 1, &a->mask_max));
     }
     return 0;
 }
@@ -336,6 +371,28 @@ static int h5_format_check(const struct offsets_args *a)
     return 0;
 }
 
+/* --format vtk and openpiv write a file per image. */
+static int field_format_check(const struct offsets_args *a)
+{
+    const char *name = a->format.kind == ROW_FORMAT_VTK ? "vtk" : "openpiv";
+    const char *wrong = NULL;
+    if (a->strain)
+        wrong = "writes offsets' windows; strain writes csv, tsv, jsonl or h5";
+    else if (!a->out.path || strcmp(a->out.path, "-") == 0)
+        wrong = "writes a file per image: name them with -o FILE (FILE, or FILE_0001 ... for several images)";
+    else if (a->resume)
+        wrong = "writes whole files per image; --resume continues text outputs (csv, tsv, jsonl)";
+    else if (a->shard_count)
+        wrong = "with --shard: shards number their files from 1 each; write csv and convert the merged file";
+    else if (a->format.kind == ROW_FORMAT_OPENPIV && a->out.columns)
+        wrong = "has fixed columns (x y u v flags mask): --columns is for the other formats";
+    if (wrong) {
+        report_error("--format %s %s", name, wrong);
+        return -1;
+    }
+    return 0;
+}
+
 /* The rows' form, now that the mode (and so its columns) is known. */
 static int format_resolve(struct offsets_args *a)
 {
@@ -357,6 +414,8 @@ static int format_resolve(struct offsets_args *a)
                      "convert the merged file if JSON lines or HDF5 are wanted");
         return -1;
     }
+    if (a->format.kind == ROW_FORMAT_VTK || a->format.kind == ROW_FORMAT_OPENPIV)
+        return field_format_check(a);
     return a->format.kind == ROW_FORMAT_H5 ? h5_format_check(a) : 0;
 }
 
@@ -387,6 +446,10 @@ int offsets_parse_args(const struct command_options *command, int argc, char **a
         report_error("--resume continues the output FILE of an earlier run: give it with -o FILE");
         return -1;
     }
+    if (a->mask_max_given && !a->mask) {
+        report_error("--mask-max sets the threshold of --mask FILE");
+        return -1;
+    }
     if (window_options_check(&a->win, 1) || mode_options_check(&a->mode) || pairing_check(a) || format_resolve(a))
         return -1;
     return image_options_add_args(&a->img, argc, argv, optind, ": name them after the reference or use --list FILE");
@@ -408,6 +471,7 @@ int offsets_main(int argc, char **argv, struct offsets_args *a, int (*parse)(int
         a->mode.plan.window_alpha = 0.5;
     }
     clx_stream_options_init(&a->stream);
+    a->mask_max = 0.5;
     int parsed = parse(argc, argv, a);
     if (parsed != 0) {
         image_options_free(&a->img);

@@ -42,6 +42,7 @@ static const char tune_help[] =
     "  -n, --images N       synthetic images (default 16)\n"
     "  -r, --regions FILE   with REFERENCE IMAGE...: the windows file, or\n"
     "  -g, --grid NXxNY, -w, --window WxH, -m, --margin M   a grid, as for offsets\n"
+    "      --grid-step S    a window every S pixels instead of --grid (as offsets)\n"
     "      --mode M         accurate (default) or seed, as for offsets\n"
     "      --double         tune the double-precision class\n"
     "\n"

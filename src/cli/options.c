@@ -182,6 +182,9 @@ static int windows_take(struct window_options *w, int c, const char *value)
     case 'm':
         w->have_margin = 1;
         return option_taken(parse_int(value, "--margin", 0, 1 << 20, &w->margin));
+    case OPT_GRID_STEP:
+        w->have_step = 1;
+        return option_taken(parse_int(value, "--grid-step", 1, 1 << 20, &w->grid_step));
     }
     return 0;
 }
@@ -416,29 +419,60 @@ int mode_options_check(const struct mode_options *m)
 
 int window_options_check(const struct window_options *w, int required)
 {
-    int have_regions = w->regions_path != NULL;
-    if (have_regions && w->have_grid) {
-        report_error("give either --regions or --grid, not both");
+    int have_regions = w->regions_path != NULL, layouts = have_regions + w->have_grid + w->have_step;
+    if (layouts > 1) {
+        report_error("give one of --regions, --grid and --grid-step");
         return -1;
     }
-    if (required && !have_regions && !w->have_grid) {
-        report_error("no windows given: use --regions FILE or --grid NXxNY --window WxH");
+    if (required && layouts == 0) {
+        report_error("no windows given: use --regions FILE, --grid NXxNY --window WxH or --grid-step S --window WxH");
         return -1;
     }
-    if (w->have_grid != w->have_window) {
-        report_error(w->have_grid ? "--grid needs --window WxH" : "--window is only used with --grid");
+    if ((w->have_grid || w->have_step) != w->have_window) {
+        report_error(w->have_grid   ? "--grid needs --window WxH"
+                     : w->have_step ? "--grid-step needs --window WxH"
+                                    : "--window is only used with --grid or --grid-step");
         return -1;
     }
-    if (w->have_margin && !w->have_grid) {
-        report_error("--margin is only used with --grid");
+    if (w->have_margin && !w->have_grid && !w->have_step) {
+        report_error("--margin is only used with --grid or --grid-step");
         return -1;
     }
     return 0;
 }
 
+/* Windows of w x h every `step` px from the margin on, as many as fit
+ * before the far margin, row by row: the dense, overlapping grid PIV sets
+ * by window size and step (an interrogation grid). */
+static int step_grid_regions(const struct window_options *w, int width, int height, clx_region **regions, size_t *n,
+                             clx_message *msg)
+{
+    long room_x = (long)width - 2L * w->margin - w->win_w, room_y = (long)height - 2L * w->margin - w->win_h;
+    if (room_x < 0 || room_y < 0) {
+        snprintf(msg->text, sizeof msg->text,
+                 "--grid-step: no %dx%d window fits in the %dx%d image with --margin %d", w->win_w, w->win_h, width,
+                 height, w->margin);
+        return CLX_ERR_ARGUMENT;
+    }
+    size_t nx = (size_t)(room_x / w->grid_step) + 1, ny = (size_t)(room_y / w->grid_step) + 1;
+    *regions = malloc(nx * ny * sizeof **regions);
+    if (!*regions) {
+        snprintf(msg->text, sizeof msg->text, "out of memory for %zu x %zu windows", nx, ny);
+        return CLX_ERR_HOST_MEMORY;
+    }
+    for (size_t j = 0; j < ny; j++)
+        for (size_t i = 0; i < nx; i++)
+            (*regions)[j * nx + i] = (clx_region){ w->margin + (int)i * w->grid_step,
+                                                   w->margin + (int)j * w->grid_step, w->win_w, w->win_h };
+    *n = nx * ny;
+    return CLX_OK;
+}
+
 int window_options_regions(const struct window_options *w, int width, int height, clx_region **regions, size_t *n,
                            clx_message *msg)
 {
+    if (w->have_step)
+        return step_grid_regions(w, width, height, regions, n, msg);
     return w->regions_path ? clx_regions_read(w->regions_path, regions, n, msg)
                            : clx_regions_grid(w->grid_nx, w->grid_ny, w->win_w, w->win_h, w->margin, width, height,
                                               regions, n, msg);
