@@ -73,6 +73,27 @@ static const char offsets_help[] =
     "  with a scan grid writes scan_row,scan_col (and scan_x,scan_y in um when\n"
     "  the file gives the step) in place of the image column.\n"
     "\n"
+    "PIV passes (--reference pairs on a --grid-step grid; any of these options):\n"
+    "      --passes N       N deforming passes, as OpenPIV's windef and PIVlab's\n"
+    "                       multi-pass: after each pass the field is validated,\n"
+    "                       rejected vectors replaced by the median of their valid\n"
+    "                       neighbours, the field smoothed, and both frames\n"
+    "                       resampled on the device by half of it each way (cubic\n"
+    "                       B-spline) before the next pass measures what is left.\n"
+    "                       Runs on one device, in batches of up to 16 pairs\n"
+    "  -w, --window A,B,... a square window per pass, largest first, the last one\n"
+    "                       the grid's: 64,32,32 is three passes (with --passes N\n"
+    "                       above the count, the last size repeats); earlier\n"
+    "                       passes keep the last one's overlap\n"
+    "      --median-threshold T  the normalised median test's threshold over the\n"
+    "                       3 x 3 neighbours (Westerweel & Scarano 2005; epsilon\n"
+    "                       0.1 px; default 2, 0: no test)\n"
+    "      --min-peak-ratio R    also reject vectors whose peak_ratio is below R\n"
+    "      --min-zncc Z     also reject vectors whose zncc is below Z\n"
+    "      --max-displacement D  also reject vectors longer than D px\n"
+    "      --keep-outliers  the last pass's rejected vectors stay as measured,\n"
+    "                       flagged 8, instead of replaced (flags 8 + 256)\n"
+    "\n"
     "Mode:\n"
     "      --mode M         accurate (default): pre-filter, window offset and\n"
     "                       iterative sub-pixel refinement, an order of magnitude\n"
@@ -113,7 +134,8 @@ static const char offsets_help[] =
     "                       (ALPHA: the tapered fraction, default 0.25)\n"
     "      --passes N       correlation passes: the first over the whole search range,\n"
     "                       then N-1 with the image window moved by the rounded offset\n"
-    "                       (default: 1 with IC-GN, 2 otherwise)\n"
+    "                       (default: 1 with IC-GN, 2 otherwise); with --reference\n"
+    "                       pairs, PIV's deforming passes (above)\n"
     "      --refine R       how each offset is refined after the passes: icgn\n"
     "                       (default): inverse-compositional Gauss-Newton on the\n"
     "                       zero-normalised SSD, the image window warped by a shape\n"
@@ -214,6 +236,8 @@ static const char offsets_help[] =
     "               passes')\n"
     "           64  the image could not be read (--skip-bad): dx, dy, peak nan\n"
     "          128  the window is masked (--mask): not measured, dx, dy, peak nan\n"
+    "          256  PIV passes: a rejected vector (flag 8), replaced by the median\n"
+    "               of its valid neighbours\n"
     "    zncc        zero-normalised correlation of the windows at the final offset\n"
     "    peak_ratio  first pass's peak over its highest other local maximum\n"
     "    iterations  refinement iterations done\n"
@@ -258,6 +282,11 @@ static const struct option offsets_table[] = {
     OPTIONS_WINDOWS,
     { "mask", required_argument, NULL, OPT_MASK },
     { "mask-max", required_argument, NULL, OPT_MASK_MAX },
+    { "median-threshold", required_argument, NULL, OPT_PIV_MEDIAN_THRESHOLD },
+    { "min-peak-ratio", required_argument, NULL, OPT_PIV_MIN_PEAK_RATIO },
+    { "min-zncc", required_argument, NULL, OPT_PIV_MIN_ZNCC },
+    { "max-displacement", required_argument, NULL, OPT_PIV_MAX_DISPLACEMENT },
+    { "keep-outliers", no_argument, NULL, OPT_PIV_KEEP_OUTLIERS },
     OPTION_LIST,
     OPTION_SCAN,
     OPTIONS_RUN_IMAGES,
@@ -298,9 +327,29 @@ static int parse_pairing(const char *text, enum offsets_pairing *out)
     return -1;
 }
 
+/* PIV's validation options (into the multi-pass's options). */
+static int validation_take(struct offsets_args *a, int c, const char *value)
+{
+    clx_multipass_options *o = &a->piv_options;
+    static const char *const names[] = { "--median-threshold", "--min-peak-ratio", "--min-zncc",
+                                         "--max-displacement", "--keep-outliers" };
+    const char *name = names[c - OPT_PIV_MEDIAN_THRESHOLD];
+    if (!a->validation_option)
+        a->validation_option = name;
+    switch (c) {
+    case OPT_PIV_MEDIAN_THRESHOLD: return option_taken(parse_double(value, name, 0, 1e6, &o->median_threshold));
+    case OPT_PIV_MIN_PEAK_RATIO: return option_taken(parse_double(value, name, 0, 1e6, &o->min_peak_ratio));
+    case OPT_PIV_MIN_ZNCC: return option_taken(parse_double(value, name, -1, 1, &o->min_zncc));
+    case OPT_PIV_MAX_DISPLACEMENT: return option_taken(parse_double(value, name, 0, 1e6, &o->max_displacement));
+    default: o->replace = 0; return 1;
+    }
+}
+
 int offsets_take(void *own, int c, const char *value)
 {
     struct offsets_args *a = own;
+    if (c >= OPT_PIV_MEDIAN_THRESHOLD && c <= OPT_PIV_KEEP_OUTLIERS)
+        return validation_take(a, c, value);
     switch (c) {
     case OPT_PAIRING: return option_taken(parse_pairing(value, &a->pairing));
     case 'j': return option_taken(parse_int(value, "--threads", 1, 32, &a->stream.loaders));
@@ -348,6 +397,56 @@ static int pairing_check(const struct offsets_args *a)
         report_error("--reference %s takes one correlation pass before IC-GN, not --passes %d", scheme, p->passes);
         return -1;
     }
+    return 0;
+}
+
+/*
+ * PIV's deforming passes: --reference pairs with --passes N, a window per
+ * pass or a validation option, on a --grid-step grid of square windows.
+ * Fills the multi-pass's options; the passes' plans then take one
+ * correlation pass each (plan.passes back to the refiner's default).
+ */
+static int piv_check(struct offsets_args *a)
+{
+    const struct window_options *w = &a->win;
+    clx_multipass_options *o = &a->piv_options;
+    int passes = a->pairing == PAIRING_PAIRS ? a->mode.plan.passes : 0;
+    if (!w->npass_windows && !a->validation_option && passes == 0)
+        return 0;
+    if (a->pairing != PAIRING_PAIRS) {
+        if (w->npass_windows)
+            report_error("--window: a window per pass is for the deforming passes of --reference pairs");
+        else
+            report_error("%s validates the deforming passes of --reference pairs", a->validation_option);
+        return -1;
+    }
+    const char *other = !w->have_step ? "a --regions or --grid layout (give --grid-step S)"
+                        : a->mask     ? "--mask"
+                        : a->skip_bad ? "--skip-bad"
+                                      : NULL;
+    if (other) {
+        report_error("PIV's deforming passes measure on a --grid-step grid and do not combine with %s", other);
+        return -1;
+    }
+    if (w->win_w != w->win_h) {
+        report_error("PIV's deforming passes take square windows, not --window %dx%d", w->win_w, w->win_h);
+        return -1;
+    }
+    o->passes = passes > w->npass_windows ? passes : w->npass_windows > 0 ? w->npass_windows : 1;
+    if (passes > 0 && passes < w->npass_windows) {
+        report_error("--passes %d with --window's %d windows: give one per pass at most", passes, w->npass_windows);
+        return -1;
+    }
+    if (o->passes > WINDOW_PASSES_MAX) {
+        report_error("--passes %d: PIV runs at most %d deforming passes", o->passes, WINDOW_PASSES_MAX);
+        return -1;
+    }
+    for (int k = 0; k < o->passes; k++)
+        o->window[k] = w->npass_windows ? w->pass_windows[k < w->npass_windows ? k : w->npass_windows - 1] : w->win_w;
+    o->step = w->grid_step;
+    o->margin = w->margin;
+    a->mode.plan.passes = 0;
+    a->piv = 1;
     return 0;
 }
 
@@ -431,8 +530,8 @@ int offsets_parse_args(const struct command_options *command, int argc, char **a
         /* Every image argument is a pair's; the first pair's first image
          * sizes the run (pairing_check). */
         a->mode.plan.pairs = 1;
-        if (window_options_check(&a->win, 1) || mode_options_check(&a->mode) || pairing_check(a) ||
-            format_resolve(a))
+        if (window_options_check(&a->win, WINDOWS_REQUIRED | WINDOWS_PER_PASS) || mode_options_check(&a->mode) ||
+            piv_check(a) || pairing_check(a) || format_resolve(a))
             return -1;
         return image_options_add_args(&a->img, argc, argv, optind, ": name the pairs' images or use --list FILE");
     }
@@ -450,7 +549,8 @@ int offsets_parse_args(const struct command_options *command, int argc, char **a
         report_error("--mask-max sets the threshold of --mask FILE");
         return -1;
     }
-    if (window_options_check(&a->win, 1) || mode_options_check(&a->mode) || pairing_check(a) || format_resolve(a))
+    if (window_options_check(&a->win, WINDOWS_REQUIRED | WINDOWS_PER_PASS) || mode_options_check(&a->mode) ||
+        piv_check(a) || pairing_check(a) || format_resolve(a))
         return -1;
     return image_options_add_args(&a->img, argc, argv, optind, ": name them after the reference or use --list FILE");
 }
@@ -472,6 +572,7 @@ int offsets_main(int argc, char **argv, struct offsets_args *a, int (*parse)(int
     }
     clx_stream_options_init(&a->stream);
     a->mask_max = 0.5;
+    clx_multipass_options_init(&a->piv_options);
     int parsed = parse(argc, argv, a);
     if (parsed != 0) {
         image_options_free(&a->img);
@@ -480,9 +581,11 @@ int offsets_main(int argc, char **argv, struct offsets_args *a, int (*parse)(int
     }
     r.mpi = mpi_active();
     offsets_interrupts_catch();
+    a->piv_options.plan = a->mode.plan;
     if (offsets_setup(a, &r) == 0) {
         clx_message why = { "" };
-        enum offsets_stream_end end = offsets_stream(&r, &a->mode.plan, &a->stream, &why);
+        enum offsets_stream_end end =
+            a->piv ? offsets_piv_stream(&r, &a->piv_options, &why) : offsets_stream(&r, &a->mode.plan, &a->stream, &why);
         if (end != OFFSETS_NOT_SET_UP)
             status = offsets_report(&r, a, end == OFFSETS_FAILED, why.text);
     }

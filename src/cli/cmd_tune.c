@@ -140,7 +140,7 @@ static int parse_args(int argc, char **argv, struct tune_args *a)
         report_error("%d images: tune uses at most %d (it cycles through them)", a->nfiles - 1, MAX_IMAGES);
         return -1;
     }
-    return window_options_check(&a->win, a->nfiles > 0);
+    return window_options_check(&a->win, a->nfiles > 0 ? WINDOWS_REQUIRED : 0);
 }
 
 /* "automatic" or the number. */

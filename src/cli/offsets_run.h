@@ -9,6 +9,8 @@
  *   offsets_resume.c   --resume: the earlier output's whole images are kept
  *   offsets_stream.c   the images through the devices: loading, the plans
  *                      ready, progress, Ctrl-C, the MPI ranks' agreement
+ *   offsets_piv.c      or, for PIV's deforming passes, the pairs through
+ *                      clx_multipass on one device
  *   offsets_rows.c     the rows: formatted by the lanes, written in order
  *                      (or with --format h5 put in the HDF5 file's columns,
  *                      with vtk or openpiv in a file per image)
@@ -69,6 +71,11 @@ struct offsets_args {
     clx_stream_options stream;
     const char *reference;       /* NULL with --reference pairs: the first pair's first image sizes the run */
     enum offsets_pairing pairing;    /* --reference */
+    /* --reference pairs with --passes, a window per pass or a validation
+     * option: PIV's deforming passes (offsets_piv.c) and their options. */
+    int piv;
+    clx_multipass_options piv_options;
+    const char *validation_option;   /* the first validation option given, for messages */
     struct strain_options *strain;   /* `clxcorr strain`: its options; NULL for offsets */
 };
 
@@ -185,7 +192,8 @@ static inline size_t offsets_reference_item(const struct offsets_run *r, size_t 
  * groups (offsets_take takes them; a command numbers its own from
  * OPT_RUN_OWN). */
 enum { OPT_LANES = OPT_OWN, OPT_SHARD, OPT_META, OPT_RESUME, OPT_SKIP_BAD, OPT_QUIVER, OPT_PAIRING, OPT_MASK,
-       OPT_MASK_MAX, OPT_RUN_OWN };
+       OPT_MASK_MAX, OPT_PIV_MEDIAN_THRESHOLD, OPT_PIV_MIN_PEAK_RATIO, OPT_PIV_MIN_ZNCC, OPT_PIV_MAX_DISPLACEMENT,
+       OPT_PIV_KEEP_OUTLIERS, OPT_RUN_OWN };
 #define OPTIONS_RUN_IMAGES { "shard", required_argument, NULL, OPT_SHARD }, \
     { "skip-bad", no_argument, NULL, OPT_SKIP_BAD }
 #define OPTIONS_RUN_BATCHES { "threads", required_argument, NULL, 'j' }, \
@@ -231,6 +239,12 @@ enum offsets_stream_end {
 /* Streams this process's images through the devices; `why` says why it failed. */
 enum offsets_stream_end offsets_stream(struct offsets_run *r, const clx_plan_options *plan,
                                        const clx_stream_options *stream, clx_message *why);
+/* ---- offsets_piv.c ---- */
+
+/* This process's pairs through the deforming passes `o` on the first
+ * device; `why` says why it failed. */
+enum offsets_stream_end offsets_piv_stream(struct offsets_run *r, const clx_multipass_options *o, clx_message *why);
+
 /* Under MPI, after a set-up that failed before the ranks agreed: every
  * rank stops, and rank 0 names the first to fail. A no-op otherwise. */
 void offsets_setup_failed(struct offsets_run *r);

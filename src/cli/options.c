@@ -49,6 +49,35 @@ static int parse_pair(const char *text, const char *option, int *a, int *b)
     return 0;
 }
 
+/* --window: WxH, N (N x N), or a square window per pass, largest first
+ * ("64,32,16"; the last is the grid's). */
+static int parse_window(const char *text, struct window_options *w)
+{
+    w->npass_windows = 0;
+    if (!strchr(text, ',') && strpbrk(text, "xX"))
+        return parse_pair(text, "--window", &w->win_w, &w->win_h);
+    if (!strchr(text, ','))    /* N: a square window */
+        return parse_int(text, "--window", 1, INT_MAX / 4, &w->win_w) ? -1 : (w->win_h = w->win_w, 0);
+    int n = 1;
+    for (const char *c = text; *c; c++)
+        n += *c == ',';
+    if (n > WINDOW_PASSES_MAX) {
+        report_error("--window: %d windows in '%s'; a run takes at most %d passes", n, text, WINDOW_PASSES_MAX);
+        return -1;
+    }
+    if (parse_ints(text, "--window", "a window size per pass, e.g. 64,32,16", n, w->pass_windows))
+        return -1;
+    for (int k = 0; k < n; k++)
+        if (w->pass_windows[k] < 8 || (k > 0 && w->pass_windows[k] > w->pass_windows[k - 1])) {
+            report_error("--window: '%s': each pass's window is 8 px or more, and no larger than the one before",
+                         text);
+            return -1;
+        }
+    w->npass_windows = n;
+    w->win_w = w->win_h = w->pass_windows[n - 1];
+    return 0;
+}
+
 int parse_ints(const char *text, const char *option, const char *form, int count, int *out)
 {
     const char *p = text;
@@ -178,7 +207,7 @@ static int windows_take(struct window_options *w, int c, const char *value)
         return option_taken(parse_pair(value, "--grid", &w->grid_nx, &w->grid_ny));
     case 'w':
         w->have_window = 1;
-        return option_taken(parse_pair(value, "--window", &w->win_w, &w->win_h));
+        return option_taken(parse_window(value, w));
     case 'm':
         w->have_margin = 1;
         return option_taken(parse_int(value, "--margin", 0, 1 << 20, &w->margin));
@@ -417,9 +446,14 @@ int mode_options_check(const struct mode_options *m)
     return 0;
 }
 
-int window_options_check(const struct window_options *w, int required)
+int window_options_check(const struct window_options *w, unsigned how)
 {
     int have_regions = w->regions_path != NULL, layouts = have_regions + w->have_grid + w->have_step;
+    int required = (how & WINDOWS_REQUIRED) != 0;
+    if (w->npass_windows && !(how & WINDOWS_PER_PASS)) {
+        report_error("--window: one WxH window here (a window per pass is for offsets --reference pairs)");
+        return -1;
+    }
     if (layouts > 1) {
         report_error("give one of --regions, --grid and --grid-step");
         return -1;
