@@ -55,8 +55,8 @@ static int parse_windows(const char *text, clx_multipass_options *o)
 
 static int refiner_parse(const char *text, clx_plan_options *p)
 {
-    if (strcmp(text, "none") == 0)
-        return p->refine = 0, 0;
+    if (strcmp(text, "none") == 0) /* the peak fit alone: one correlation pass */
+        return p->refine = 0, p->passes = 1, 0;
     p->refine = 8;
     if (strcmp(text, "icgn") == 0)
         return p->refiner = CLX_REFINER_ICGN, 0;
