@@ -11,9 +11,13 @@
  *                      [--method M] [--max-shift R] [--mode seed|accurate]
  *                      [--param KEY=VALUE,...] [--lanes L] [--threads T]
  *                      [--refine icgn|correlation|none] [--shape 0|1] [--passes N]
- *                      [--prefilter SPEC]
+ *                      [--prefilter SPEC] [--pairs]
  *                      [--interp lanczos3|keys|bspline3|bspline5]
  *                      --regions FILE REFERENCE IMAGE...   (seed mode unless asked)
+ *
+ * --pairs times PIV's frame pairs: every image against its own reference
+ * (the REFERENCE copied in beside it, prepared on the device with the
+ * batch), twice the transforms of one reference.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -48,6 +52,14 @@ static int load(void *user, size_t i, clx_image *staged, clx_message *msg)
 {
     struct source *src = user;
     return clx_image_copy_to(&src->images[i % src->nimages], staged, msg);
+}
+
+/* --pairs: each image's own reference, the one REFERENCE copied again. */
+static const clx_image *pairs_reference;
+
+static int load_reference(void *user, size_t i, clx_image *staged, clx_message *msg)
+{
+    return clx_image_copy_to(pairs_reference, staged, msg);
 }
 
 /* --no-load: the pinned memory keeps whatever it holds, so that the run
@@ -113,10 +125,10 @@ int main(int argc, char **argv)
         { "separate", no_argument, NULL, 'S' }, { "refine", required_argument, NULL, 'F' },
         { "shape", required_argument, NULL, 'H' }, { "interp", required_argument, NULL, 'I' },
         { "passes", required_argument, NULL, 'P' }, { "prefilter", required_argument, NULL, 'G' },
-        { NULL, 0, NULL, 0 }
+        { "pairs", no_argument, NULL, 'A' }, { NULL, 0, NULL, 0 }
     };
     const char *device = NULL, *regions_path = NULL, *params = NULL;
-    int batch = 0, use_double = 0, max_shift = 0, lanes = 0, threads = 0, no_load = 0, separate = 0, c;
+    int batch = 0, use_double = 0, max_shift = 0, lanes = 0, threads = 0, no_load = 0, separate = 0, pairs = 0, c;
     clx_method method = CLX_METHOD_AUTO;
     clx_mode mode = CLX_MODE_SEED;
     const char *refine = NULL, *interp = NULL, *prefilter = NULL;
@@ -124,7 +136,7 @@ int main(int argc, char **argv)
     long repeat = 4096;
     clx_message msg;
 
-    while ((c = getopt_long(argc, argv, "d:b:n:Dr:m:R:M:p:L:j:NSF:H:I:P:G:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "d:b:n:Dr:m:R:M:p:L:j:NSF:H:I:P:G:A", longopts, NULL)) != -1) {
         switch (c) {
         case 'd': device = optarg; break;
         case 'b': batch = atoi(optarg); break;
@@ -147,6 +159,7 @@ int main(int argc, char **argv)
         case 'I': interp = optarg; break;
         case 'P': passes = atoi(optarg); break;
         case 'G': prefilter = optarg; break;
+        case 'A': pairs = 1; break;
         default: return 2;
         }
     }
@@ -154,7 +167,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: clxcorr-throughput [--device SPEC] [--batch B] [--repeat N] [--double] [--method M] "
                         "[--max-shift R] [--mode seed|accurate] [--param KEY=VALUE,...] [--lanes L] [--threads T] "
                         "[--no-load] [--separate] [--refine icgn|correlation|none] [--shape 0|1] [--passes N] [--prefilter SPEC] "
-                        "[--interp lanczos3|keys|bspline3|bspline5] "
+                        "[--interp lanczos3|keys|bspline3|bspline5] [--pairs] "
                         "--regions FILE REFERENCE IMAGE...\n");
         return 2;
     }
@@ -205,6 +218,7 @@ int main(int argc, char **argv)
     if (shape >= 0)
         popt.shape = shape;
     popt.passes = passes;
+    popt.pairs = pairs;
     if (prefilter)
         popt.prefilter = prefilter;
     if (refine && strcmp(refine, "none") == 0)
@@ -223,6 +237,8 @@ int main(int argc, char **argv)
     sopt.lanes = lanes;
     sopt.loaders = threads;
     sopt.started = started;
+    pairs_reference = &ref;
+    sopt.load_reference = pairs ? load_reference : NULL;
     size_t device_images[16];
     sopt.device_images = device_images;
     struct source src = { images, nimages, 0, 0, 0, "" };
@@ -267,9 +283,9 @@ int main(int argc, char **argv)
         snprintf(refinement, sizeof refinement, " refine=%s shape=%d interp=%s passes=%d prefilter=%s",
                  popt.refine ? clx_refiner_name(popt.refiner) : "none", popt.shape, interp ? interp : "default",
                  resolved.passes, popt.prefilter ? popt.prefilter : "none");
-    printf("clxcorr %s%s%s %s %s max-shift=%d%s%s device=\"%s\" batch=%d lanes=%d regions=%zu window=%dx%d "
+    printf("clxcorr %s%s%s%s %s %s max-shift=%d%s%s device=\"%s\" batch=%d lanes=%d regions=%zu window=%dx%d "
            "image=%dx%d: %.1f patterns/s (%.4f ms/pattern)\n",
-           no_load ? "(no load) " : "", clx_mode_name(mode), refinement, use_double ? "double" : "float", src.method,
+           no_load ? "(no load) " : "", pairs ? "pairs " : "", clx_mode_name(mode), refinement, use_double ? "double" : "float", src.method,
            max_shift, params ? " params=" : "",
            params ? params : "", device_names, src.batch, src.lanes, nregions, regions[0].w, regions[0].h, ref.width,
            ref.height, done / elapsed, 1e3 * elapsed / done);

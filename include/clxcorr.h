@@ -930,6 +930,10 @@ int clx_multipass_create(clx_context *context, int width, int height, const clx_
 /* The last pass's windows, in the order of the results (row by row). */
 const clx_region *clx_multipass_regions(const clx_multipass *mp, size_t *count);
 
+/* Pass `pass`'s plan (0-based; NULL out of range): for clx_plan_explanation
+ * and the other questions a plan answers. The multi-pass keeps it. */
+const clx_plan *clx_multipass_plan(const clx_multipass *mp, int pass);
+
 /* The most pairs one clx_multipass_run takes. */
 int clx_multipass_batch_size(const clx_multipass *mp);
 

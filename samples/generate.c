@@ -83,6 +83,11 @@
  * defaults: a 300 x 300 pattern, 10 images, a 5 x 5 grid of 60 x 60
  * windows, margin 10.
  *
+ * --piv FLOW writes PIV frame pairs of particle images under a known flow
+ * (samples/piv.h, samples/flow.h); --dic FIELD a DIC speckle sequence under
+ * a known affine or sinusoidal field (samples/dic.h). Both lay their truth's
+ * windows on clxcorr's --grid-step grid (samples/sample_windows.h).
+ *
  * Determinism: its own PRNG (xoshiro256**, seeded through splitmix64), never
  * rand(), so every libc gives the same files. Separate streams for the
  * pattern, for each image's deformation and for each file's noise, so
@@ -97,25 +102,17 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
 
-#include <tiffio.h>
-
+#include "dic.h"
 #include "kikuchi.h"
-
-#define PROG "clxcorr-samples"
-
-#if defined(__GNUC__)
-#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
-#else
-#define PRINTF_LIKE(f, a)
-#endif
+#include "piv.h"
+#include "sample_files.h"
+#include "sample_rng.h"
+#include "speckle.h"
 
 /* The scaled pattern's range in counts: headroom on both sides for noise and
  * for extremes that fall between the grid points the range is measured on. */
@@ -127,112 +124,8 @@
 #define N_ZONES 8
 #define N_WAVES 60
 #define TEXTURE_RMS 0.08     /* texture RMS, relative to the mean band level */
-#define ROWS_PER_STRIP 16
-#define PATH_BYTES 4096
 
 static const double TWO_PI = 6.28318530717958647692;
-
-/* ------------------------------------------------------------------------ */
-/* Messages */
-
-static void report(const char *fmt, ...) PRINTF_LIKE(1, 2);
-
-/* One line on stderr, prefixed with the program's name. */
-static void report(const char *fmt, ...)
-{
-    va_list ap;
-    fputs(PROG ": ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
-
-/* libtiff's own handlers print as they go; keep the last error so that it ends
- * up in our one line instead. */
-static char tiff_message[256];
-
-static void tiff_error(const char *module, const char *fmt, va_list ap)
-{
-    (void)module;
-    vsnprintf(tiff_message, sizeof tiff_message, fmt, ap);
-}
-
-/* ------------------------------------------------------------------------ */
-/* PRNG: xoshiro256** seeded through splitmix64 (Blackman and Vigna). */
-
-typedef struct { uint64_t s[4]; } rng_t;
-
-enum stream { STREAM_PATTERN = 1, STREAM_DEFORM = 2, STREAM_NOISE = 3 };
-
-static uint64_t splitmix64(uint64_t *x)
-{
-    uint64_t z = (*x += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
-static void rng_seed(rng_t *r, uint64_t seed, enum stream stream, uint64_t index)
-{
-    uint64_t key = ((uint64_t)stream << 48) ^ index;
-    uint64_t x = seed ^ splitmix64(&key);
-    for (int i = 0; i < 4; i++)
-        r->s[i] = splitmix64(&x);
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-    return (x << k) | (x >> (64 - k));
-}
-
-static uint64_t rng_next(rng_t *r)
-{
-    uint64_t *s = r->s;
-    uint64_t result = rotl(s[1] * 5, 7) * 9;
-    uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return result;
-}
-
-/* Uniform in [0, 1), 53 bits. */
-static double rng_uniform(rng_t *r)
-{
-    return (double)(rng_next(r) >> 11) * 0x1.0p-53;
-}
-
-static double rng_range(rng_t *r, double lo, double hi)
-{
-    return lo + (hi - lo) * rng_uniform(r);
-}
-
-/* Uniform integer in [lo, hi]. */
-static int rng_int(rng_t *r, int lo, int hi)
-{
-    return lo + (int)(rng_uniform(r) * (hi - lo + 1));
-}
-
-/* Standard normal deviates by Box-Muller, used in pairs. */
-typedef struct { rng_t rng; double spare; int has_spare; } gauss_t;
-
-static double gauss_next(gauss_t *g)
-{
-    if (g->has_spare) {
-        g->has_spare = 0;
-        return g->spare;
-    }
-    double u1 = 1.0 - rng_uniform(&g->rng);     /* (0, 1]: log(u1) is finite */
-    double u2 = rng_uniform(&g->rng);
-    double radius = sqrt(-2.0 * log(u1));
-    g->spare = radius * sin(TWO_PI * u2);
-    g->has_spare = 1;
-    return radius * cos(TWO_PI * u2);
-}
 
 /* ------------------------------------------------------------------------ */
 /* The pattern f */
@@ -258,18 +151,7 @@ struct background {
     double cx, cy;       /* image centre */
 };
 
-enum kind { KIND_KIKUCHI, KIND_SPECKLE, KIND_SPHERE };
-
-/* A speckle spot, and the grid of cells that finds the spots near a point. */
-struct spot { double x, y, amp, k; };   /* k = 1 / (2 sigma^2) */
-struct speckle {
-    int nspots;
-    struct spot *spot;
-    int cells_x, cells_y;
-    double x0, y0;       /* the grid's corner */
-    int *cell_first;     /* cells_x * cells_y + 1 offsets into cell_spot */
-    int *cell_spot;      /* spot indices, cell by cell */
-};
+enum kind { KIND_KIKUCHI, KIND_SPECKLE, KIND_SPHERE, KIND_PIV, KIND_DIC };
 
 struct pattern {
     enum kind kind;
@@ -422,80 +304,9 @@ static void waves_draw(rng_t *r, struct pattern *p)
         p->wave[w].amp *= norm;
 }
 
-#define SPECKLE_CELL 8.0       /* px; spots reach at most 4 sigma = 8 px */
-#define SPECKLE_AREA 16.0      /* px^2 per spot */
-
-/* Spots over the image grown by `margin` px, indexed by cell. */
-static int speckle_draw(rng_t *r, struct speckle *sp, int width, int height, int margin)
-{
-    double w = width + 2.0 * margin, h = height + 2.0 * margin;
-    sp->x0 = -margin - SPECKLE_CELL;
-    sp->y0 = -margin - SPECKLE_CELL;
-    sp->cells_x = (int)ceil(w / SPECKLE_CELL) + 2;
-    sp->cells_y = (int)ceil(h / SPECKLE_CELL) + 2;
-    sp->nspots = (int)(w * h / SPECKLE_AREA);
-    int ncells = sp->cells_x * sp->cells_y;
-    sp->spot = malloc(sizeof *sp->spot * sp->nspots);
-    sp->cell_first = calloc((size_t)ncells + 1, sizeof *sp->cell_first);
-    sp->cell_spot = malloc(sizeof *sp->cell_spot * sp->nspots);
-    int *fill = calloc((size_t)ncells, sizeof *fill);
-    if (!sp->spot || !sp->cell_first || !sp->cell_spot || !fill) {
-        free(fill);
-        report("out of memory for %d speckle spots", sp->nspots);
-        return -1;
-    }
-    for (int i = 0; i < sp->nspots; i++) {
-        struct spot *o = &sp->spot[i];
-        double sigma = rng_range(r, 1.0, 2.0);
-        o->x = -margin + rng_uniform(r) * w;
-        o->y = -margin + rng_uniform(r) * h;
-        o->amp = rng_range(r, 0.5, 1.5);
-        o->k = 0.5 / (sigma * sigma);
-    }
-    /* Counting sort of the spots into cells. */
-    for (int i = 0; i < sp->nspots; i++) {
-        int cx = (int)((sp->spot[i].x - sp->x0) / SPECKLE_CELL), cy = (int)((sp->spot[i].y - sp->y0) / SPECKLE_CELL);
-        sp->cell_first[cy * sp->cells_x + cx + 1]++;
-    }
-    for (int c = 0; c < ncells; c++)
-        sp->cell_first[c + 1] += sp->cell_first[c];
-    for (int i = 0; i < sp->nspots; i++) {
-        int cx = (int)((sp->spot[i].x - sp->x0) / SPECKLE_CELL), cy = (int)((sp->spot[i].y - sp->y0) / SPECKLE_CELL);
-        int c = cy * sp->cells_x + cx;
-        sp->cell_spot[sp->cell_first[c] + fill[c]++] = i;
-    }
-    free(fill);
-    return 0;
-}
-
-/* S(x, y): the spots of the 3 x 3 cells around the point. */
-static double speckle_at(const struct speckle *sp, double x, double y)
-{
-    int cx = (int)floor((x - sp->x0) / SPECKLE_CELL), cy = (int)floor((y - sp->y0) / SPECKLE_CELL);
-    double v = 0;
-    for (int j = cy - 1; j <= cy + 1; j++) {
-        if (j < 0 || j >= sp->cells_y)
-            continue;
-        for (int i = cx - 1; i <= cx + 1; i++) {
-            if (i < 0 || i >= sp->cells_x)
-                continue;
-            int c = j * sp->cells_x + i;
-            for (int n = sp->cell_first[c]; n < sp->cell_first[c + 1]; n++) {
-                const struct spot *o = &sp->spot[sp->cell_spot[n]];
-                double dx = x - o->x, dy = y - o->y, q = o->k * (dx * dx + dy * dy);
-                if (q < 8.0)
-                    v += o->amp * exp(-q);
-            }
-        }
-    }
-    return v;
-}
-
 static void pattern_free(struct pattern *p)
 {
-    free(p->speckle.spot);
-    free(p->speckle.cell_first);
-    free(p->speckle.cell_spot);
+    speckle_free(&p->speckle);
 }
 
 static int pattern_draw(struct pattern *p, enum kind kind, uint64_t seed, int width, int height, int margin)
@@ -732,109 +543,9 @@ static void deform_displacement(const struct deform *d, double cx, double cy,
 /* ------------------------------------------------------------------------ */
 /* Files */
 
-static int path_join(char *out, const char *dir, const char *name, const char *suffix)
+static void sampler_row_fn(void *user, int j, double *out)
 {
-    int len = snprintf(out, PATH_BYTES, "%s/%s%s", dir, name, suffix);
-    if (len < 0 || len >= PATH_BYTES) {
-        report("path too long: %s/%s", dir, name);
-        return -1;
-    }
-    return 0;
-}
-
-/* mkdir -p. */
-static int directory_make(const char *dir)
-{
-    char path[PATH_BYTES];
-    size_t len = strlen(dir);
-    if (len == 0 || len >= sizeof path) {
-        report("--out: bad directory name '%s'", dir);
-        return -1;
-    }
-    memcpy(path, dir, len + 1);
-    for (size_t k = 1; k <= len; k++) {
-        if (path[k] != '/' && path[k] != '\0')
-            continue;
-        char keep = path[k];
-        path[k] = '\0';
-        if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-            report("cannot create directory %s: %s", path, strerror(errno));
-            return -1;
-        }
-        path[k] = keep;
-    }
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        report("%s is not a directory", dir);
-        return -1;
-    }
-    return 0;
-}
-
-static int file_commit(const char *tmp, const char *final)
-{
-    if (rename(tmp, final) != 0) {
-        report("cannot rename %s to %s: %s", tmp, final, strerror(errno));
-        remove(tmp);
-        return -1;
-    }
-    return 0;
-}
-
-static TIFF *tiff_create(const char *path, int width, int height)
-{
-    TIFF *tif = TIFFOpen(path, "w");
-    if (!tif)
-        return NULL;
-    TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, (uint32_t)width);
-    TIFFSetField(tif, TIFFTAG_IMAGELENGTH, (uint32_t)height);
-    TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, 16);
-    TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, 1);
-    TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_UINT);
-    TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
-    TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
-    TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_NONE);
-    TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, (uint32_t)ROWS_PER_STRIP);
-    return tif;
-}
-
-/* Rounds to the nearest count after the noise; counts what had to be clamped. */
-static void row_quantize(const double *row, int n, double noise, gauss_t *g,
-                         uint16_t *out, long *clipped)
-{
-    for (int c = 0; c < n; c++) {
-        double v = row[c];
-        if (noise > 0.0)
-            v += noise * gauss_next(g);
-        if (v < 0.0 || v > 65535.0) {
-            ++*clipped;
-            v = v < 0.0 ? 0.0 : 65535.0;
-        }
-        out[c] = (uint16_t)floor(v + 0.5);
-    }
-}
-
-static int tiff_rows_write(TIFF *tif, struct sampler *s, int height, double noise,
-                           gauss_t *g, long *clipped)
-{
-    double *row = malloc(sizeof(double) * s->n);
-    uint16_t *pixels = malloc(sizeof(uint16_t) * s->n);
-    int status = 0;
-    if (!row || !pixels) {
-        strcpy(tiff_message, "out of memory");
-        status = -1;
-    }
-    for (int j = 0; j < height && status == 0; j++) {
-        sampler_row(s, j, row);
-        row_quantize(row, s->n, noise, g, pixels, clipped);
-        if (TIFFWriteScanline(tif, pixels, (uint32_t)j, 0) < 0)
-            status = -1;
-    }
-    if (status == 0 && TIFFFlush(tif) != 1)
-        status = -1;
-    free(row);
-    free(pixels);
-    return status;
+    sampler_row(user, j, out);
 }
 
 /* Writes dir/name: f sampled on map, plus noise from stream file_index. */
@@ -842,56 +553,12 @@ static int image_write(const char *dir, const char *name, const struct pattern *
                        const struct affine *map, int width, int height,
                        double noise, uint64_t seed, int file_index)
 {
-    char final[PATH_BYTES], tmp[PATH_BYTES];
-    if (path_join(final, dir, name, "") != 0 || path_join(tmp, dir, name, ".tmp") != 0)
-        return -1;
     struct sampler s;
     if (sampler_init(&s, pat, map, 0, width) != 0)
         return -1;
-    gauss_t g = { .has_spare = 0 };
-    rng_seed(&g.rng, seed, STREAM_NOISE, (uint64_t)file_index);
-    long clipped = 0;
-    TIFF *tif = tiff_create(tmp, width, height);
-    if (!tif) {
-        report("cannot write %s: %s", tmp, strerror(errno));
-        sampler_free(&s);
-        return -1;
-    }
-    tiff_message[0] = '\0';
-    int status = tiff_rows_write(tif, &s, height, noise, &g, &clipped);
-    TIFFClose(tif);
+    int status = tiff_image_write(dir, name, width, height, sampler_row_fn, &s, noise, seed, file_index);
     sampler_free(&s);
-    if (status != 0) {
-        report("cannot write %s: %s", tmp, tiff_message[0] ? tiff_message : "write failed");
-        remove(tmp);
-        return -1;
-    }
-    if (clipped > 0)
-        report("warning: %s: %ld of %ld pixels clipped to [0, 65535]",
-               name, clipped, (long)width * height);
-    return file_commit(tmp, final);
-}
-
-/* Opens dir/name.tmp for a text file. */
-static FILE *text_create(const char *dir, const char *name, char *tmp, char *final)
-{
-    if (path_join(final, dir, name, "") != 0 || path_join(tmp, dir, name, ".tmp") != 0)
-        return NULL;
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        report("cannot write %s: %s", tmp, strerror(errno));
-    return f;
-}
-
-static int text_commit(FILE *f, const char *tmp, const char *final)
-{
-    int failed = ferror(f);
-    if (fclose(f) != 0 || failed) {
-        report("cannot write %s: %s", tmp, strerror(errno));
-        remove(tmp);
-        return -1;
-    }
-    return file_commit(tmp, final);
+    return status;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -911,7 +578,14 @@ struct options {
     int scan_cols;          /* 0: --count */
     int has_deform;
     double deform[9];
-    unsigned given;         /* OPTION_BIT of each option given */
+    /* --piv and --dic (piv.h, dic.h) */
+    int grid_step;
+    struct flow flow;
+    int has_centre;
+    double density, diameter[2];
+    enum dic_field field;
+    double translation[2], amplitude, wavelength;
+    uint64_t given;         /* OPTION_BIT of each option given */
 };
 
 static struct deform deform_of(const struct options *o, int image)
@@ -952,12 +626,6 @@ static int regions_write(const struct options *o)
         fprintf(f, "%d %d %d %d\n", x, y, o->win_w, o->win_h);
     }
     return text_commit(f, tmp, final);
-}
-
-/* Keeps "-0.000000" out of the file. */
-static double tidy(double v)
-{
-    return fabs(v) < 5e-7 ? 0.0 : v;
 }
 
 static void truth_rows(FILE *f, const struct options *o, int image)
@@ -1110,48 +778,30 @@ static struct kikuchi_view sphere_view(const struct options *o, int image)
     return view;
 }
 
+/* Row j of a whole image of values, already in counts. */
+struct value_rows { const double *values; int width; };
+
+static void value_row(void *user, int j, double *out)
+{
+    const struct value_rows *v = user;
+    memcpy(out, v->values + (long)j * v->width, sizeof(double) * v->width);
+}
+
 /* Scales values to counts, adds Poisson noise (stream file_index) and writes dir/name. */
 static int sphere_file_write(const struct options *o, const char *name, double *values,
                              double gain, double offset, double photons_per_count, int file_index)
 {
-    char final[PATH_BYTES], tmp[PATH_BYTES];
-    if (path_join(final, o->out, name, "") != 0 || path_join(tmp, o->out, name, ".tmp") != 0)
-        return -1;
     rng_t r;
     rng_seed(&r, o->seed, STREAM_NOISE, (uint64_t)file_index);
-    long n = (long)o->width * o->height, clipped = 0;
+    long n = (long)o->width * o->height;
     for (long i = 0; i < n; i++) {
         double v = offset + gain * values[i];
         if (photons_per_count > 0.0)
             v = poisson_next(&r, v > 0.0 ? v * photons_per_count : 0.0) / photons_per_count;
         values[i] = v;
     }
-    uint16_t *pixels = malloc(sizeof(uint16_t) * o->width);
-    TIFF *tif = pixels ? tiff_create(tmp, o->width, o->height) : NULL;
-    if (!tif) {
-        report("cannot write %s: %s", tmp, pixels ? strerror(errno) : "out of memory");
-        free(pixels);
-        return -1;
-    }
-    tiff_message[0] = '\0';
-    int status = 0;
-    for (int j = 0; j < o->height && status == 0; j++) {
-        row_quantize(values + (long)j * o->width, o->width, 0.0, NULL, pixels, &clipped);
-        if (TIFFWriteScanline(tif, pixels, (uint32_t)j, 0) < 0)
-            status = -1;
-    }
-    if (status == 0 && TIFFFlush(tif) != 1)
-        status = -1;
-    TIFFClose(tif);
-    free(pixels);
-    if (status != 0) {
-        report("cannot write %s: %s", tmp, tiff_message[0] ? tiff_message : "write failed");
-        remove(tmp);
-        return -1;
-    }
-    if (clipped > 0)
-        report("warning: %s: %ld of %ld pixels clipped to [0, 65535]", name, clipped, n);
-    return file_commit(tmp, final);
+    struct value_rows rows = { values, o->width };
+    return tiff_image_write(o->out, name, o->width, o->height, value_row, &rows, 0.0, o->seed, file_index);
 }
 
 static int sphere_images_write(const struct options *o)
@@ -1308,6 +958,43 @@ static void usage(FILE *f)
 "  --noise COUNTS     Poisson noise: the reference's mean scaled to COUNTS\n"
 "                     photons per pixel (default 0: none)\n"
 "\n"
+"\n"
+"  --piv FLOW         PIV frame pairs instead (samples/piv.h): frameA_000k.tif,\n"
+"                     frameB_000k.tif of particles (Gaussian spots of random\n"
+"                     position, e^-2 diameter and brightness, integrated over\n"
+"                     each pixel), frame B the particles of A carried by FLOW\n"
+"                     over --dt (RK4, exact to 1e-9 px); truth_field.csv\n"
+"                     (image,region,x,y,dx,dy per pair and window centre),\n"
+"                     regions.txt, flow.txt (the flow, key value). FLOW:\n"
+"                     uniform, rotation (solid body), shear (u = G (y - cy)),\n"
+"                     vortex (Lamb-Oseen). Defaults 1024x1024, 1 pair, 32x32\n"
+"                     windows every 16 px from margin 0. Its own options:\n"
+"  --velocity U,V     uniform: px per unit time (default 3.3,-1.7)\n"
+"  --omega W          rotation: rad per unit time, + turns +x to +y (0.01)\n"
+"  --shear-rate G     shear: du/dy per unit time (default 0.01)\n"
+"  --core-radius R    vortex: core radius in px (default 64)\n"
+"  --peak-speed P     vortex: largest tangential speed, px per unit time (8)\n"
+"  --centre X,Y       rotation, shear, vortex: the centre (default the image's)\n"
+"  --dt DT            time from frame A to frame B (default 1)\n"
+"  --density D        particles per pixel (default 0.02)\n"
+"  --diameter LO,HI   particle e^-2 diameters, uniform in px (default 2,4)\n"
+"  --grid-step S      windows every S px (--window, --margin) for the truth\n"
+"                     and regions.txt, as clxcorr offsets --grid-step S\n"
+"\n"
+"  --dic FIELD        a DIC sequence instead (samples/dic.h): reference.tif and\n"
+"                     image_000k.tif of speckle (as --kind speckle) carrying\n"
+"                     k/N of FIELD; truth.csv with the displacement, its\n"
+"                     gradient dudx,dudy,dvdx,dvdy and the Green-Lagrange\n"
+"                     strains exx,eyy,exy per image and window centre;\n"
+"                     regions.txt, field.txt. FIELD: affine (u = t + G (X - c))\n"
+"                     or sine (u = A sin(2 pi y / L), v = 0). Defaults\n"
+"                     512x512, 5 images, 64x64 windows every 32 px, margin 24.\n"
+"                     --grid-step as for --piv, and:\n"
+"  --translation TX,TY  affine: t in px (default 1.5,-0.75)\n"
+"  --gradient G11,G12,G21,G22  affine: G (default 0.02,0.005,-0.005,-0.01)\n"
+"  --amplitude A      sine: A in px (default 1)\n"
+"  --wavelength L     sine: L in px (default 256)\n"
+"\n"
 "The same options always give byte-identical files.\n");
 }
 
@@ -1379,14 +1066,24 @@ static int parse_seed(const char *s, uint64_t *v)
 enum { OPT_OUT = 256, OPT_SIZE, OPT_COUNT, OPT_SEED, OPT_SHIFT, OPT_STRAIN, OPT_NOISE,
        OPT_GRID, OPT_WINDOW, OPT_MARGIN, OPT_KIND, OPT_STEP,
        OPT_KIKUCHI, OPT_PC, OPT_SAMPLE_TILT, OPT_DETECTOR_TILT, OPT_EULER, OPT_SPHERE_STRAIN,
-       OPT_ROTATION, OPT_DEFORM, OPT_SCAN_COLS, OPT_PIXEL_SIZE, OPT_GRADIENT, OPT_END };
+       OPT_ROTATION, OPT_DEFORM, OPT_SCAN_COLS, OPT_PIXEL_SIZE, OPT_GRADIENT,
+       OPT_PIV, OPT_VELOCITY, OPT_OMEGA, OPT_SHEAR_RATE, OPT_CORE_RADIUS, OPT_PEAK_SPEED, OPT_CENTRE, OPT_DT,
+       OPT_DENSITY, OPT_DIAMETER, OPT_GRID_STEP, OPT_DIC, OPT_TRANSLATION, OPT_AMPLITUDE, OPT_WAVELENGTH, OPT_END };
 
-#define OPTION_BIT(opt) (1u << ((opt) - OPT_OUT))
+#define OPTION_BIT(opt) (UINT64_C(1) << ((opt) - OPT_OUT))
 /* The options of --kikuchi only, and those it does not take. */
 #define SPHERE_ONLY (OPTION_BIT(OPT_PC) | OPTION_BIT(OPT_SAMPLE_TILT) | OPTION_BIT(OPT_DETECTOR_TILT) \
                      | OPTION_BIT(OPT_EULER) | OPTION_BIT(OPT_SPHERE_STRAIN) | OPTION_BIT(OPT_ROTATION) \
                      | OPTION_BIT(OPT_DEFORM) | OPTION_BIT(OPT_SCAN_COLS) | OPTION_BIT(OPT_PIXEL_SIZE))
 #define NOT_SPHERE (OPTION_BIT(OPT_SHIFT) | OPTION_BIT(OPT_STRAIN) | OPTION_BIT(OPT_KIND) | OPTION_BIT(OPT_GRADIENT))
+/* The options of --piv and of --dic only, and those of neither. */
+#define PIV_ONLY (OPTION_BIT(OPT_PIV) | OPTION_BIT(OPT_VELOCITY) | OPTION_BIT(OPT_OMEGA) | OPTION_BIT(OPT_SHEAR_RATE) \
+                  | OPTION_BIT(OPT_CORE_RADIUS) | OPTION_BIT(OPT_PEAK_SPEED) | OPTION_BIT(OPT_CENTRE) \
+                  | OPTION_BIT(OPT_DT) | OPTION_BIT(OPT_DENSITY) | OPTION_BIT(OPT_DIAMETER))
+#define DIC_ONLY (OPTION_BIT(OPT_DIC) | OPTION_BIT(OPT_TRANSLATION) | OPTION_BIT(OPT_AMPLITUDE) \
+                  | OPTION_BIT(OPT_WAVELENGTH))
+#define NOT_FIELD (OPTION_BIT(OPT_SHIFT) | OPTION_BIT(OPT_STRAIN) | OPTION_BIT(OPT_KIND) | OPTION_BIT(OPT_GRID) \
+                   | OPTION_BIT(OPT_STEP) | SPHERE_ONLY)
 
 static const struct option LONG_OPTIONS[] = {
     { "out", required_argument, NULL, OPT_OUT },
@@ -1412,6 +1109,21 @@ static const struct option LONG_OPTIONS[] = {
     { "deform", required_argument, NULL, OPT_DEFORM },
     { "scan-cols", required_argument, NULL, OPT_SCAN_COLS },
     { "pixel-size", required_argument, NULL, OPT_PIXEL_SIZE },
+    { "piv", required_argument, NULL, OPT_PIV },
+    { "velocity", required_argument, NULL, OPT_VELOCITY },
+    { "omega", required_argument, NULL, OPT_OMEGA },
+    { "shear-rate", required_argument, NULL, OPT_SHEAR_RATE },
+    { "core-radius", required_argument, NULL, OPT_CORE_RADIUS },
+    { "peak-speed", required_argument, NULL, OPT_PEAK_SPEED },
+    { "centre", required_argument, NULL, OPT_CENTRE },
+    { "dt", required_argument, NULL, OPT_DT },
+    { "density", required_argument, NULL, OPT_DENSITY },
+    { "diameter", required_argument, NULL, OPT_DIAMETER },
+    { "grid-step", required_argument, NULL, OPT_GRID_STEP },
+    { "dic", required_argument, NULL, OPT_DIC },
+    { "translation", required_argument, NULL, OPT_TRANSLATION },
+    { "amplitude", required_argument, NULL, OPT_AMPLITUDE },
+    { "wavelength", required_argument, NULL, OPT_WAVELENGTH },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -1451,11 +1163,70 @@ static int parse_deform(const char *s, struct options *o)
     return 0;
 }
 
+/* --diameter LO,HI: 0.5 <= LO <= HI <= 16 (a spot's reach stays within 51 px). */
+static int parse_diameter(const char *s, double d[2])
+{
+    if (parse_list("--diameter", s, 2, 0.5, 16.0, d) != 0)
+        return -1;
+    if (d[0] > d[1]) {
+        report("--diameter: '%s' is not LO,HI with LO <= HI", s);
+        return -1;
+    }
+    return 0;
+}
+
+/* The options of --piv and --dic: 1 not one of them, else 0 or -1 as option_set. */
+static int field_option_set(struct options *o, int opt, const char *arg)
+{
+    switch (opt) {
+    case OPT_PIV:
+        if (flow_kind_parse(arg, &o->flow.kind) == 0)
+            return 0;
+        report("--piv: '%s' is not uniform, rotation, shear or vortex", arg);
+        return -1;
+    case OPT_DIC:
+        if (dic_field_parse(arg, &o->field) == 0)
+            return 0;
+        report("--dic: '%s' is not affine or sine", arg);
+        return -1;
+    case OPT_VELOCITY: {
+        double v[2];
+        int status = parse_list("--velocity", arg, 2, -1000.0, 1000.0, v);
+        o->flow.u = v[0];
+        o->flow.v = v[1];
+        return status;
+    }
+    case OPT_OMEGA: return parse_double("--omega", arg, -1.0, 1.0, &o->flow.omega);
+    case OPT_SHEAR_RATE: return parse_double("--shear-rate", arg, -1.0, 1.0, &o->flow.shear_rate);
+    case OPT_CORE_RADIUS: return parse_double("--core-radius", arg, 1.0, 1e5, &o->flow.core_radius);
+    case OPT_PEAK_SPEED: return parse_double("--peak-speed", arg, -1000.0, 1000.0, &o->flow.peak_speed);
+    case OPT_CENTRE: {
+        double c[2];
+        int status = parse_list("--centre", arg, 2, -1e5, 1e5, c);
+        o->flow.cx = c[0];
+        o->flow.cy = c[1];
+        o->has_centre = 1;
+        return status;
+    }
+    case OPT_DT: return parse_double("--dt", arg, 0.0, 1000.0, &o->flow.dt);
+    case OPT_DENSITY: return parse_double("--density", arg, 0.0, 1.0, &o->density);
+    case OPT_DIAMETER: return parse_diameter(arg, o->diameter);
+    case OPT_GRID_STEP: return parse_int("--grid-step", arg, 1, 16384, &o->grid_step);
+    case OPT_TRANSLATION: return parse_list("--translation", arg, 2, -1000.0, 1000.0, o->translation);
+    case OPT_AMPLITUDE: return parse_double("--amplitude", arg, -1000.0, 1000.0, &o->amplitude);
+    case OPT_WAVELENGTH: return parse_double("--wavelength", arg, 2.0, 1e6, &o->wavelength);
+    }
+    return 1;
+}
+
 /* One option's value; -1 after reporting a bad one. */
 static int option_set(struct options *o, int opt, const char *arg)
 {
     if (opt >= OPT_OUT && opt < OPT_END)
         o->given |= OPTION_BIT(opt);
+    int field = field_option_set(o, opt, arg);
+    if (field != 1)
+        return field;
     switch (opt) {
     case OPT_OUT: o->out = arg; return 0;
     case OPT_SIZE: return parse_pair("--size", arg, 16, 16384, &o->width, &o->height);
@@ -1480,7 +1251,9 @@ static int option_set(struct options *o, int opt, const char *arg)
             return 0;
         }
         return parse_double("--step", arg, 0.0, 10.0, &o->step);
-    case OPT_GRADIENT: return parse_list("--gradient", arg, 4, -0.1, 0.1, o->gradient);
+    case OPT_GRADIENT:
+        return parse_list("--gradient", arg, 4, o->kind == KIND_DIC ? -0.5 : -0.1, o->kind == KIND_DIC ? 0.5 : 0.1,
+                          o->gradient);
     case OPT_KIKUCHI: return 0;    /* kind_requested saw it */
     case OPT_PC:
         if (parse_list("--pc", arg, 3, -10.0, 10.0, o->pc) != 0)
@@ -1522,7 +1295,7 @@ static int option_set(struct options *o, int opt, const char *arg)
 }
 
 /* The long name of the lowest option in bits. */
-static const char *option_name(unsigned bits)
+static const char *option_name(uint64_t bits)
 {
     for (const struct option *opt = LONG_OPTIONS; opt->name; opt++)
         if (opt->val >= OPT_OUT && opt->val < OPT_END && (bits & OPTION_BIT(opt->val))) {
@@ -1554,6 +1327,51 @@ static int sphere_options_check(const struct options *o)
     return 0;
 }
 
+/* The flow options that go with one flow only. */
+static int flow_options_check(const struct options *o)
+{
+    static const struct { int opt; enum flow_kind kind; } own[] = {
+        { OPT_VELOCITY, FLOW_UNIFORM }, { OPT_OMEGA, FLOW_ROTATION }, { OPT_SHEAR_RATE, FLOW_SHEAR },
+        { OPT_CORE_RADIUS, FLOW_VORTEX }, { OPT_PEAK_SPEED, FLOW_VORTEX },
+    };
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        if ((o->given & OPTION_BIT(own[i].opt)) && o->flow.kind != own[i].kind) {
+            report("%s is an option of --piv %s", option_name(OPTION_BIT(own[i].opt)), flow_kind_name(own[i].kind));
+            return -1;
+        }
+    if (o->flow.kind == FLOW_UNIFORM && (o->given & OPTION_BIT(OPT_CENTRE))) {
+        report("--centre is an option of --piv rotation, shear and vortex");
+        return -1;
+    }
+    return 0;
+}
+
+/* --piv and --dic: their own options only, the windows' step grid. */
+static int field_options_check(const struct options *o)
+{
+    uint64_t foreign = (o->given & NOT_FIELD) | (o->given & (o->kind == KIND_PIV ? DIC_ONLY : PIV_ONLY));
+    if (o->kind == KIND_PIV && (o->given & OPTION_BIT(OPT_GRADIENT)))
+        foreign |= OPTION_BIT(OPT_GRADIENT);
+    if (foreign) {
+        report("%s is not an option of %s", option_name(foreign), o->kind == KIND_PIV ? "--piv" : "--dic");
+        return -1;
+    }
+    if (o->kind == KIND_DIC && o->field == DIC_AFFINE && (o->given & (OPTION_BIT(OPT_AMPLITUDE) | OPTION_BIT(OPT_WAVELENGTH)))) {
+        report("--amplitude and --wavelength are options of --dic sine");
+        return -1;
+    }
+    if (o->kind == KIND_DIC && o->field == DIC_SINE && (o->given & (OPTION_BIT(OPT_GRADIENT) | OPTION_BIT(OPT_TRANSLATION)))) {
+        report("--gradient and --translation are options of --dic affine");
+        return -1;
+    }
+    if (o->kind == KIND_DIC && o->field == DIC_AFFINE &&
+        (1.0 + o->gradient[0]) * (1.0 + o->gradient[3]) - o->gradient[1] * o->gradient[2] <= 0.1) {
+        report("--gradient: I + G is singular or turns the specimen inside out");
+        return -1;
+    }
+    return o->kind == KIND_PIV ? flow_options_check(o) : 0;
+}
+
 /* What the options cannot check one at a time. */
 static int options_check(const struct options *o)
 {
@@ -1564,6 +1382,12 @@ static int options_check(const struct options *o)
     if (o->win_w + 2 * o->margin > o->width || o->win_h + 2 * o->margin > o->height) {
         report("--window %dx%d with --margin %d does not fit in a %dx%d image",
                o->win_w, o->win_h, o->margin, o->width, o->height);
+        return -1;
+    }
+    if (o->kind == KIND_PIV || o->kind == KIND_DIC)
+        return field_options_check(o);
+    if (o->given & (PIV_ONLY | DIC_ONLY | OPTION_BIT(OPT_GRID_STEP))) {
+        report("%s is an option of --piv or --dic", option_name(o->given & (PIV_ONLY | DIC_ONLY | OPTION_BIT(OPT_GRID_STEP))));
         return -1;
     }
     if (o->kind != KIND_SPHERE && (o->given & SPHERE_ONLY)) {
@@ -1633,13 +1457,33 @@ static void options_defaults(struct options *o, enum kind kind)
         .pc = { 0.5, 0.35, 0.65 }, .sample_tilt = 70.0, .detector_tilt = 10.0,
         .euler = { 30.0, 40.0, 50.0 }, .pixel_size = 50.0,
     };
-    *o = kind == KIND_SPECKLE ? speckle : kind == KIND_SPHERE ? sphere : kikuchi;
+    struct options piv = {
+        .out = NULL, .kind = KIND_PIV, .width = 1024, .height = 1024, .count = 1,
+        .win_w = 32, .win_h = 32, .margin = 0, .grid_step = 16, .seed = 1, .noise = 0.0,
+        .flow = { .kind = FLOW_UNIFORM, .dt = 1.0, .u = 3.3, .v = -1.7, .omega = 0.01, .shear_rate = 0.01,
+                  .core_radius = 64.0, .peak_speed = 8.0 },
+        .density = 0.02, .diameter = { 2.0, 4.0 },
+    };
+    struct options dic = {
+        .out = NULL, .kind = KIND_DIC, .width = 512, .height = 512, .count = 5,
+        .win_w = 64, .win_h = 64, .margin = 24, .grid_step = 32, .seed = 1, .noise = 0.0,
+        .field = DIC_AFFINE, .translation = { 1.5, -0.75 }, .gradient = { 0.02, 0.005, -0.005, -0.01 },
+        .amplitude = 1.0, .wavelength = 256.0,
+    };
+    *o = kind == KIND_SPECKLE ? speckle : kind == KIND_SPHERE ? sphere : kind == KIND_PIV ? piv
+       : kind == KIND_DIC ? dic : kikuchi;
 }
 
 /* The --kind given, or --kikuchi (as getopt_long would take it, abbreviated
- * too), before the other options are read. */
+ * too), --piv or --dic, before the other options are read. */
 static enum kind kind_requested(int argc, char **argv)
 {
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        if (strcmp(argv[i], "--piv") == 0 || strncmp(argv[i], "--piv=", 6) == 0)
+            return KIND_PIV;
+        if (strcmp(argv[i], "--dic") == 0 || strncmp(argv[i], "--dic=", 6) == 0)
+            return KIND_DIC;
+    }
     for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
         size_t len = strlen(argv[i]);
         if (len >= 5 && strncmp(argv[i], "--kikuchi", len) == 0)
@@ -1653,6 +1497,25 @@ static enum kind kind_requested(int argc, char **argv)
     return KIND_KIKUCHI;
 }
 
+/* --piv and --dic: their sets from the options. */
+static int field_set_write(const struct options *o)
+{
+    struct step_grid grid = { o->width, o->height, o->grid_step, o->win_w, o->win_h, o->margin };
+    if (o->kind == KIND_DIC) {
+        struct dic_options d = { o->out, o->field, o->count, { o->translation[0], o->translation[1] },
+                                 { o->gradient[0], o->gradient[1], o->gradient[2], o->gradient[3] },
+                                 o->amplitude, o->wavelength, o->noise, o->seed, grid };
+        return dic_write(&d);
+    }
+    struct piv_options p = { o->out, o->flow, o->count, o->density, o->diameter[0], o->diameter[1], o->noise,
+                             o->seed, grid };
+    if (!o->has_centre) {
+        p.flow.cx = 0.5 * (o->width - 1);
+        p.flow.cy = 0.5 * (o->height - 1);
+    }
+    return piv_write(&p);
+}
+
 int main(int argc, char **argv)
 {
     struct options o;
@@ -1660,8 +1523,9 @@ int main(int argc, char **argv)
     int parsed = options_parse(&o, argc, argv);
     if (parsed != 0)
         return parsed > 0 ? 0 : 1;
-    TIFFSetErrorHandler(tiff_error);
-    TIFFSetWarningHandler(NULL);
+    tiff_handlers_install();
+    if (o.kind == KIND_PIV || o.kind == KIND_DIC)
+        return directory_make(o.out) != 0 || field_set_write(&o) != 0;
     if (o.kind == KIND_SPHERE) {
         if (directory_make(o.out) != 0 || sphere_images_write(&o) != 0 || regions_write(&o) != 0
             || sphere_truth_write(&o) != 0 || sphere_geometry_write(&o) != 0)

@@ -63,7 +63,7 @@ awk -v a="$e5" -v b="$e3" 'BEGIN { exit !(10 * a < b) }' \
     || fail "speckle: the default IC-GN's rms $e5 px is not under a tenth of the correlation refinement's $e3 px"
 
 head -1 "$TMP/kikuchi.csv" \
-    | grep -qx "image,region,x,y,dx,dy,peak,flags,zncc,peak_ratio,iterations,znssd,sigma_dx,sigma_dy,dudx,dudy,dvdx,dvdy" \
+    | grep -qx "image,region,x,y,dx,dy,peak,flags,zncc,peak_ratio,iterations,znssd,sigma_dx,sigma_dy,dudx,dudy,dvdx,dvdy,exx,eyy,exy" \
     && pass "accurate mode's header" || fail "header: $(head -1 "$TMP/kikuchi.csv")"
 head -1 "$TMP/kikuchi.seed.csv" | grep -qx "image,region,x,y,dx,dy,peak,flags" \
     && pass "seed mode's header" || fail "seed header: $(head -1 "$TMP/kikuchi.seed.csv")"

@@ -55,7 +55,16 @@ for g in "strain-rotation 0.009793815,-0.014365601,0.020626474,-0.005099186" \
           for (k = 1; k <= 4; k++) { if (e[k] < 0) e[k] = -e[k]; if (e[k] > m) m = e[k] } }
         END { printf "%.3g", m }' "$TMP/$1.csv")
     le "$worst" 0.01 && le "$grad" 1e-4 && pass "$1: centre displacement within $worst px, gradients within $grad" \
-        || fail "$1: centre displacement off by up to $worst px (bound 0.01), gradients by $grad (bound 1e-4)"
+        || fail "$1: centre displacement off by up to $worst px (bound 0.01), gradients by $grad (bound 1e-4)"    # Green-Lagrange strains E = 1/2 (F^T F - I) of F = I + G.
+    strain=$(awk -F, -v g="$2" 'BEGIN { split(g, G, ",")
+            E[1] = G[1] + (G[1] ^ 2 + G[3] ^ 2) / 2; E[2] = G[4] + (G[2] ^ 2 + G[4] ^ 2) / 2
+            E[3] = (G[2] + G[3] + G[1] * G[2] + G[3] * G[4]) / 2 }
+        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+        { e[1] = $col["exx"] - E[1]; e[2] = $col["eyy"] - E[2]; e[3] = $col["exy"] - E[3]
+          for (k = 1; k <= 3; k++) { if (e[k] < 0) e[k] = -e[k]; if (e[k] > m) m = e[k] } }
+        END { printf "%.3g", m }' "$TMP/$1.csv")
+    le "$strain" 1e-4 && pass "$1: Green-Lagrange exx, eyy, exy within $strain of G's" \
+        || fail "$1: exx, eyy, exy off G's by $strain (bound 1e-4)"
 done
 
 # Noise: the reported sigmas against the scatter. The truth is a rigid
@@ -76,7 +85,7 @@ cols() {
     offsets shifts "$@" 2>/dev/null | head -1
 }
 base=image,region,x,y,dx,dy,peak,flags,zncc,peak_ratio,iterations
-[ "$(cols)" = "$base,znssd,sigma_dx,sigma_dy,dudx,dudy,dvdx,dvdy" ] && pass "default columns" \
+[ "$(cols)" = "$base,znssd,sigma_dx,sigma_dy,dudx,dudy,dvdx,dvdy,exx,eyy,exy" ] && pass "default columns" \
     || fail "default columns: $(cols)"
 [ "$(cols --shape 0)" = "$base,znssd,sigma_dx,sigma_dy" ] && pass "--shape 0 columns" \
     || fail "--shape 0 columns: $(cols --shape 0)"

@@ -14,7 +14,7 @@ run "$S/reference.tif" "$S"/image_*.tif >"$TMP/stdout.csv" || fail "run to stdou
 run -o "$TMP/out.csv" "$S/reference.tif" "$S"/image_*.tif || fail "run to a file"
 [ -f "$TMP/out.csv" ] && [ ! -e "$TMP/out.csv.part" ] && cmp -s "$TMP/out.csv" "$TMP/stdout.csv" \
     && pass "-o FILE: complete file, same as standard output, no .part left" || fail "-o FILE"
-head -1 "$TMP/out.csv" | grep -qx "image,region,x,y,dx,dy,peak,flags,zncc,peak_ratio,iterations,znssd,sigma_dx,sigma_dy,dudx,dudy,dvdx,dvdy" \
+head -1 "$TMP/out.csv" | grep -qx "image,region,x,y,dx,dy,peak,flags,zncc,peak_ratio,iterations,znssd,sigma_dx,sigma_dy,dudx,dudy,dvdx,dvdy,exx,eyy,exy" \
     && pass "header (accurate mode)" || fail "header: $(head -1 "$TMP/out.csv")"
 run --mode seed "$S/reference.tif" "$S/image_0001.tif" | head -1 | grep -qx "image,region,x,y,dx,dy,peak,flags" \
     && pass "header (seed mode)" || fail "seed mode header"

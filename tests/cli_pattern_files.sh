@@ -23,7 +23,7 @@ run() {
     "$CLXCORR" offsets --regions "$S/regions.txt" "$@"
 }
 # Everything but the image's name.
-VALUES=region,x,y,dx,dy,peak,flags,zncc,peak_ratio,iterations,znssd,sigma_dx,sigma_dy,dudx,dudy,dvdx,dvdy
+VALUES=region,x,y,dx,dy,peak,flags,zncc,peak_ratio,iterations,znssd,sigma_dx,sigma_dy,dudx,dudy,dvdx,dvdy,exx,eyy,exy
 
 run --columns "$VALUES" "$S/reference.tif" "$S"/image_000[1-6].tif >"$TMP/tiff.csv" || fail "offsets of the TIFFs"
 for f in patterns.h5 patterns.up2; do

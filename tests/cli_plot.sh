@@ -7,7 +7,9 @@
 # and leaves no picture behind, as does a map of a file that is not a scan
 # or of an unknown column; the command line is checked. The sample set's
 # truth.csv has the columns of a results file, so most of this needs no
-# device; the last part draws what `clxcorr offsets` wrote.
+# device; the last part draws what `clxcorr offsets` wrote, with it
+# --each (a picture per image, over one image or one per image) and
+# --colour (a column's colours under the arrows).
 . "$TESTS_SRCDIR/lib.sh"
 
 "$CLXCORR_SAMPLES" --out "$TMP/set" --count 3 || exit 99
@@ -201,6 +203,29 @@ cp "$TMP/set/image_0001.tif" "$TMP/set/a,b.tif"
 grep -q '^"' "$TMP/offsets.csv" && pass "offsets quoted the name with a comma" || fail "no quoted name"
 expect_png "arrows from offsets' CSV" 1078x1010 --image 0 "$TMP/offsets.csv" "$ref"
 expect_png "series from offsets' CSV" 1000x720 --series "$TMP/offsets.csv"
+
+# --each: a picture per image, over the one image given or one per image;
+# --colour: a column's colours under the arrows (speed made from dx, dy).
+"$CLXCORR" offsets -q --regions "$TMP/set/regions.txt" -o "$TMP/series.csv" "$ref" "$TMP/set"/image_000[123].tif \
+    || fail "offsets for --each"
+rm -f "$TMP"/each*.png
+"$CLXCORR" plot --each --colour speed -o "$TMP/each.png" "$TMP/series.csv" "$ref" 2>"$TMP/err" \
+    && [ "$(ls "$TMP"/each*.png | wc -l)" -eq 3 ] \
+    && [ "$(png_size "$TMP/each_0001.png") $(png_size "$TMP/each_0003.png")" = "1078x1010 1078x1010" ] \
+    && pass "--each --colour speed: each_0001.png ... each_0003.png of 1078x1010" \
+    || fail "--each: $(ls "$TMP"/each*.png) $(cat "$TMP/err")"
+"$CLXCORR" plot --each --colour zncc -o "$TMP/own.png" "$TMP/series.csv" "$TMP/set"/image_000[123].tif \
+    && [ "$(ls "$TMP"/own_*.png | wc -l)" -eq 3 ] && pass "--each over one image per image of the file" \
+    || fail "--each with an image per image"
+"$CLXCORR" offsets -q --regions "$TMP/set/regions.txt" -o "$TMP/one.csv" "$ref" "$TMP/set/image_0002.tif" \
+    && "$CLXCORR" plot --each -o "$TMP/single.png" "$TMP/one.csv" "$ref" && [ -f "$TMP/single.png" ] \
+    && pass "--each over a file of one image: single.png" || fail "--each, one image: $(ls "$TMP"/single*)"
+expect_failure "--each with two images for three" 1 "--each: .* has 3 images; give one image to draw under them all, or one for each \(got 2\)" \
+    "$CLXCORR" plot --each -o "$TMP/x.png" "$TMP/series.csv" "$ref" "$ref"
+expect_failure "--colour of a column the file lacks" 1 "no 'e11' column to colour by" \
+    "$CLXCORR" plot --colour e11 -o "$TMP/x.png" "$TMP/series.csv" "$ref"
+expect_failure "--each with --series" 2 "--each draws the arrows of every image" \
+    "$CLXCORR" plot --each --series -o "$TMP/x.png" "$TMP/series.csv"
 
 # A map of what offsets writes over a scan's pattern file (the fixtures of
 # cli_pattern_files.sh), where this clxcorr reads them (HDF5) and names the

@@ -25,7 +25,7 @@ expect_failure "option before the command" 2 "options go after the command" "$CL
 expect_failure "no reference" 2 "no reference image given" "$CLXCORR" offsets --grid 2x2 --window 8x8
 expect_failure "no images" 2 "no images given" "$CLXCORR" offsets --grid 2x2 --window 8x8 ref.tif
 expect_failure "no windows" 2 "no windows given" "$CLXCORR" offsets ref.tif a.tif
-expect_failure "both window kinds" 2 "either --regions or --grid" "$CLXCORR" offsets --regions r.txt --grid 2x2 --window 8x8 ref.tif a.tif
+expect_failure "both window kinds" 2 "one of --regions, --grid and --grid-step" "$CLXCORR" offsets --regions r.txt --grid 2x2 --window 8x8 ref.tif a.tif
 expect_failure "grid without window" 2 "--grid needs --window" "$CLXCORR" offsets --grid 2x2 ref.tif a.tif
 expect_failure "bad grid" 2 "--grid: expected AxB" "$CLXCORR" offsets --grid 22 --window 8x8 ref.tif a.tif
 expect_failure "bad batch" 2 "--batch: 'many' is not an integer" "$CLXCORR" offsets --batch many --grid 2x2 --window 8x8 ref.tif a.tif

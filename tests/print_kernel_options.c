@@ -162,5 +162,15 @@ int main(void)
         p.interp = px % 2;
         bad |= print("warp_pattern.cl", &p);
     }
+    /* The deforming multi-pass's warp (src/pipeline/multipass.c): cubic
+     * B-spline sampling, in floats and in doubles. */
+    for (int use_double = 0; use_double < 2; use_double++) {
+        struct kernel_params p;
+        kernel_params_defaults(&p, &dev);
+        p.win_w = p.win_h = 64;
+        p.interp = INTERP_BSPLINE3;
+        p.use_double = use_double;
+        bad |= print("field_warp.cl", &p);
+    }
     return bad;
 }

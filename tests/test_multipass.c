@@ -78,7 +78,16 @@ static void make_pair(clx_image *a, clx_image *b, uint64_t seed)
     free(qy);
 }
 
-/* RMS over the windows of the error against the flow at each centre. */
+/* Frame A's point (x, y) moves by this (make_pair's step). */
+static void displacement(double x, double y, double *u, double *v)
+{
+    double u0, v0;
+    flow(x, y, &u0, &v0);
+    flow(x + u0 / 2, y + v0 / 2, u, v);
+}
+
+/* RMS over the windows of the error against the displacement of frame A's
+ * point at each centre. */
 static double rms_error(const clx_region *regions, size_t n, const clx_result *r, unsigned skip_flags)
 {
     double s = 0;
@@ -87,7 +96,7 @@ static double rms_error(const clx_region *regions, size_t n, const clx_result *r
         if (r[t].flags & skip_flags)
             continue;
         double x = regions[t].x + (regions[t].w - 1) / 2.0, y = regions[t].y + (regions[t].h - 1) / 2.0, u, v;
-        flow(x, y, &u, &v);
+        displacement(x, y, &u, &v);
         s += pow(r[t].dx - u, 2) + pow(r[t].dy - v, 2);
         m++;
     }

@@ -49,6 +49,7 @@
 #include "plot/results_csv.h"
 #include "plot/scan_grid.h"
 #include "plot/series_plot.h"
+#include "plot/value_layer.h"
 
 static char dir[] = "/tmp/clxcorr-test-plot.XXXXXX";
 
@@ -130,6 +131,27 @@ static void check_results_good(void)
           "values");
     CHECK(isnan(t.dx[3]) && isnan(t.dy[3]), "window 1 of b.tif has no row: NaN");
     results_free(&t);
+}
+
+/* One more column for --colour: read by name (nan kept), speed made from
+ * dx, dy when the file has none, a missing one refused by name. */
+static void check_results_column(void)
+{
+    struct results_table t;
+    clx_message msg;
+    const char *path = write_file("column.csv", "image,region,x,y,dx,dy,flags,exx\n"
+                                                "a.tif,0,10.5,20.5,3,4,0,0.001\n"
+                                                "a.tif,1,30.5,20.5,nan,nan,128,nan\n");
+    int status = results_read_column(path, "exx", &t, &msg);
+    CHECK(status == CLX_OK && t.value[0] == 0.001 && isnan(t.value[1]), "exx: %s", msg.text);
+    if (status == CLX_OK)
+        results_free(&t);
+    status = results_read_column(path, "speed", &t, &msg);
+    CHECK(status == CLX_OK && t.value[0] == 5 && isnan(t.value[1]), "speed: %s", msg.text);
+    if (status == CLX_OK)
+        results_free(&t);
+    status = results_read_column(path, "zncc", &t, &msg);
+    CHECK(status == CLX_ERR_FORMAT && strstr(msg.text, "no 'zncc' column to colour by"), "zncc: %s", msg.text);
 }
 
 /* Each bad file fails with its status and exactly this message. */
@@ -385,6 +407,56 @@ static void check_quiver(void)
 }
 
 /* The mean over images: flagged rows left out where a window has others. */
+/*
+ * --colour: check_quiver's picture with values 1, 3 and 2 (zncc, a
+ * sequential scale from 1 to 3): each window's cell is its colour laid at
+ * VALUE_ALPHA over the picture without colours, the arrows white.
+ */
+static void check_quiver_colours(void)
+{
+    enum { W = 200, H = 100 };
+    static unsigned short pixels[W * H];
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            pixels[y * W + x] = (unsigned short)(1000 + 100 * x);
+    clx_image ref = { W, H, CLX_PIXEL_U16, pixels };
+    struct quiver_arrow arrows[3] = {
+        { 49.5, 49.5, 2.0, 0.0, 0 },
+        { 149.5, 49.5, 1.0, 0.0, 0 },
+        { 99.5, 49.5, 0.0, 1.0, 0 },
+    };
+    double values[3] = { 1.0, 3.0, 2.0 };
+    struct quiver_options plain = { 0, "plain", NULL, NULL }, coloured = { 0, "coloured", values, "zncc" };
+    clx_message msg;
+    struct picture a, b;
+    const char *path_a = temp_path("plain.png");
+    CHECK(quiver_write_png(path_a, &ref, arrows, 3, &plain, &msg) == CLX_OK && read_png(path_a, &a) == 0,
+          "plain: %s", msg.text);
+    const char *path_b = temp_path("coloured.png");
+    CHECK(quiver_write_png(path_b, &ref, arrows, 3, &coloured, &msg) == CLX_OK && read_png(path_b, &b) == 0,
+          "coloured: %s", msg.text);
+    if (!a.rgb || !b.rgb)
+        return;
+    double scale = 3.2;
+    int ox = QUIVER_MARGIN, oy = QUIVER_MARGIN + QUIVER_TITLE_HEIGHT;
+    /* 30 px above each centre: inside its cell (160 px wide), off the arrows. */
+    for (int k = 0; k < 3; k++) {
+        int x = (int)(ox + (arrows[k].x + 0.5) * scale), y = (int)(oy + (arrows[k].y + 0.5) * scale) - 30;
+        struct rgb c = colour_scale((values[k] - 1.0) / 2.0);
+        const unsigned char *under = pixel(&a, x, y), *got = pixel(&b, x, y);
+        struct rgb want = { (unsigned char)lround(under[0] + (c.r - under[0]) * VALUE_ALPHA),
+                            (unsigned char)lround(under[1] + (c.g - under[1]) * VALUE_ALPHA),
+                            (unsigned char)lround(under[2] + (c.b - under[2]) * VALUE_ALPHA) };
+        CHECK(same_colour(got, want, 1), "window %d's cell: %d,%d,%d, want %d,%d,%d", k, got[0], got[1], got[2],
+              want.r, want.g, want.b);
+    }
+    const unsigned char *shaft = pixel(&b, (int)(ox + 50 * scale + 60), (int)(oy + 50 * scale));
+    CHECK(same_colour(shaft, (struct rgb){ 255, 255, 255 }, 2), "the arrows are white over colours: %d,%d,%d",
+          shaft[0], shaft[1], shaft[2]);
+    stbi_image_free(a.rgb);
+    stbi_image_free(b.rgb);
+}
+
 static void check_quiver_mean(void)
 {
     struct quiver_mean mean;
@@ -810,7 +882,9 @@ int main(void)
     check_results_good();
     check_results_bad();
     check_results_forms();
+    check_results_column();
     check_quiver();
+    check_quiver_colours();
     check_quiver_mean();
     check_series();
     check_scan_grid();

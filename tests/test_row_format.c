@@ -133,14 +133,16 @@ static void check_icgn_columns(void)
     row_format_init(&f, ROW_GROUP_ACCURATE | ROW_GROUP_ICGN | ROW_GROUP_SHAPE);
     CHECK(row_format_header(&f, header, sizeof header) > 0 &&
               strcmp(header, "image,region,x,y,dx,dy,peak,flags,zncc,peak_ratio,iterations,znssd,sigma_dx,sigma_dy,"
-                             "dudx,dudy,dvdx,dvdy\n") == 0,
+                             "dudx,dudy,dvdx,dvdy,exx,eyy,exy\n") == 0,
           "IC-GN shape 1 header: %s", header);
     const char *got = format_rows(&f, "a.tif");
     const char *want =
         "a.tif,0,69.5,69.5,1.558909,5.689843,158622112,0,0.999087,2.562,2,1.21593e-05,9.082e-05,8.991e-05,"
-        "0.001723528,-0.001529547,-0.001528631,0.0002547503\n"
-        "a.tif,1,153.5,69.5,-0.000000,-0.000000,943663000,8,0.500000,1.099,0,nan,nan,nan,nan,nan,nan,nan\n"
-        "a.tif,2,15.5,22.0,-12.345679,0.250000,3.5e-05,34,-0.250000,1.235e+05,12,1.5,0.25,1e-09,-0,0.1,-1e-07,3\n";
+        "0.001723528,-0.001529547,-0.001528631,0.0002547503,0.001726182,0.0002559525,-0.001530602\n"
+        "a.tif,1,153.5,69.5,-0.000000,-0.000000,943663000,8,0.500000,1.099,0,nan,nan,nan,nan,nan,nan,nan,nan,nan,"
+        "nan\n"
+        "a.tif,2,15.5,22.0,-12.345679,0.250000,3.5e-05,34,-0.250000,1.235e+05,12,1.5,0.25,1e-09,-0,0.1,-1e-07,3,"
+        "5e-15,7.505,0.0499998\n";
     CHECK(strcmp(got, want) == 0, "IC-GN rows:\n%s\nexpected\n%s", got, want);
     row_format_init(&f, ROW_GROUP_ACCURATE | ROW_GROUP_ICGN);
     CHECK(row_format_header(&f, header, sizeof header) > 0 &&
@@ -210,7 +212,7 @@ static void check_errors(void)
         { "image,speed", 1,
           "--columns: unknown column 'speed' (known: image, region, x, y, dx, dy, peak, flags, in accurate mode "
           "zncc, peak_ratio, iterations, with IC-GN znssd, sigma_dx, sigma_dy, with --shape 1 dudx, dudy, dvdx, dvdy, "
-          "over a scan scan_row, scan_col, scan_x, scan_y, with --reference pairs or previous reference, with "
+          "exx, eyy, exy, over a scan scan_row, scan_col, scan_x, scan_y, with --reference pairs or previous reference, with "
           "previous total_dx, total_dy)" },
         { "dx,dy,dx", 1, "--columns: dx is named twice" },
         { "image,,dx", 1, "--columns: an empty column name in 'image,,dx'" },
@@ -224,7 +226,7 @@ static void check_errors(void)
         { "DX", 1,
           "--columns: unknown column 'DX' (known: image, region, x, y, dx, dy, peak, flags, in accurate mode "
           "zncc, peak_ratio, iterations, with IC-GN znssd, sigma_dx, sigma_dy, with --shape 1 dudx, dudy, dvdx, dvdy, "
-          "over a scan scan_row, scan_col, scan_x, scan_y, with --reference pairs or previous reference, with "
+          "exx, eyy, exy, over a scan scan_row, scan_col, scan_x, scan_y, with --reference pairs or previous reference, with "
           "previous total_dx, total_dy)" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -243,7 +245,7 @@ static void check_errors(void)
     clx_message msg;
     row_format_init(&f, 0);
     CHECK(row_format_set_kind(&f, "xml", &msg) == CLX_ERR_ARGUMENT &&
-              strcmp(msg.text, "--format: unknown format 'xml' (csv, tsv, jsonl or h5)") == 0 && f.kind == ROW_FORMAT_CSV,
+              strcmp(msg.text, "--format: unknown format 'xml' (csv, tsv, jsonl, h5, vtk or openpiv)") == 0 && f.kind == ROW_FORMAT_CSV,
           "xml: %s", msg.text);
     CHECK(row_format_set_columns(&f, "peak_ratio", 0, &msg) == CLX_ERR_ARGUMENT, "peak_ratio in seed mode");
     CHECK(row_format_set_columns(&f, "region,flags", 0, &msg) == CLX_OK && f.ncolumns == 2 &&
@@ -252,11 +254,31 @@ static void check_errors(void)
     CHECK(strcmp(row_column_name(ROW_COLUMN_PEAK_RATIO), "peak_ratio") == 0, "column names");
 }
 
+/* Green-Lagrange strains: none for a rigid rotation (however large), the
+ * quadratic term for a stretch and for a simple shear. */
+static void check_green_lagrange(void)
+{
+    double angle = 0.3, e[3];
+    clx_result rotation = { .dudx = cos(angle) - 1, .dudy = -sin(angle), .dvdx = sin(angle), .dvdy = cos(angle) - 1 };
+    row_green_lagrange(&rotation, e);
+    CHECK(fabs(e[0]) < 1e-15 && fabs(e[1]) < 1e-15 && fabs(e[2]) < 1e-15, "rotation by 0.3 rad: E = %g %g %g", e[0],
+          e[1], e[2]);
+    clx_result stretch = { .dudx = 0.1, .dudy = 0, .dvdx = 0, .dvdy = -0.02 };
+    row_green_lagrange(&stretch, e);
+    CHECK(fabs(e[0] - 0.105) < 1e-15 && fabs(e[1] - (-0.02 + 0.0002)) < 1e-15 && e[2] == 0,
+          "stretch 0.1, -0.02: E = %g %g %g", e[0], e[1], e[2]);
+    clx_result shear = { .dudx = 0, .dudy = 0.2, .dvdx = 0, .dvdy = 0 };   /* x moves with y */
+    row_green_lagrange(&shear, e);
+    CHECK(e[0] == 0 && fabs(e[1] - 0.02) < 1e-15 && fabs(e[2] - 0.1) < 1e-15, "simple shear 0.2: E = %g %g %g", e[0],
+          e[1], e[2]);
+}
+
 int main(void)
 {
     check_default_csv();
     check_icgn_columns();
     check_pair_columns();
+    check_green_lagrange();
     check_columns_and_formats();
     check_errors();
     printf("%s (%d failures)\n", test_failures ? "FAILED" : "passed", test_failures);

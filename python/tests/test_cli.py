@@ -17,7 +17,8 @@ import clxcorr
 # decimals ("f", n) or significant digits ("g", n); the rest are integers.
 PRINTED = {"x": ("f", 1), "y": ("f", 1), "dx": ("f", 6), "dy": ("f", 6), "peak": ("g", 9), "zncc": ("f", 6),
            "peak_ratio": ("g", 4), "znssd": ("g", 6), "sigma_dx": ("g", 4), "sigma_dy": ("g", 4),
-           "dudx": ("g", 7), "dudy": ("g", 7), "dvdx": ("g", 7), "dvdy": ("g", 7)}
+           "dudx": ("g", 7), "dudy": ("g", 7), "dvdx": ("g", 7), "dvdy": ("g", 7),
+           "exx": ("g", 7), "eyy": ("g", 7), "exy": ("g", 7)}
 
 
 def run_cli(cli, args):

@@ -113,7 +113,7 @@ def test_windows_file(tmp_path):
 # ---- options ----
 
 @pytest.mark.parametrize("options, cls, message", [
-    ({"passes": 0}, clxcorr.ArgumentError, r"^passes 0: from 1 to 16$"),
+    ({"passes": 17}, clxcorr.ArgumentError, r"^passes 17: from 1 to 16$"),
     ({"mode": "seed", "fit_size": 4}, clxcorr.ArgumentError, r"^fit size 4: it must be odd and at least 3$"),
     ({"mode": "fast"}, clxcorr.ArgumentError, r"^mode: unknown value 'fast' \(accurate, seed\)$"),
     ({"refine": "newton"}, clxcorr.ArgumentError, r"^refine: unknown refinement 'newton' \(icgn, correlation or none\)$"),

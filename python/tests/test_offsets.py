@@ -75,11 +75,12 @@ def test_row_layout(ctx, texture, windows):
 BASE = ("image", "region", "x", "y", "dx", "dy", "peak", "flags")
 ACCURATE = ("zncc", "peak_ratio", "iterations")
 ICGN = ("znssd", "sigma_dx", "sigma_dy")
-SHAPE = ("dudx", "dudy", "dvdx", "dvdy")
+SHAPE = ("dudx", "dudy", "dvdx", "dvdy", "exx", "eyy", "exy")
 
 
 @pytest.mark.parametrize("options, columns", [
-    ({}, BASE + ACCURATE + ICGN),
+    ({}, BASE + ACCURATE + ICGN + SHAPE),
+    ({"shape": 0}, BASE + ACCURATE + ICGN),
     ({"mode": "seed"}, BASE),
     ({"refine": "correlation"}, BASE + ACCURATE),
     ({"refine": "none"}, BASE + ACCURATE),

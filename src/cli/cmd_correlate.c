@@ -55,6 +55,7 @@ static const char correlate_help[] =
     "  -g, --grid NXxNY     a grid of windows ...\n"
     "  -w, --window WxH     ... of this size ...\n"
     "  -m, --margin M       ... keeping M pixels free at the borders\n"
+    "      --grid-step S    a window every S pixels instead of --grid (as offsets)\n"
     "\n"
     "Surfaces:\n"
     "      --max-shift R    only the shifts |ux|, |uy| <= R (default: all shifts of\n"

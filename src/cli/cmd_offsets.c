@@ -20,12 +20,25 @@ static const char offsets_help[] =
     "Measure how windows of each IMAGE moved relative to the same windows of\n"
     "REFERENCE: one CSV row per image and window, in input order.\n"
     "\n"
-    "Windows (either --regions or --grid with --window):\n"
+    "Windows (--regions, or --grid or --grid-step with --window):\n"
     "  -r, --regions FILE   windows file: \"x y w h\" per line (top-left corner and\n"
     "                       size in pixels), '#' starts a comment; all one size\n"
     "  -g, --grid NXxNY     a grid of NX x NY windows spread evenly over the image\n"
+    "      --grid-step S    a window every S pixels across and down (overlapping\n"
+    "                       when S is below the window size, as PIV sets them:\n"
+    "                       --window 32x32 --grid-step 16 is 50 % overlap), from\n"
+    "                       the margin on, as many as fit before the far margin;\n"
+    "                       rows of windows top to bottom, each left to right\n"
     "  -w, --window WxH     the grid's window size\n"
     "  -m, --margin M       pixels the grid keeps free at every border (default 0)\n"
+    "      --mask FILE      an image of the reference's size: pixels of value 0 are\n"
+    "                       excluded. Windows (in reference coordinates) whose\n"
+    "                       excluded fraction is above --mask-max are not\n"
+    "                       measured: their rows, still in window order, carry\n"
+    "                       nan offsets and flag 128. The others make no full\n"
+    "                       grid, so the neighbour test (flag 8) does not run\n"
+    "      --mask-max F     the excluded fraction above which a window is left\n"
+    "                       out, 0 to 1 (default 0.5)\n"
     "\n"
     "Images:\n"
     "  -l, --list FILE      also read image paths from FILE, one per line ('-' for\n"
@@ -59,6 +72,27 @@ static const char offsets_help[] =
     "  point (0-based), for the reference too. A run over one pattern file\n"
     "  with a scan grid writes scan_row,scan_col (and scan_x,scan_y in um when\n"
     "  the file gives the step) in place of the image column.\n"
+    "\n"
+    "PIV passes (--reference pairs on a --grid-step grid; any of these options):\n"
+    "      --passes N       N deforming passes, as OpenPIV's windef and PIVlab's\n"
+    "                       multi-pass: after each pass the field is validated,\n"
+    "                       rejected vectors replaced by the median of their valid\n"
+    "                       neighbours, the field smoothed, and both frames\n"
+    "                       resampled on the device by half of it each way (cubic\n"
+    "                       B-spline) before the next pass measures what is left.\n"
+    "                       Runs on one device, in batches of up to 16 pairs\n"
+    "  -w, --window A,B,... a square window per pass, largest first, the last one\n"
+    "                       the grid's: 64,32,32 is three passes (with --passes N\n"
+    "                       above the count, the last size repeats); earlier\n"
+    "                       passes keep the last one's overlap\n"
+    "      --median-threshold T  the normalised median test's threshold over the\n"
+    "                       3 x 3 neighbours (Westerweel & Scarano 2005; epsilon\n"
+    "                       0.1 px; default 2, 0: no test)\n"
+    "      --min-peak-ratio R    also reject vectors whose peak_ratio is below R\n"
+    "      --min-zncc Z     also reject vectors whose zncc is below Z\n"
+    "      --max-displacement D  also reject vectors longer than D px\n"
+    "      --keep-outliers  the last pass's rejected vectors stay as measured,\n"
+    "                       flagged 8, instead of replaced (flags 8 + 256)\n"
     "\n"
     "Mode:\n"
     "      --mode M         accurate (default): pre-filter, window offset and\n"
@@ -100,7 +134,8 @@ static const char offsets_help[] =
     "                       (ALPHA: the tapered fraction, default 0.25)\n"
     "      --passes N       correlation passes: the first over the whole search range,\n"
     "                       then N-1 with the image window moved by the rounded offset\n"
-    "                       (default: 1 with IC-GN, 2 otherwise)\n"
+    "                       (default: 1 with IC-GN, 2 otherwise); with --reference\n"
+    "                       pairs, PIV's deforming passes (above)\n"
     "      --refine R       how each offset is refined after the passes: icgn\n"
     "                       (default): inverse-compositional Gauss-Newton on the\n"
     "                       zero-normalised SSD, the image window warped by a shape\n"
@@ -115,7 +150,8 @@ static const char offsets_help[] =
     "                       window's edge; default 0.001)\n"
     "      --shape S        IC-GN's shape function: 0 translation, 1 first order\n"
     "                       (u, v and their gradients: for windows that strain or\n"
-    "                       rotate; adds the columns dudx,dudy,dvdx,dvdy)\n"
+    "                       rotate; adds the columns dudx,dudy,dvdx,dvdy and the\n"
+    "                       strains exx,eyy,exy)\n"
     "                       (default 1)\n"
     "      --fine-shift R   search radius of the window-offset passes (default 2;\n"
     "                       correlation refinement searches 1 px)\n"
@@ -148,7 +184,18 @@ static const char offsets_help[] =
     "                       row, no header; nan as null), or h5: an HDF5 file with\n"
     "                       one dataset per column, shaped (scan rows, scan\n"
     "                       columns, windows) over a whole scan, else (images,\n"
-    "                       windows); needs -o FILE (builds with HDF5)\n"
+    "                       windows); needs -o FILE (builds with HDF5). Field\n"
+    "                       files, one per image (-o OUT.EXT: OUT.EXT for one\n"
+    "                       image, else OUT_0001.EXT, OUT_0002.EXT, ...): vtk, a\n"
+    "                       VTK legacy binary STRUCTURED_GRID of the window\n"
+    "                       centres (x, y, 0; pixels, y down) with the vector\n"
+    "                       'displacement' (dx, dy, 0) and a scalar per other\n"
+    "                       column (windows on a full grid only); openpiv,\n"
+    "                       openpiv.tools.save's text: x y u v flags mask, tab-\n"
+    "                       separated, in OpenPIV's axes: y up (y_min + y_max -\n"
+    "                       y over the centres), u = dx, v = -dy, px per frame\n"
+    "                       pair; flags 1 for any flag but 128, mask 1 (u = v =\n"
+    "                       0) for masked windows\n"
     "      --columns LIST   the columns to write, in this order, e.g. image,dx,dy\n"
     "                       (default: all of the mode's, as listed below)\n"
     "      --quiver FILE    also draw FILE (PNG): the reference with one arrow per\n"
@@ -168,7 +215,7 @@ static const char offsets_help[] =
     "                       the run failed\n"
     "  Columns: image,region,x,y,dx,dy,peak,flags (seed mode), and in accurate\n"
     "  mode also zncc,peak_ratio,iterations, with IC-GN znssd,sigma_dx,sigma_dy,\n"
-    "  and with --shape 1 dudx,dudy,dvdx,dvdy\n"
+    "  and with --shape 1 dudx,dudy,dvdx,dvdy,exx,eyy,exy\n"
     "    region  0-based index in the window list\n"
     "    x, y    window centre in reference coordinates: x0 + (w-1)/2\n"
     "    dx, dy  offset in pixels: position of a feature in the image minus its\n"
@@ -192,6 +239,9 @@ static const char offsets_help[] =
     "               IC-GN could not refine the window (its offset is then the\n"
     "               passes')\n"
     "           64  the image could not be read (--skip-bad): dx, dy, peak nan\n"
+    "          128  the window is masked (--mask): not measured, dx, dy, peak nan\n"
+    "          256  PIV passes: a rejected vector (flag 8), replaced by the median\n"
+    "               of its valid neighbours\n"
     "    zncc        zero-normalised correlation of the windows at the final offset;\n"
     "                nan (spelled so in every format but JSON's null) where a\n"
     "                window has no contrast, and the row is flagged 4\n"
@@ -202,6 +252,9 @@ static const char offsets_help[] =
     "                residual and the Hessian, both images' noise counted\n"
     "    dudx, dudy, dvdx, dvdy  the displacement's gradient over the window\n"
     "                (reference coordinates; dudy = d(dx)/dy)\n"
+    "    exx, eyy, exy  Green-Lagrange strain E = 1/2 (F^T F - I), F = I + grad u\n"
+    "                (u = (dx, dy)): exx = dudx + (dudx^2 + dvdx^2)/2, eyy alike,\n"
+    "                exy the tensor shear (half the engineering shear), y down\n"
     "\n"
     "Devices:\n"
     "  -d, --device SPEC    P:D (see `clxcorr devices`), a case-insensitive part of\n"
@@ -233,6 +286,13 @@ static const char offsets_help[] =
 
 static const struct option offsets_table[] = {
     OPTIONS_WINDOWS,
+    { "mask", required_argument, NULL, OPT_MASK },
+    { "mask-max", required_argument, NULL, OPT_MASK_MAX },
+    { "median-threshold", required_argument, NULL, OPT_PIV_MEDIAN_THRESHOLD },
+    { "min-peak-ratio", required_argument, NULL, OPT_PIV_MIN_PEAK_RATIO },
+    { "min-zncc", required_argument, NULL, OPT_PIV_MIN_ZNCC },
+    { "max-displacement", required_argument, NULL, OPT_PIV_MAX_DISPLACEMENT },
+    { "keep-outliers", no_argument, NULL, OPT_PIV_KEEP_OUTLIERS },
     OPTION_LIST,
     OPTION_SCAN,
     OPTIONS_RUN_IMAGES,
@@ -273,9 +333,29 @@ static int parse_pairing(const char *text, enum offsets_pairing *out)
     return -1;
 }
 
+/* PIV's validation options (into the multi-pass's options). */
+static int validation_take(struct offsets_args *a, int c, const char *value)
+{
+    clx_multipass_options *o = &a->piv_options;
+    static const char *const names[] = { "--median-threshold", "--min-peak-ratio", "--min-zncc",
+                                         "--max-displacement", "--keep-outliers" };
+    const char *name = names[c - OPT_PIV_MEDIAN_THRESHOLD];
+    if (!a->validation_option)
+        a->validation_option = name;
+    switch (c) {
+    case OPT_PIV_MEDIAN_THRESHOLD: return option_taken(parse_double(value, name, 0, 1e6, &o->median_threshold));
+    case OPT_PIV_MIN_PEAK_RATIO: return option_taken(parse_double(value, name, 0, 1e6, &o->min_peak_ratio));
+    case OPT_PIV_MIN_ZNCC: return option_taken(parse_double(value, name, -1, 1, &o->min_zncc));
+    case OPT_PIV_MAX_DISPLACEMENT: return option_taken(parse_double(value, name, 0, 1e6, &o->max_displacement));
+    default: o->replace = 0; return 1;
+    }
+}
+
 int offsets_take(void *own, int c, const char *value)
 {
     struct offsets_args *a = own;
+    if (c >= OPT_PIV_MEDIAN_THRESHOLD && c <= OPT_PIV_KEEP_OUTLIERS)
+        return validation_take(a, c, value);
     switch (c) {
     case OPT_PAIRING: return option_taken(parse_pairing(value, &a->pairing));
     case 'j': return option_taken(parse_int(value, "--threads", 1, 32, &a->stream.loaders));
@@ -287,6 +367,10 @@ int offsets_take(void *own, int c, const char *value)
     case OPT_RESUME: a->resume = 1; return 1;
     case OPT_SKIP_BAD: a->skip_bad = 1; return 1;
     case OPT_QUIVER: a->quiver = value; return 1;
+    case OPT_MASK: a->mask = value; return 1;
+    case OPT_MASK_MAX:
+        a->mask_max_given = 1;
+        return option_taken(parse_double(value, "--mask-max", 0, 1, &a->mask_max));
     }
     return 0;
 }
@@ -322,6 +406,56 @@ static int pairing_check(const struct offsets_args *a)
     return 0;
 }
 
+/*
+ * PIV's deforming passes: --reference pairs with --passes N, a window per
+ * pass or a validation option, on a --grid-step grid of square windows.
+ * Fills the multi-pass's options; the passes' plans then take one
+ * correlation pass each (plan.passes back to the refiner's default).
+ */
+static int piv_check(struct offsets_args *a)
+{
+    const struct window_options *w = &a->win;
+    clx_multipass_options *o = &a->piv_options;
+    int passes = a->pairing == PAIRING_PAIRS ? a->mode.plan.passes : 0;
+    if (!w->npass_windows && !a->validation_option && passes == 0)
+        return 0;
+    if (a->pairing != PAIRING_PAIRS) {
+        if (w->npass_windows)
+            report_error("--window: a window per pass is for the deforming passes of --reference pairs");
+        else
+            report_error("%s validates the deforming passes of --reference pairs", a->validation_option);
+        return -1;
+    }
+    const char *other = !w->have_step ? "a --regions or --grid layout (give --grid-step S)"
+                        : a->mask     ? "--mask"
+                        : a->skip_bad ? "--skip-bad"
+                                      : NULL;
+    if (other) {
+        report_error("PIV's deforming passes measure on a --grid-step grid and do not combine with %s", other);
+        return -1;
+    }
+    if (w->win_w != w->win_h) {
+        report_error("PIV's deforming passes take square windows, not --window %dx%d", w->win_w, w->win_h);
+        return -1;
+    }
+    o->passes = passes > w->npass_windows ? passes : w->npass_windows > 0 ? w->npass_windows : 1;
+    if (passes > 0 && passes < w->npass_windows) {
+        report_error("--passes %d with --window's %d windows: give one per pass at most", passes, w->npass_windows);
+        return -1;
+    }
+    if (o->passes > WINDOW_PASSES_MAX) {
+        report_error("--passes %d: PIV runs at most %d deforming passes", o->passes, WINDOW_PASSES_MAX);
+        return -1;
+    }
+    for (int k = 0; k < o->passes; k++)
+        o->window[k] = w->npass_windows ? w->pass_windows[k < w->npass_windows ? k : w->npass_windows - 1] : w->win_w;
+    o->step = w->grid_step;
+    o->margin = w->margin;
+    a->mode.plan.passes = 0;
+    a->piv = 1;
+    return 0;
+}
+
 /* --format h5 writes a file, whole at the end of the run. */
 static int h5_format_check(const struct offsets_args *a)
 {
@@ -337,6 +471,28 @@ static int h5_format_check(const struct offsets_args *a)
     if (a->resume) {
         report_error("--resume continues text outputs (csv, tsv, jsonl); an interrupted --format h5 run starts "
                      "again");
+        return -1;
+    }
+    return 0;
+}
+
+/* --format vtk and openpiv write a file per image. */
+static int field_format_check(const struct offsets_args *a)
+{
+    const char *name = a->format.kind == ROW_FORMAT_VTK ? "vtk" : "openpiv";
+    const char *wrong = NULL;
+    if (a->strain)
+        wrong = "writes offsets' windows; strain writes csv, tsv, jsonl or h5";
+    else if (!a->out.path || strcmp(a->out.path, "-") == 0)
+        wrong = "writes a file per image: name them with -o FILE (FILE, or FILE_0001 ... for several images)";
+    else if (a->resume)
+        wrong = "writes whole files per image; --resume continues text outputs (csv, tsv, jsonl)";
+    else if (a->shard_count)
+        wrong = "with --shard: shards number their files from 1 each; write csv and convert the merged file";
+    else if (a->format.kind == ROW_FORMAT_OPENPIV && a->out.columns)
+        wrong = "has fixed columns (x y u v flags mask): --columns is for the other formats";
+    if (wrong) {
+        report_error("--format %s %s", name, wrong);
         return -1;
     }
     return 0;
@@ -363,6 +519,8 @@ static int format_resolve(struct offsets_args *a)
                      "convert the merged file if JSON lines or HDF5 are wanted");
         return -1;
     }
+    if (a->format.kind == ROW_FORMAT_VTK || a->format.kind == ROW_FORMAT_OPENPIV)
+        return field_format_check(a);
     return a->format.kind == ROW_FORMAT_H5 ? h5_format_check(a) : 0;
 }
 
@@ -378,8 +536,8 @@ int offsets_parse_args(const struct command_options *command, int argc, char **a
         /* Every image argument is a pair's; the first pair's first image
          * sizes the run (pairing_check). */
         a->mode.plan.pairs = 1;
-        if (window_options_check(&a->win, 1) || mode_options_check(&a->mode) || pairing_check(a) ||
-            format_resolve(a))
+        if (window_options_check(&a->win, WINDOWS_REQUIRED | WINDOWS_PER_PASS) || mode_options_check(&a->mode) ||
+            piv_check(a) || pairing_check(a) || format_resolve(a))
             return -1;
         return image_options_add_args(&a->img, argc, argv, optind, ": name the pairs' images or use --list FILE");
     }
@@ -393,7 +551,12 @@ int offsets_parse_args(const struct command_options *command, int argc, char **a
         report_error("--resume continues the output FILE of an earlier run: give it with -o FILE");
         return -1;
     }
-    if (window_options_check(&a->win, 1) || mode_options_check(&a->mode) || pairing_check(a) || format_resolve(a))
+    if (a->mask_max_given && !a->mask) {
+        report_error("--mask-max sets the threshold of --mask FILE");
+        return -1;
+    }
+    if (window_options_check(&a->win, WINDOWS_REQUIRED | WINDOWS_PER_PASS) || mode_options_check(&a->mode) ||
+        piv_check(a) || pairing_check(a) || format_resolve(a))
         return -1;
     return image_options_add_args(&a->img, argc, argv, optind, ": name them after the reference or use --list FILE");
 }
@@ -414,6 +577,8 @@ int offsets_main(int argc, char **argv, struct offsets_args *a, int (*parse)(int
         a->mode.plan.window_alpha = 0.5;
     }
     clx_stream_options_init(&a->stream);
+    a->mask_max = 0.5;
+    clx_multipass_options_init(&a->piv_options);
     int parsed = parse(argc, argv, a);
     if (parsed != 0) {
         image_options_free(&a->img);
@@ -422,9 +587,11 @@ int offsets_main(int argc, char **argv, struct offsets_args *a, int (*parse)(int
     }
     r.mpi = mpi_active();
     offsets_interrupts_catch();
+    a->piv_options.plan = a->mode.plan;
     if (offsets_setup(a, &r) == 0) {
         clx_message why = { "" };
-        enum offsets_stream_end end = offsets_stream(&r, &a->mode.plan, &a->stream, &why);
+        enum offsets_stream_end end =
+            a->piv ? offsets_piv_stream(&r, &a->piv_options, &why) : offsets_stream(&r, &a->mode.plan, &a->stream, &why);
         if (end != OFFSETS_NOT_SET_UP)
             status = offsets_report(&r, a, end == OFFSETS_FAILED, why.text);
     }

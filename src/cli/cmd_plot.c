@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "image_list.h"
 #include "options.h"
+#include "output/field_output.h"
 #include "output/output_guard.h"
 #include "plot/map_plot.h"
 #include "plot/quiver.h"
@@ -31,6 +32,7 @@ static const char plot_help[] =
     "Usage: clxcorr plot [OPTIONS] -o OUT.png RESULTS.csv REFERENCE\n"
     "       clxcorr plot --series [OPTIONS] -o OUT.png RESULTS.csv [REFERENCE]\n"
     "       clxcorr plot --map COLUMN [OPTIONS] -o OUT.png RESULTS.csv\n"
+    "       clxcorr plot --each [--colour COLUMN] -o OUT.png RESULTS.csv IMAGE...\n"
     "\n"
     "Draw a results file that `clxcorr offsets` wrote as a PNG picture.\n"
     "\n"
@@ -42,6 +44,20 @@ static const char plot_help[] =
     "hypot(dx, dy) on the colour bar at the right. A scale arrow under the\n"
     "picture gives the factor. Flagged windows are grey and left out of the\n"
     "scales.\n"
+    "\n"
+    "With --colour COLUMN: under the arrows, each window's cell (a square as\n"
+    "wide as the windows' spacing around its centre: the tiles of a --grid-step\n"
+    "grid) in the colour of COLUMN (any numeric column of the file, e.g. zncc,\n"
+    "exx, or speed = hypot(dx, dy)), laid over the image at 65 %; the arrows\n"
+    "are then white (flagged grey) and the colour bar is COLUMN's, between\n"
+    "its 1st and 99th percentiles, diverging about 0 for signed quantities (dx,\n"
+    "dy, their gradients and strains).\n"
+    "\n"
+    "With --each: one picture per image of the file, of that image's arrows\n"
+    "(and colours): OUT_0001.png, OUT_0002.png, ... (OUT.png when the file has\n"
+    "one image), drawn over the one IMAGE given (frame A of a PIV pair, the\n"
+    "reference of a DIC series), or over one IMAGE per image of the file, in\n"
+    "order (each pair's frame A).\n"
     "\n"
     "With --series: dx (upper panel) and dy (lower panel) of every window, or of\n"
     "one, against the image's index in the file; REFERENCE is not drawn and may\n"
@@ -63,6 +79,9 @@ static const char plot_help[] =
     "                       renamed when complete)\n"
     "      --image N        the arrows of image N (0-based, in file order; -1 the\n"
     "                       last) instead of the mean over all images\n"
+    "      --each           a picture of each image's arrows, OUT_0001.png ...\n"
+    "      --colour COLUMN  colour the windows' cells under the arrows by COLUMN\n"
+    "                       (speed, dx, dy, zncc, exx, ...)\n"
     "      --series         draw dx and dy against the image index instead\n"
     "      --map COLUMN     draw COLUMN (dx, dy, zncc, peak_ratio, e11, ...) over\n"
     "                       the scan grid instead\n"
@@ -94,6 +113,8 @@ static const char plot_help[] =
     "  clxcorr offsets --regions windows.txt -o offsets.csv ref.tif img_*.tif\n"
     "  clxcorr plot -o arrows.png offsets.csv ref.tif\n"
     "  clxcorr plot --image -1 -o last.png offsets.csv ref.tif\n"
+    "  clxcorr plot --each --colour speed -o field.png piv.csv frameA.tif\n"
+    "  clxcorr plot --each --colour exx -o strain.png dic.csv reference.tif\n"
     "  clxcorr plot --series --region 12 -o window12.png offsets.csv\n"
     "  clxcorr plot --map dx -o dx-map.png scan-offsets.csv\n"
     "  clxcorr plot --map zncc --range 0.8,1 -o zncc-map.png scan-offsets.csv\n"
@@ -104,7 +125,10 @@ static const char plot_help[] =
 struct plot_args {
     struct output_options out;     /* -o OUT.png */
     const char *results;
-    const char *reference;
+    const char *const *references;  /* the images to draw on: one, or with --each one per image */
+    int nreferences;
+    int each;              /* --each: a picture per image */
+    const char *colour;    /* --colour COLUMN */
     int have_image;
     long image;            /* --image N: 0-based, negative from the end */
     int series;
@@ -116,11 +140,13 @@ struct plot_args {
     int width;
 };
 
-enum { OPT_IMAGE = OPT_OWN, OPT_SERIES, OPT_REGION, OPT_WIDTH, OPT_MAP, OPT_SCALE, OPT_RANGE };
+enum { OPT_IMAGE = OPT_OWN, OPT_SERIES, OPT_REGION, OPT_WIDTH, OPT_MAP, OPT_SCALE, OPT_RANGE, OPT_EACH, OPT_COLOUR };
 
 static const struct option plot_table[] = {
     OPTION_OUTPUT,
     { "image", required_argument, NULL, OPT_IMAGE },
+    { "each", no_argument, NULL, OPT_EACH },
+    { "colour", required_argument, NULL, OPT_COLOUR },
     { "series", no_argument, NULL, OPT_SERIES },
     { "map", required_argument, NULL, OPT_MAP },
     { "region", required_argument, NULL, OPT_REGION },
@@ -179,6 +205,12 @@ static int plot_take(void *own, int c, const char *value)
     case OPT_SERIES:
         a->series = 1;
         return 1;
+    case OPT_EACH:
+        a->each = 1;
+        return 1;
+    case OPT_COLOUR:
+        a->colour = value;
+        return 1;
     case OPT_REGION: return option_taken(parse_long(value, "--region", 0, 999999, &a->region));
     case OPT_MAP:
         a->map = value;
@@ -209,6 +241,10 @@ static int check_combinations(const struct plot_args *a)
                           : "--image picks the image of the arrows; --map draws a scan's points";
     else if (!a->series && !a->map && a->region >= 0)
         wrong = "--region picks the window of --series or --map; the arrows show every window";
+    else if (a->each && (a->series || a->map || a->have_image))
+        wrong = "--each draws the arrows of every image: not with --series, --map or --image";
+    else if (a->colour && (a->series || a->map))
+        wrong = "--colour colours the arrows' picture; --map draws a column over a scan";
     else if (!a->map && (a->scale != MAP_SCALE_AUTO || a->have_range))
         wrong = a->have_range ? "--range sets the colour limits of --map" : "--scale picks the colours of --map";
     if (wrong) {
@@ -220,6 +256,33 @@ static int check_combinations(const struct plot_args *a)
         return -1;
     }
     return 0;
+}
+
+/* The picture must not land on what it is drawn from: the results or any
+ * image under the arrows. Returns -1 after reporting. */
+static int references_guard(const struct plot_args *a)
+{
+    const struct output_guard out = { "-o", a->out.path };
+    const char **files = calloc((size_t)a->nreferences + 1, sizeof *files);
+    if (!files) {
+        report_error("out of host memory");
+        return -1;
+    }
+    files[0] = a->results;
+    int n = 1, clash = 0, page;
+    for (int i = 0; i < a->nreferences && clash == 0; i++) {
+        char *file = NULL;
+        if (clx_image_name_split(a->references[i], &file, &page, NULL, NULL) != CLX_OK)
+            clash = -1;
+        else
+            files[n++] = file;
+    }
+    if (clash == 0)
+        clash = output_guard_check(&out, 1, files, (size_t)n, NULL);
+    for (int i = 1; i < n; i++)
+        free((char *)files[i]);
+    free(files);
+    return clash;
 }
 
 /* Returns -1 after reporting a usage error, 1 after --help, 0 to run. */
@@ -235,7 +298,7 @@ static int parse_args(int argc, char **argv, struct plot_args *a)
     }
     if (check_combinations(a))
         return -1;
-    int left = argc - optind, want = a->series || a->map ? 1 : 2, most = a->map ? 1 : 2;
+    int left = argc - optind, want = a->series || a->map ? 1 : 2, most = a->map ? 1 : a->each ? left : 2;
     if (left < want || left > most) {
         report_error(left < 1        ? "no results file given (usage: clxcorr plot [OPTIONS] -o OUT.png RESULTS.csv REFERENCE)"
                      : left < want ? "no reference image given: the arrows are drawn on it (or use --series)"
@@ -244,17 +307,9 @@ static int parse_args(int argc, char **argv, struct plot_args *a)
         return -1;
     }
     a->results = argv[optind];
-    a->reference = left > 1 ? argv[optind + 1] : NULL;
-    /* The picture must not land on what it is drawn from. */
-    const struct output_guard out = { "-o", a->out.path };
-    char *reference = NULL;
-    int page;
-    if (a->reference && image_entry_split(a->reference, &reference, &page, NULL, NULL) != CLX_OK)
-        return -1;
-    const char *files[] = { a->results, reference };
-    int clash = output_guard_check(&out, 1, files, 2, NULL);
-    free(reference);
-    return clash;
+    a->references = (const char *const *)argv + optind + 1;
+    a->nreferences = left - 1;
+    return references_guard(a);
 }
 
 static const char *base_name(const char *path)
@@ -263,77 +318,139 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-static int plot_arrows(const struct plot_args *a, const struct results_table *t)
+/* Image i's arrows (and values of the coloured column), or with i < 0 each
+ * window's mean over the images (the values' mean over their finite ones). */
+static int arrows_fill(const struct results_table *t, long i, struct quiver_arrow *arrows, double *values)
+{
+    for (size_t w = 0; w < t->windows; w++) {
+        size_t cell = (size_t)(i < 0 ? 0 : i) * t->windows + w;
+        arrows[w] = (struct quiver_arrow){ t->x[w], t->y[w], t->dx[cell], t->dy[cell], t->flags[cell] };
+        if (values)
+            values[w] = t->value[cell];
+    }
+    if (i >= 0)
+        return CLX_OK;
+    struct quiver_mean mean;
+    if (quiver_mean_init(&mean, t->windows) != CLX_OK)
+        return CLX_ERR_HOST_MEMORY;
+    for (size_t k = 0; k < t->images; k++)
+        for (size_t w = 0; w < t->windows; w++) {
+            size_t cell = k * t->windows + w;
+            quiver_mean_add(&mean, w, t->dx[cell], t->dy[cell], t->flags[cell]);
+        }
+    quiver_mean_arrows(&mean, arrows);
+    quiver_mean_free(&mean);
+    for (size_t w = 0; values && w < t->windows; w++) {
+        double sum = 0;
+        size_t n = 0;
+        for (size_t k = 0; k < t->images; k++)
+            if (isfinite(t->value[k * t->windows + w]))
+                sum += t->value[k * t->windows + w], n++;
+        values[w] = n ? sum / n : NAN;
+    }
+    return CLX_OK;
+}
+
+/* Centres outside the reference: the results are of another image. */
+static int centres_check(const struct plot_args *a, const struct results_table *t, const clx_image *ref,
+                         const char *name)
+{
+    for (size_t w = 0; w < t->windows; w++)
+        if (!isnan(t->x[w]) && (t->x[w] < 0 || t->y[w] < 0 || t->x[w] > ref->width - 1 || t->y[w] > ref->height - 1)) {
+            report_error("%s: window %zu is centred at (%g, %g), outside %s (%dx%d): results of another reference?",
+                         a->results, w, t->x[w], t->y[w], name, ref->width, ref->height);
+            return -1;
+        }
+    return 0;
+}
+
+/* One picture: image i's arrows (i < 0: the mean) over reference `name`, to `path`. */
+static int picture_draw(const struct plot_args *a, const struct results_table *t, long i, const char *name,
+                        const char *path, struct quiver_arrow *arrows, double *values)
 {
     clx_image ref = { 0 };
     clx_message msg;
     char title[512];
-    int status = EXIT_FAILURE_RUN;
-    struct quiver_arrow *arrows = calloc(t->windows, sizeof *arrows);
-
-    if (!arrows) {
-        report_error("out of memory");
-        return EXIT_FAILURE_RUN;
-    }
-    if (image_entry_load_single(a->reference, NULL, &ref, &msg) != CLX_OK) {
+    int status = -1;
+    if (image_entry_load_single(name, NULL, &ref, &msg) != CLX_OK) {
         report_error("%s", msg.text);
+        return -1;
+    }
+    if (centres_check(a, t, &ref, name) != 0)
+        goto done;
+    if (arrows_fill(t, i, arrows, values) != CLX_OK) {
+        report_error("out of memory");
         goto done;
     }
-    /* Centres outside the reference: the results are of another image. */
-    for (size_t w = 0; w < t->windows; w++)
-        if (!isnan(t->x[w]) && (t->x[w] < 0 || t->y[w] < 0 || t->x[w] > ref.width - 1 || t->y[w] > ref.height - 1)) {
-            report_error("%s: window %zu is centred at (%g, %g), outside %s (%dx%d): results of another reference?",
-                         a->results, w, t->x[w], t->y[w], a->reference, ref.width, ref.height);
-            goto done;
-        }
-    if (a->have_image) {
-        long n = (long)t->images, i = a->image < 0 ? n + a->image : a->image;
-        if (i < 0 || i >= n) {
-            report_error("--image %ld: %s has %ld image%s (0 to %ld, or -1 for the last)", a->image, a->results, n,
-                         n == 1 ? "" : "s", n - 1);
-            goto done;
-        }
-        for (size_t w = 0; w < t->windows; w++) {
-            size_t cell = (size_t)i * t->windows + w;
-            arrows[w] = (struct quiver_arrow){ t->x[w], t->y[w], t->dx[cell], t->dy[cell], t->flags[cell] };
-        }
-        snprintf(title, sizeof title, "image %ld of %zu: %s", i, t->images, base_name(t->image_names[i]));
-    } else {
-        struct quiver_mean mean;
-        if (quiver_mean_init(&mean, t->windows) != CLX_OK) {
-            report_error("out of memory");
-            goto done;
-        }
-        for (size_t i = 0; i < t->images; i++)
-            for (size_t w = 0; w < t->windows; w++) {
-                size_t cell = i * t->windows + w;
-                quiver_mean_add(&mean, w, t->dx[cell], t->dy[cell], t->flags[cell]);
-            }
-        for (size_t w = 0; w < t->windows; w++) {
-            arrows[w].x = t->x[w];
-            arrows[w].y = t->y[w];
-        }
-        quiver_mean_arrows(&mean, arrows);
-        quiver_mean_free(&mean);
-        snprintf(title, sizeof title, "mean offset over %zu image%s of %s", t->images, t->images == 1 ? "" : "s",
-                 base_name(a->results));
-    }
+    if (i >= 0)
+        snprintf(title, sizeof title, "image %ld of %zu: %s%s%s", i, t->images, base_name(t->image_names[i]),
+                 a->colour ? ", colour: " : "", a->colour ? a->colour : "");
+    else
+        snprintf(title, sizeof title, "mean offset over %zu image%s of %s%s%s", t->images, t->images == 1 ? "" : "s",
+                 base_name(a->results), a->colour ? ", colour: " : "", a->colour ? a->colour : "");
     /* Windows the file never names have no centre: nothing to draw. */
     for (size_t w = 0; w < t->windows; w++)
         if (isnan(t->x[w]))
             arrows[w].dx = arrows[w].dy = NAN;
-    struct quiver_options opt = { a->width, title };
-    if (quiver_write_png(a->out.path, &ref, arrows, t->windows, &opt, &msg) != CLX_OK) {
+    struct quiver_options opt = { a->width, title, values, a->colour };
+    if (quiver_write_png(path, &ref, arrows, t->windows, &opt, &msg) != CLX_OK) {
         report_error("%s", msg.text);
         goto done;
     }
-    report_info("%s: %s, %zu windows", a->out.path, title, t->windows);
-    status = EXIT_OK;
-
+    report_info("%s: %s, %zu windows", path, title, t->windows);
+    status = 0;
 done:
     clx_image_free(&ref);
-    free(arrows);
     return status;
+}
+
+/* --each: a picture per image, PREFIX_0001.png ... (PREFIX.png for one),
+ * over its own REFERENCE or the one given. */
+static int plot_each(const struct plot_args *a, const struct results_table *t, struct quiver_arrow *arrows,
+                     double *values)
+{
+    char path[4096];
+    if (a->nreferences != 1 && (size_t)a->nreferences != t->images) {
+        report_error("--each: %s has %zu images; give one image to draw under them all, or one for each (got %d)",
+                     a->results, t->images, a->nreferences);
+        return -1;
+    }
+    for (size_t i = 0; i < t->images; i++) {
+        if (field_output_path(a->out.path, t->images, i, path, sizeof path) != 0) {
+            report_error("%s: the file name is too long", a->out.path);
+            return -1;
+        }
+        if (picture_draw(a, t, (long)i, a->references[a->nreferences == 1 ? 0 : i], path, arrows, values) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int plot_arrows(const struct plot_args *a, const struct results_table *t)
+{
+    struct quiver_arrow *arrows = calloc(t->windows, sizeof *arrows);
+    double *values = a->colour ? calloc(t->windows, sizeof *values) : NULL;
+    int status = -1;
+
+    if (!arrows || (a->colour && !values)) {
+        report_error("out of memory");
+        goto done;
+    }
+    if (a->each)
+        status = plot_each(a, t, arrows, values);
+    else if (a->have_image) {
+        long n = (long)t->images, i = a->image < 0 ? n + a->image : a->image;
+        if (i < 0 || i >= n)
+            report_error("--image %ld: %s has %ld image%s (0 to %ld, or -1 for the last)", a->image, a->results, n,
+                         n == 1 ? "" : "s", n - 1);
+        else
+            status = picture_draw(a, t, i, a->references[0], a->out.path, arrows, values);
+    } else
+        status = picture_draw(a, t, -1, a->references[0], a->out.path, arrows, values);
+done:
+    free(arrows);
+    free(values);
+    return status == 0 ? EXIT_OK : EXIT_FAILURE_RUN;
 }
 
 static int plot_series(const struct plot_args *a, const struct results_table *t)
@@ -409,7 +526,7 @@ int cmd_plot(int argc, char **argv)
         return parsed > 0 ? EXIT_OK : EXIT_USAGE;
     if (a.map)
         return plot_map(&a);
-    if (results_read(a.results, &t, &msg) != CLX_OK) {
+    if ((a.colour ? results_read_column(a.results, a.colour, &t, &msg) : results_read(a.results, &t, &msg)) != CLX_OK) {
         report_error("%s", msg.text);
         return EXIT_FAILURE_RUN;
     }

@@ -31,6 +31,7 @@ static const char strain_help[] =
     "  -r, --regions FILE   windows file (as clxcorr offsets)\n"
     "  -g, --grid NXxNY     a grid of windows, with -w, --window WxH and\n"
     "  -m, --margin M       pixels kept free at the borders\n"
+    "      --grid-step S    a window every S pixels instead of --grid (as offsets)\n"
     "\n"
     "Geometry (the pattern file's header gives what these do not):\n"
     "      --pc X,Y,Z       pattern centre of REFERENCE, Bruker's convention: X\n"

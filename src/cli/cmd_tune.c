@@ -42,6 +42,7 @@ static const char tune_help[] =
     "  -n, --images N       synthetic images (default 16)\n"
     "  -r, --regions FILE   with REFERENCE IMAGE...: the windows file, or\n"
     "  -g, --grid NXxNY, -w, --window WxH, -m, --margin M   a grid, as for offsets\n"
+    "      --grid-step S    a window every S pixels instead of --grid (as offsets)\n"
     "      --mode M         accurate (default) or seed, as for offsets\n"
     "      --double         tune the double-precision class\n"
     "\n"
@@ -139,7 +140,7 @@ static int parse_args(int argc, char **argv, struct tune_args *a)
         report_error("%d images: tune uses at most %d (it cycles through them)", a->nfiles - 1, MAX_IMAGES);
         return -1;
     }
-    return window_options_check(&a->win, a->nfiles > 0);
+    return window_options_check(&a->win, a->nfiles > 0 ? WINDOWS_REQUIRED : 0);
 }
 
 /* "automatic" or the number. */

@@ -103,7 +103,7 @@ static int quiver_draw(struct offsets_run *r, const char *path, size_t images)
     char title[256];
     snprintf(title, sizeof title, "mean offset over %zu images%s, reference %s", images,
              r->kept ? " (this run's)" : "", r->reference);
-    struct quiver_options o = { 0, title };
+    struct quiver_options o = { .width = 0, .title = title };
     clx_message msg;
     int status = quiver_write_png(path, &r->ref, arrows, r->nregions, &o, &msg);
     free(arrows);

@@ -39,6 +39,10 @@ int offsets_rows_init(struct offsets_run *r, size_t in_flight, clx_message *msg)
 {
     r->ring_size = in_flight;
     r->ring = calloc(r->ring_size, sizeof *r->ring);
+    if (r->masking && !(r->expanded = calloc(r->ring_size * r->nregions, sizeof *r->expanded))) {
+        snprintf(msg->text, sizeof msg->text, "out of memory");
+        return CLX_ERR_HOST_MEMORY;
+    }
     if (r->strain && r->ring)
         r->strains = calloc(r->ring_size, sizeof *r->strains);
     if (!r->ring || (r->strain && !r->strains)) {
@@ -85,6 +89,10 @@ int offsets_output_open(struct offsets_run *r, clx_message *msg)
     int status;
     if (r->format->kind == ROW_FORMAT_H5)
         status = h5_open(r, msg);
+    else if (r->format->kind == ROW_FORMAT_VTK || r->format->kind == ROW_FORMAT_OPENPIV) {
+        const struct field_output_shape shape = { r->count, r->regions, r->nregions, r->format };
+        status = field_output_open(&r->field, r->output, &shape, msg);
+    }
     else if (r->resume.complete)
         return CLX_OK;   /* --resume found FILE complete: nothing to write */
     else if (offsets_header_format(r, header, sizeof header) != 0)
@@ -123,6 +131,15 @@ static int strain_row_format(struct offsets_run *r, size_t j, const clx_result *
     return status;
 }
 
+/* Image j's results for every window: as measured, or with --mask the
+ * measured ones in their places among the masked ones' (the slot of image
+ * j, which it holds until its rows are written). */
+static const clx_result *all_windows(struct offsets_run *r, size_t j, const clx_result *results)
+{
+    return r->masking ? r->expanded + (j % r->ring_size) * r->nregions : results;
+}
+
+
 /* Image j's rows as text: its name, its own reference's (pairs and
  * sequences), a sequence's totals, then the results. */
 static int image_rows_format(struct offsets_run *r, size_t j, const clx_result *results, size_t nregions,
@@ -151,9 +168,14 @@ static int image_rows_format(struct offsets_run *r, size_t j, const clx_result *
 int offsets_rows_format(void *user, size_t j, const clx_result *results, size_t nregions, clx_message *msg)
 {
     struct offsets_run *r = user;
+    if (r->masking) {
+        window_mask_expand(&r->mask, results, &r->masked_result, (clx_result *)all_windows(r, j, results));
+        results = all_windows(r, j, results);
+        nregions = r->nregions;
+    }
     if (r->strain)
         return strain_row_format(r, j, results, msg);
-    if (r->h5 || r->pairing == PAIRING_PREVIOUS)
+    if (r->h5 || r->field || r->pairing == PAIRING_PREVIOUS)
         return CLX_OK;
     return image_rows_format(r, j, results, nregions, msg);
 }
@@ -189,6 +211,17 @@ static int h5_write(struct offsets_run *r, size_t j, const clx_result *results, 
     return status;
 }
 
+/* Image j's field file. */
+static int field_write(struct offsets_run *r, size_t j, const clx_result *results, clx_message *msg)
+{
+    char *name = image_item_name(&r->items, offsets_item_index(r, j));
+    if (!name)
+        return (snprintf(msg->text, sizeof msg->text, "out of memory"), CLX_ERR_HOST_MEMORY);
+    int status = field_output_image(r->field, offsets_run_index(r, j), name, results, msg);
+    free(name);
+    return status;
+}
+
 /* The calling thread, in input order: image j's rows, already formatted.
  * Under MPI, rank 0 writes them after the other ranks' earlier chunks, and
  * the other ranks send them to rank 0. */
@@ -198,14 +231,17 @@ int offsets_rows_write(void *user, size_t j, const clx_result *results, size_t n
     const struct csv_text *rows = &r->ring[j % r->ring_size];
     int unreadable = r->unreadable && r->unreadable[j];
     int status;
-    if (r->pairing == PAIRING_PREVIOUS &&
-        (status = sequence_rows_format(r, j, unreadable ? r->unreadable_results : results, nregions, msg)) !=
+    results = all_windows(r, j, results);
+    if (r->pairing == PAIRING_PREVIOUS && !r->field &&
+        (status = sequence_rows_format(r, j, unreadable ? r->unreadable_results : results, r->nregions, msg)) !=
             CLX_OK)
         return status;
     if (r->drawing && !unreadable)
         quiver_mean_add_results(&r->mean, results);
     if (r->h5)
         return h5_write(r, j, unreadable ? r->unreadable_results : results, msg);
+    if (r->field)
+        return field_write(r, j, unreadable ? r->unreadable_results : results, msg);
     if (!r->mpi)
         return csv_output_write(&r->out, rows, msg);
     if (mpi_rank() == 0)
@@ -220,15 +256,20 @@ int offsets_output_close(struct offsets_run *r, int failed, size_t written)
     int closed = CLX_OK;
     if (opened && r->h5)
         closed = h5_output_close(r->h5, !failed, &msg);
+    else if (opened && r->field)
+        field_output_close(r->field);
     else if (opened)
         closed = csv_output_close(&r->out, !failed, &msg);
     r->h5 = NULL;
+    r->field = NULL;
     r->out_open = 0;
     if (closed != CLX_OK) {
         report_error("%s", msg.text);
         return -1;
     }
-    if (failed && opened && r->format->kind == ROW_FORMAT_H5)
+    if (failed && opened && (r->format->kind == ROW_FORMAT_VTK || r->format->kind == ROW_FORMAT_OPENPIV))
+        report_note("stopped after %zu images; their files are whole", written);
+    else if (failed && opened && r->format->kind == ROW_FORMAT_H5)
         report_note("stopped after %zu images; their values are in %s.part (the others read as NaN, flags "
                     "as 4294967295)", written, r->output);
     else if (failed && opened && r->output && strcmp(r->output, "-") != 0 && written + r->kept > 0)

@@ -3,13 +3,17 @@
  * line it was given, and one run of it.
  *
  *   cmd_offsets.c      the command: its options, then set up, stream, report
- *   offsets_setup.c    the run's set-up: reference, windows, this process's
+ *   offsets_setup.c    the run's set-up: reference, windows (less those
+ *                      --mask leaves out: window_mask.h), this process's
  *                      images (a shard, an MPI rank's chunks), devices
  *   offsets_resume.c   --resume: the earlier output's whole images are kept
  *   offsets_stream.c   the images through the devices: loading, the plans
  *                      ready, progress, Ctrl-C, the MPI ranks' agreement
+ *   offsets_piv.c      or, for PIV's deforming passes, the pairs through
+ *                      clx_multipass on one device
  *   offsets_rows.c     the rows: formatted by the lanes, written in order
- *                      (or with --format h5 put in the HDF5 file's columns)
+ *                      (or with --format h5 put in the HDF5 file's columns,
+ *                      with vtk or openpiv in a file per image)
  *   offsets_report.c   the end: what failed or how it went, --quiver, --meta
  *
  * The images of one process are the whole list, or with --shard K/N the
@@ -26,6 +30,7 @@
 #include "mpi_ranks.h"
 #include "options.h"
 #include "output/csv_output.h"
+#include "output/field_output.h"
 #include "output/h5_output.h"
 #include "output/resume.h"
 #include "output/row_format.h"
@@ -34,6 +39,7 @@
 #include "report.h"
 #include "shard.h"
 #include "strain_job.h"
+#include "window_mask.h"
 
 /* --remap's state, defined in strain_remap.h: its functions take a run, so
  * the run names it without including it (the files that use it do). */
@@ -58,11 +64,19 @@ struct offsets_args {
     int resume;                  /* --resume */
     int skip_bad;                /* --skip-bad */
     const char *quiver;          /* --quiver FILE.png */
+    const char *mask;            /* --mask FILE */
+    double mask_max;             /* --mask-max F: the masked fraction above which a window is left out */
+    int mask_max_given;
     const char *shard_text;      /* --shard as given */
     int shard_index, shard_count;    /* --shard K/N; 0: the whole list */
     clx_stream_options stream;
     const char *reference;       /* NULL with --reference pairs: the first pair's first image sizes the run */
     enum offsets_pairing pairing;    /* --reference */
+    /* --reference pairs with --passes, a window per pass or a validation
+     * option: PIV's deforming passes (offsets_piv.c) and their options. */
+    int piv;
+    clx_multipass_options piv_options;
+    const char *validation_option;   /* the first validation option given, for messages */
     struct strain_options *strain;   /* `clxcorr strain`: its options; NULL for offsets */
 };
 
@@ -73,8 +87,16 @@ struct offsets_run {
     size_t *device_images;       /* the images each device correlated */
     const char *reference;       /* its name, for messages */
     clx_image ref;
-    clx_region *regions;
+    clx_region *regions;         /* every window: one row each */
     size_t nregions;
+    /* --mask: the windows measured (the library's), and each image's
+     * results for every window (the masked ones' nan and ROW_FLAG_MASKED)
+     * in expanded[(j % ring_size) * nregions], filled by the lane that
+     * formats image j's rows. */
+    int masking;
+    struct window_mask mask;
+    clx_result masked_result;
+    clx_result *expanded;
     struct image_items items;
     const clx_scan_info *scan;   /* the one pattern file's scan all images come from, or NULL */
     enum offsets_pairing pairing;
@@ -98,6 +120,7 @@ struct offsets_run {
     const struct row_format *format;
     struct csv_output out;       /* the rows of text, or */
     struct h5_output *h5;        /* --format h5: the columns as datasets */
+    struct field_output *field;  /* --format vtk, openpiv: a file per image */
     int out_open;
     int explain;
     struct progress_line progress;
@@ -126,6 +149,17 @@ struct offsets_run {
     clx_strain *strains;
     struct strain_remap *remap;  /* --remap: each image's map, NULL without */
 };
+
+/* The windows the library measures: all, or those --mask keeps. */
+static inline const clx_region *offsets_measured_regions(const struct offsets_run *r)
+{
+    return r->masking ? r->mask.measured : r->regions;
+}
+
+static inline size_t offsets_measured_count(const struct offsets_run *r)
+{
+    return r->masking ? r->mask.nmeasured : r->nregions;
+}
 
 /* Rows per image: one per window, or for strain one per pattern. */
 static inline size_t offsets_rows_per_image(const struct offsets_run *r)
@@ -160,7 +194,9 @@ static inline size_t offsets_reference_item(const struct offsets_run *r, size_t 
 /* The options of a run that offsets and strain share, beside options.h's
  * groups (offsets_take takes them; a command numbers its own from
  * OPT_RUN_OWN). */
-enum { OPT_LANES = OPT_OWN, OPT_SHARD, OPT_META, OPT_RESUME, OPT_SKIP_BAD, OPT_QUIVER, OPT_PAIRING, OPT_RUN_OWN };
+enum { OPT_LANES = OPT_OWN, OPT_SHARD, OPT_META, OPT_RESUME, OPT_SKIP_BAD, OPT_QUIVER, OPT_PAIRING, OPT_MASK,
+       OPT_MASK_MAX, OPT_PIV_MEDIAN_THRESHOLD, OPT_PIV_MIN_PEAK_RATIO, OPT_PIV_MIN_ZNCC, OPT_PIV_MAX_DISPLACEMENT,
+       OPT_PIV_KEEP_OUTLIERS, OPT_RUN_OWN };
 #define OPTIONS_RUN_IMAGES { "shard", required_argument, NULL, OPT_SHARD }, \
     { "skip-bad", no_argument, NULL, OPT_SKIP_BAD }
 #define OPTIONS_RUN_BATCHES { "threads", required_argument, NULL, 'j' }, \
@@ -210,6 +246,12 @@ enum offsets_stream_end {
 /* Streams this process's images through the devices; `why` says why it failed. */
 enum offsets_stream_end offsets_stream(struct offsets_run *r, const clx_plan_options *plan,
                                        const clx_stream_options *stream, clx_message *why);
+/* ---- offsets_piv.c ---- */
+
+/* This process's pairs through the deforming passes `o` on the first
+ * device; `why` says why it failed. */
+enum offsets_stream_end offsets_piv_stream(struct offsets_run *r, const clx_multipass_options *o, clx_message *why);
+
 /* Under MPI, after a set-up that failed before the ranks agreed: every
  * rank stops, and rank 0 names the first to fail. A no-op otherwise. */
 void offsets_setup_failed(struct offsets_run *r);

@@ -1,6 +1,6 @@
 /*
  * offsets_setup.c - `clxcorr offsets` before its first image: the image
- * list, the reference, the windows, this process's share of the images (a
+ * list, the reference, the windows (those a --mask leaves), this process's share of the images (a
  * shard, then an MPI rank's chunks), --quiver, --resume and --skip-bad
  * state, the devices, and what --meta will say of them.
  */
@@ -54,7 +54,7 @@ static int outputs_guard(const struct offsets_args *a)
     const struct output_guard outs[] = { { "-o", a->out.path }, { "--meta", a->meta }, { "--quiver", a->quiver } };
     char *reference = NULL;
     int page;
-    if (image_entry_split(a->reference, &reference, &page, NULL, NULL) != CLX_OK) {
+    if (clx_image_name_split(a->reference, &reference, &page, NULL, NULL) != CLX_OK) {
         report_error("out of memory");
         return -1;
     }
@@ -109,6 +109,26 @@ static int windows_load(const struct offsets_args *a, struct offsets_run *r)
             report_error("%s", msg.text);
         return -1;
     }
+    return 0;
+}
+
+/* --mask: the windows measured, and the results of those left out. */
+static int mask_setup(const struct offsets_args *a, struct offsets_run *r)
+{
+    clx_message msg;
+    if (!a->mask)
+        return 0;
+    if (window_mask_apply(&r->mask, a->mask, a->mask_max, r->ref.width, r->ref.height, r->regions, r->nregions,
+                          &msg) != CLX_OK) {
+        report_error("%s", msg.text);
+        return -1;
+    }
+    r->masking = 1;
+    clx_result *m = &r->masked_result;
+    m->dx = m->dy = m->peak = m->zncc = m->peak_ratio = m->znssd = m->sigma_dx = m->sigma_dy = NAN;
+    m->dudx = m->dudy = m->dvdx = m->dvdy = NAN;
+    m->flags = ROW_FLAG_MASKED;
+    report_info("--mask: %zu of %zu windows measured", r->mask.nmeasured, r->nregions);
     return 0;
 }
 
@@ -258,8 +278,9 @@ static int resume_ranks(struct offsets_run *r, int status)
 
 static int resume_setup(const struct offsets_args *a, struct offsets_run *r)
 {
-    if (a->format.kind == ROW_FORMAT_H5 && r->mpi) {
-        report_error("--format h5 is not written under mpirun yet: write CSV (or run one process)");
+    if ((a->format.kind == ROW_FORMAT_H5 || a->format.kind == ROW_FORMAT_VTK ||
+         a->format.kind == ROW_FORMAT_OPENPIV) && r->mpi) {
+        report_error("--format %s is not written under mpirun yet: write CSV (or run one process)", a->out.format);
         return -1;
     }
     int status = 0;
@@ -309,7 +330,7 @@ static int skip_bad_setup(struct offsets_run *r)
     for (size_t w = 0; w < r->nregions; w++) {
         clx_result *u = &r->unreadable_results[w];
         u->dx = u->dy = u->peak = u->zncc = u->peak_ratio = NAN;
-        u->flags = ROW_FLAG_UNREADABLE;
+        u->flags = ROW_FLAG_UNREADABLE | (r->masking && r->mask.masked[w] ? ROW_FLAG_MASKED : 0);
     }
     return 0;
 }
@@ -336,7 +357,7 @@ int offsets_setup(struct offsets_args *a, struct offsets_run *r)
     if (inputs_load(a, r) != 0)
         return -1;
     r->reference = a->reference;
-    if (windows_load(a, r) != 0 || images_select(a, r) != 0 || scan_setup(a, r) != 0 ||
+    if (windows_load(a, r) != 0 || mask_setup(a, r) != 0 || images_select(a, r) != 0 || scan_setup(a, r) != 0 ||
         strain_setup(a, r) != 0 || quiver_setup(a, r) != 0 || resume_setup(a, r) != 0)
         return -1;
     /* A process without images (an empty shard, a rank beyond the chunks) needs no device. */
@@ -358,6 +379,8 @@ void offsets_run_free(struct offsets_run *r)
     clx_message msg;
     if (r->out_open && r->h5)
         h5_output_close(r->h5, 0, &msg);
+    else if (r->out_open && r->field)
+        field_output_close(r->field);
     else if (r->out_open)
         csv_output_close(&r->out, 0, &msg);
     if (r->resume.part)
@@ -384,5 +407,7 @@ void offsets_run_free(struct offsets_run *r)
     free(r->strains);
     close_devices(r->ctxs, r->ndevices);
     free(r->regions);
+    window_mask_free(&r->mask);
+    free(r->expanded);
     clx_image_free(&r->ref);
 }

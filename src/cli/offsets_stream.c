@@ -210,7 +210,8 @@ enum offsets_stream_end offsets_stream(struct offsets_run *r, const clx_plan_opt
         return OFFSETS_FAILED;
     }
     if (r->local_count > 0) {
-        failed = clx_stream_run_devices(r->ctxs, r->ndevices, &r->ref, r->regions, r->nregions, plan, &so,
+        failed = clx_stream_run_devices(r->ctxs, r->ndevices, &r->ref, offsets_measured_regions(r),
+                                        offsets_measured_count(r), plan, &so,
                                         r->local_count, image_load_staged, offsets_rows_write, r, &r->done) != CLX_OK;
         if (failed)
             snprintf(why->text, sizeof why->text, "%s", clx_context_message(r->ctxs[0]));

@@ -49,6 +49,35 @@ static int parse_pair(const char *text, const char *option, int *a, int *b)
     return 0;
 }
 
+/* --window: WxH, N (N x N), or a square window per pass, largest first
+ * ("64,32,16"; the last is the grid's). */
+static int parse_window(const char *text, struct window_options *w)
+{
+    w->npass_windows = 0;
+    if (!strchr(text, ',') && strpbrk(text, "xX"))
+        return parse_pair(text, "--window", &w->win_w, &w->win_h);
+    if (!strchr(text, ','))    /* N: a square window */
+        return parse_int(text, "--window", 1, INT_MAX / 4, &w->win_w) ? -1 : (w->win_h = w->win_w, 0);
+    int n = 1;
+    for (const char *c = text; *c; c++)
+        n += *c == ',';
+    if (n > WINDOW_PASSES_MAX) {
+        report_error("--window: %d windows in '%s'; a run takes at most %d passes", n, text, WINDOW_PASSES_MAX);
+        return -1;
+    }
+    if (parse_ints(text, "--window", "a window size per pass, e.g. 64,32,16", n, w->pass_windows))
+        return -1;
+    for (int k = 0; k < n; k++)
+        if (w->pass_windows[k] < 8 || (k > 0 && w->pass_windows[k] > w->pass_windows[k - 1])) {
+            report_error("--window: '%s': each pass's window is 8 px or more, and no larger than the one before",
+                         text);
+            return -1;
+        }
+    w->npass_windows = n;
+    w->win_w = w->win_h = w->pass_windows[n - 1];
+    return 0;
+}
+
 int parse_ints(const char *text, const char *option, const char *form, int count, int *out)
 {
     const char *p = text;
@@ -178,10 +207,13 @@ static int windows_take(struct window_options *w, int c, const char *value)
         return option_taken(parse_pair(value, "--grid", &w->grid_nx, &w->grid_ny));
     case 'w':
         w->have_window = 1;
-        return option_taken(parse_pair(value, "--window", &w->win_w, &w->win_h));
+        return option_taken(parse_window(value, w));
     case 'm':
         w->have_margin = 1;
         return option_taken(parse_int(value, "--margin", 0, 1 << 20, &w->margin));
+    case OPT_GRID_STEP:
+        w->have_step = 1;
+        return option_taken(parse_int(value, "--grid-step", 1, 1 << 20, &w->grid_step));
     }
     return 0;
 }
@@ -414,31 +446,67 @@ int mode_options_check(const struct mode_options *m)
     return 0;
 }
 
-int window_options_check(const struct window_options *w, int required)
+int window_options_check(const struct window_options *w, unsigned how)
 {
-    int have_regions = w->regions_path != NULL;
-    if (have_regions && w->have_grid) {
-        report_error("give either --regions or --grid, not both");
+    int have_regions = w->regions_path != NULL, layouts = have_regions + w->have_grid + w->have_step;
+    int required = (how & WINDOWS_REQUIRED) != 0;
+    if (w->npass_windows && !(how & WINDOWS_PER_PASS)) {
+        report_error("--window: one WxH window here (a window per pass is for offsets --reference pairs)");
         return -1;
     }
-    if (required && !have_regions && !w->have_grid) {
-        report_error("no windows given: use --regions FILE or --grid NXxNY --window WxH");
+    if (layouts > 1) {
+        report_error("give one of --regions, --grid and --grid-step");
         return -1;
     }
-    if (w->have_grid != w->have_window) {
-        report_error(w->have_grid ? "--grid needs --window WxH" : "--window is only used with --grid");
+    if (required && layouts == 0) {
+        report_error("no windows given: use --regions FILE, --grid NXxNY --window WxH or --grid-step S --window WxH");
         return -1;
     }
-    if (w->have_margin && !w->have_grid) {
-        report_error("--margin is only used with --grid");
+    if ((w->have_grid || w->have_step) != w->have_window) {
+        report_error(w->have_grid   ? "--grid needs --window WxH"
+                     : w->have_step ? "--grid-step needs --window WxH"
+                                    : "--window is only used with --grid or --grid-step");
+        return -1;
+    }
+    if (w->have_margin && !w->have_grid && !w->have_step) {
+        report_error("--margin is only used with --grid or --grid-step");
         return -1;
     }
     return 0;
 }
 
+/* Windows of w x h every `step` px from the margin on, as many as fit
+ * before the far margin, row by row: the dense, overlapping grid PIV sets
+ * by window size and step (an interrogation grid). */
+static int step_grid_regions(const struct window_options *w, int width, int height, clx_region **regions, size_t *n,
+                             clx_message *msg)
+{
+    long room_x = (long)width - 2L * w->margin - w->win_w, room_y = (long)height - 2L * w->margin - w->win_h;
+    if (room_x < 0 || room_y < 0) {
+        snprintf(msg->text, sizeof msg->text,
+                 "--grid-step: no %dx%d window fits in the %dx%d image with --margin %d", w->win_w, w->win_h, width,
+                 height, w->margin);
+        return CLX_ERR_ARGUMENT;
+    }
+    size_t nx = (size_t)(room_x / w->grid_step) + 1, ny = (size_t)(room_y / w->grid_step) + 1;
+    *regions = malloc(nx * ny * sizeof **regions);
+    if (!*regions) {
+        snprintf(msg->text, sizeof msg->text, "out of memory for %zu x %zu windows", nx, ny);
+        return CLX_ERR_HOST_MEMORY;
+    }
+    for (size_t j = 0; j < ny; j++)
+        for (size_t i = 0; i < nx; i++)
+            (*regions)[j * nx + i] = (clx_region){ w->margin + (int)i * w->grid_step,
+                                                   w->margin + (int)j * w->grid_step, w->win_w, w->win_h };
+    *n = nx * ny;
+    return CLX_OK;
+}
+
 int window_options_regions(const struct window_options *w, int width, int height, clx_region **regions, size_t *n,
                            clx_message *msg)
 {
+    if (w->have_step)
+        return step_grid_regions(w, width, height, regions, n, msg);
     return w->regions_path ? clx_regions_read(w->regions_path, regions, n, msg)
                            : clx_regions_grid(w->grid_nx, w->grid_ny, w->win_w, w->win_h, w->margin, width, height,
                                               regions, n, msg);

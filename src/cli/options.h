@@ -57,13 +57,15 @@ enum option_id {
     OPT_FORMAT,
     OPT_COLUMNS,
     OPT_SCAN,
+    OPT_GRID_STEP,
     OPT_OWN = 512
 };
 
-/* Windows: --regions FILE, or --grid NXxNY --window WxH [--margin M]. */
+/* Windows: --regions FILE, or --grid NXxNY or --grid-step S with --window WxH [--margin M]. */
 #define OPTIONS_WINDOWS                                                                       \
     { "regions", required_argument, NULL, 'r' }, { "grid", required_argument, NULL, 'g' },   \
-    { "window", required_argument, NULL, 'w' }, { "margin", required_argument, NULL, 'm' }
+    { "window", required_argument, NULL, 'w' }, { "margin", required_argument, NULL, 'm' },  \
+    { "grid-step", required_argument, NULL, OPT_GRID_STEP }
 /* Images: --list FILE, besides the image arguments, and the scan to read
  * in pattern files that hold several. */
 #define OPTION_LIST { "list", required_argument, NULL, 'l' }
@@ -103,11 +105,16 @@ enum option_id {
 
 /* ---- the groups' values ---- */
 
+#define WINDOW_PASSES_MAX 8
+
 struct window_options {
     const char *regions_path;              /* --regions FILE */
-    int grid_nx, grid_ny, win_w, win_h;    /* --grid NXxNY, --window WxH */
+    int grid_nx, grid_ny, win_w, win_h;    /* --grid NXxNY, --window WxH (the last pass's with a list) */
+    int pass_windows[WINDOW_PASSES_MAX];   /* --window A,B,...: a square window per pass (PIV's passes) */
+    int npass_windows;                     /* 0: one WxH window */
+    int grid_step;                         /* --grid-step S: a window every S px */
     int margin;                            /* --margin M */
-    int have_grid, have_window, have_margin;
+    int have_grid, have_window, have_margin, have_step;
 };
 
 struct image_options {
@@ -166,14 +173,17 @@ int option_taken(int parsed);
 int options_parse(const struct command_options *c, const struct option_values *v, int argc, char **argv);
 
 /*
- * The window options agree: --regions or --grid, not both (one of them when
- * `required`; the message then says how), --window with --grid and --grid
- * with --window, --margin only with --grid. Reports the first problem and
- * returns -1.
+ * The window options agree: one of --regions, --grid and --grid-step (one
+ * of them with WINDOWS_REQUIRED in `how`; the message then says how), a
+ * window per pass only with WINDOWS_PER_PASS, --window with
+ * --grid or --grid-step and they with --window, --margin only with them.
+ * Reports the first problem and returns -1.
  */
-int window_options_check(const struct window_options *w, int required);
-/* The windows the options name: read from --regions, or the --grid in an
- * image of width x height. */
+#define WINDOWS_REQUIRED 1     /* a layout must be given */
+#define WINDOWS_PER_PASS 2     /* --window may list a window per pass */
+int window_options_check(const struct window_options *w, unsigned how);
+/* The windows the options name: read from --regions, or the --grid or
+ * --grid-step windows in an image of width x height. */
 int window_options_regions(const struct window_options *w, int width, int height, clx_region **regions, size_t *n,
                            clx_message *msg);
 

@@ -3,7 +3,9 @@
  *
  * Each path is timed on the device with random windows of the job's size,
  * for the job's batch: the FFT path over the whole batch (it always
- * transforms all of it); the direct path first over one image's windows,
+ * transforms all of it); the direct path first over a sample (one image's
+ * windows, fewer where they are large: a 64 x 64 window searched over every
+ * shift is 66 M multiply-adds, minutes of a CPU device for a whole image),
  * and over the whole batch only when that estimate is not already far
  * behind. The per-window times are cached under a key of the device, its
  * driver, clxcorr's version and the job's shape, so a job of the same shape
@@ -31,8 +33,14 @@
  * slower direct than FFT per window that way, and were 6x faster batched). */
 #define DIRECT_GIVE_UP 4.0
 #define DIRECT_GIVE_UP_MS 50.0
-/* Timed runs per measurement (after one warm-up); the best counts. */
+/* A sample of this many milliseconds or more is the batch's estimate. */
+#define DIRECT_SAMPLE_ENOUGH_MS 20.0
+/* The direct path's first sample: at most this many multiply-adds. */
+#define DIRECT_SAMPLE_MACS 2e9
+/* Timed runs per measurement (after one warm-up); the best counts. A
+ * measurement that has taken MEASURE_ENOUGH_MS stops repeating. */
 #define REPEATS 3
+#define MEASURE_ENOUGH_MS 1000.0
 #define CACHE_FILE "methods.tsv"
 
 /* Random prepared windows for timing: any values do, zeros might not. */
@@ -82,14 +90,15 @@ int method_time(struct clx_context *ctx, const struct correlator_ops *ops, const
         (status = ops->set_reference(ctx, state, prepared)) != CLX_OK)
         goto error;
 
-    double best = INFINITY;
-    for (int r = 0; r <= REPEATS; r++) {
+    double best = INFINITY, spent = 0;
+    for (int r = 0; r <= REPEATS && !(r > 1 && spent > MEASURE_ENOUGH_MS); r++) {
         CL_CALL(ctx, clFinish(ctx->queue));
         double t0 = 1e3 * profile_seconds();
         if ((status = ops->enqueue(ctx, state, prepared, run_tiles, NULL, corr)) != CLX_OK)
             goto error;
         CL_CALL(ctx, clFinish(ctx->queue));
         double t = 1e3 * profile_seconds() - t0;
+        spent += t;
         if (r > 0 && t < best)   /* run 0 warms up */
             best = t;
     }
@@ -204,27 +213,43 @@ int fft_choose(struct clx_context *ctx, struct kernel_params *p, int nwin, int n
 
 /* ---- the decision -------------------------------------------------------- */
 
-/* Whether measure() leaves the direct path's batch time estimated. */
-static int direct_batch_skipped(const struct method_choice *c, int ntiles)
+/* Whether measure() leaves the direct path's batch time estimated: the
+ * sample ran long enough that launch latency does not blur it, or it is far
+ * behind and the batch would take long. */
+static int direct_batch_skipped(const struct method_choice *c, int sample, int ntiles)
 {
-    return c->direct_ms >= DIRECT_GIVE_UP * c->fft_ms && c->direct_ms * ntiles > DIRECT_GIVE_UP_MS;
+    return c->direct_ms * sample >= DIRECT_SAMPLE_ENOUGH_MS ||
+           (c->direct_ms >= DIRECT_GIVE_UP * c->fft_ms && c->direct_ms * ntiles > DIRECT_GIVE_UP_MS);
+}
+
+/* The direct path's first sample: one image's windows, or fewer where their
+ * sums are long. */
+static int direct_sample(const struct kernel_params *p, int nwin, int ntiles)
+{
+    double per_tile = (double)p->win_w * p->win_h * (2.0 * p->search_rx + 1) * (2.0 * p->search_ry + 1);
+    double most = DIRECT_SAMPLE_MACS / per_tile;
+    int n = nwin < ntiles ? nwin : ntiles;
+    return most < 1 ? 1 : most < n ? (int)most : n;
 }
 
 static int measure(struct clx_context *ctx, const struct kernel_params *base, int nwin, int ntiles,
                    struct method_choice *c)
 {
     double fft, direct;
+    int sample = direct_sample(base, nwin, ntiles);
     int status = method_time(ctx, &correlator_fft, base, NULL, nwin, ntiles, ntiles, &fft);
     if (status != CLX_OK)
         return status;
     c->fft_ms = fft / ntiles;
-    /* One image's windows first. */
-    status = method_time(ctx, &correlator_direct, base, NULL, nwin, ntiles, nwin, &direct);
+    /* The sample first: a job of `sample` windows of one image (the direct
+     * kernel correlates whole images' windows, so a part of a batch of
+     * pairs, each tile with its own reference, is timed as its own job). */
+    status = method_time(ctx, &correlator_direct, base, NULL, sample, sample, sample, &direct);
     if (status != CLX_OK)
         return status;
-    c->direct_ms = direct / nwin;
+    c->direct_ms = direct / sample;
     c->direct_estimated = 1;
-    if (ntiles > nwin && !direct_batch_skipped(c, ntiles)) {
+    if (ntiles > sample && !direct_batch_skipped(c, sample, ntiles)) {
         status = method_time(ctx, &correlator_direct, base, NULL, nwin, ntiles, ntiles, &direct);
         if (status != CLX_OK)
             return status;
@@ -249,7 +274,8 @@ int method_choose(struct clx_context *ctx, clx_method requested, const struct ke
     cache_key(ctx, base, nwin, ntiles, key, sizeof key);
     c->cached = cache_lookup(ctx, key, c);
     /* An estimate an earlier rule made where measure() now measures. */
-    if (c->cached && c->direct_estimated && ntiles > nwin && !direct_batch_skipped(c, ntiles))
+    int sample = direct_sample(base, nwin, ntiles);
+    if (c->cached && c->direct_estimated && ntiles > sample && !direct_batch_skipped(c, sample, ntiles))
         c->cached = 0;
     if (!c->cached) {
         int status = measure(ctx, base, nwin, ntiles, c);
@@ -266,7 +292,7 @@ int method_choose(struct clx_context *ctx, clx_method requested, const struct ke
              c->correlator == &correlator_direct ? "fft" : "direct",
              c->cached ? "measured earlier" : "measured now", ctx->dev.info.name, base->win_w, base->win_h,
              base->search_rx, base->search_ry, nwin, ntiles / nwin, base->use_double ? "double" : "float",
-             c->direct_estimated ? "; direct estimated from one image's windows" : "");
+             c->direct_estimated ? "; direct estimated from a sample of the windows" : "");
     return CLX_OK;
 }
 

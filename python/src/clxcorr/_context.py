@@ -52,8 +52,9 @@ _OFFSETS_OPTIONS_DOC = """
         passes: correlation passes (>= 1): one plus the window-offset passes.
         refine: "icgn" (default), "correlation" or "none"; iterations: at
             most this many refinement iterations.
-        shape: IC-GN's shape function, 0 (translation) or 1 (first order,
-            adds the columns dudx, dudy, dvdx, dvdy).
+        shape: IC-GN's shape function, 1 (first order, the default: adds
+            the columns dudx, dudy, dvdx, dvdy, exx, eyy, exy) or 0
+            (translation).
         tol: the refinement stops below this correction, px.
         fine_shift: search radius of the window-offset passes, px.
         interp: the refinement's interpolation: "default", "lanczos3",
@@ -83,9 +84,11 @@ _RESULT_DOC = """
           accurate mode with refine="icgn" (the default):
             znssd       float64  the final zero-normalised sum of squared differences, 2 (1 - zncc)
             sigma_dx, sigma_dy   float64  standard deviations of dx and dy, px
-          and with shape=1:
+          and with shape=1 (the default):
             dudx, dudy, dvdx, dvdy  float64  the displacement's gradient over the
                                  window (u = dx, v = dy; per px, dimensionless)
+            exx, eyy, exy       float64  Green-Lagrange strain, (F^T F - I) / 2
+                                 with F = I + grad u
 """
 
 

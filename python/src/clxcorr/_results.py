@@ -24,8 +24,20 @@ BASE = [("image", "i8"), ("region", "i4"), ("x", "f8"), ("y", "f8"), ("dx", "f8"
 GROUPS = {
     "accurate": [("zncc", "f8"), ("peak_ratio", "f8"), ("iterations", "i4")],
     "icgn": [("znssd", "f8"), ("sigma_dx", "f8"), ("sigma_dy", "f8")],
-    "shape": [("dudx", "f8"), ("dudy", "f8"), ("dvdx", "f8"), ("dvdy", "f8")],
+    "shape": [("dudx", "f8"), ("dudy", "f8"), ("dvdx", "f8"), ("dvdy", "f8"),
+              ("exx", "f8"), ("eyy", "f8"), ("exy", "f8")],
 }
+# Columns computed here from the record's own, not read from it.
+STRAIN = ("exx", "eyy", "exy")
+
+
+def green_lagrange(raw):
+    """Green-Lagrange strain E = (F^T F - I) / 2 with F = I + grad u, as the
+    command computes it (row_format.c, row_green_lagrange)."""
+    ux, uy, vx, vy = raw["dudx"], raw["dudy"], raw["dvdx"], raw["dvdy"]
+    return {"exx": ux + 0.5 * (ux * ux + vx * vx),
+            "eyy": vy + 0.5 * (uy * uy + vy * vy),
+            "exy": 0.5 * (uy + vx + ux * uy + vx * vy)}
 
 
 def result_dtype(groups):
@@ -46,6 +58,7 @@ def rows(raw, first_image, image_count, regions, dtype):
     # The window's centre in reference coordinates: x0 + (w - 1) / 2.
     out["x"] = np.tile(regions[:, 0] + (regions[:, 2] - 1) / 2.0, image_count)
     out["y"] = np.tile(regions[:, 1] + (regions[:, 3] - 1) / 2.0, image_count)
+    strain = green_lagrange(raw) if "exx" in dtype.names else {}
     for name in dtype.names[4:]:
-        out[name] = raw[name]
+        out[name] = strain[name] if name in STRAIN else raw[name]
     return out

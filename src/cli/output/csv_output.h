@@ -19,6 +19,9 @@
  * set by the command, never by the library (clxcorr.h's CLX_FLAG_* take
  * the bits below it). */
 #define ROW_FLAG_UNREADABLE 64u
+/* The bit for a window that --mask left out (window_mask.h): not measured,
+ * its offsets nan. Also the command's own. */
+#define ROW_FLAG_MASKED 128u
 
 struct run_fingerprint;
 

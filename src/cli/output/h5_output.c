@@ -83,6 +83,10 @@ static const struct column_info column_infos[ROW_COLUMN_COUNT] = {
     [ROW_COLUMN_DUDY] = { VALUE_REAL, PER_IMAGE_WINDOW, "", "du/dy over the window (IC-GN, --shape 1)" },
     [ROW_COLUMN_DVDX] = { VALUE_REAL, PER_IMAGE_WINDOW, "", "dv/dx over the window (IC-GN, --shape 1)" },
     [ROW_COLUMN_DVDY] = { VALUE_REAL, PER_IMAGE_WINDOW, "", "dv/dy over the window (IC-GN, --shape 1)" },
+    [ROW_COLUMN_EXX] = { VALUE_REAL, PER_IMAGE_WINDOW, "", "Green-Lagrange strain Exx, 1/2 (F^T F - I), F = I + grad u" },
+    [ROW_COLUMN_EYY] = { VALUE_REAL, PER_IMAGE_WINDOW, "", "Green-Lagrange strain Eyy, 1/2 (F^T F - I), F = I + grad u" },
+    [ROW_COLUMN_EXY] = { VALUE_REAL, PER_IMAGE_WINDOW, "",
+                         "Green-Lagrange strain Exy (tensor shear), 1/2 (F^T F - I), F = I + grad u" },
     [ROW_COLUMN_SCAN_ROW] = { VALUE_INT, PER_IMAGE, "", "the pattern's row in the scan grid (0-based)" },
     [ROW_COLUMN_SCAN_COL] = { VALUE_INT, PER_IMAGE, "", "the pattern's column in the scan grid (0-based)" },
     [ROW_COLUMN_SCAN_X] = { VALUE_REAL, PER_IMAGE, "um", "the scan point's x position" },
@@ -496,6 +500,14 @@ static int value_put(struct column_out *c, size_t nregions, size_t at, const cha
         case ROW_COLUMN_DUDY: ((double *)c->buffer)[i] = r->dudy; break;
         case ROW_COLUMN_DVDX: ((double *)c->buffer)[i] = r->dvdx; break;
         case ROW_COLUMN_DVDY: ((double *)c->buffer)[i] = r->dvdy; break;
+        case ROW_COLUMN_EXX:
+        case ROW_COLUMN_EYY:
+        case ROW_COLUMN_EXY: {
+            double e[3];
+            row_green_lagrange(r, e);
+            ((double *)c->buffer)[i] = e[c->column - ROW_COLUMN_EXX];
+            break;
+        }
         default: break;
         }
     }

@@ -44,7 +44,7 @@ int output_guard_check(const struct output_guard *outputs, size_t noutputs, cons
         char *path = NULL;
         for (size_t i = 0; list && i < list->count; i++) {
             int page;
-            if (image_entry_split(list->entries[i], &path, &page, NULL, NULL) != CLX_OK)
+            if (clx_image_name_split(list->entries[i], &path, &page, NULL, NULL) != CLX_OK)
                 continue;
             int clash = (!last || strcmp(last, path) != 0) && clx_output_overwrites(o->path, path);
             if (clash)

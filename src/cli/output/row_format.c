@@ -12,7 +12,8 @@
 static const char *const column_names[ROW_COLUMN_COUNT] = {
     "image", "reference", "region", "x", "y", "dx", "dy", "total_dx", "total_dy", "peak", "flags", "zncc",
     "peak_ratio", "iterations",
-    "znssd", "sigma_dx", "sigma_dy", "dudx", "dudy", "dvdx", "dvdy", "scan_row", "scan_col", "scan_x", "scan_y",
+    "znssd", "sigma_dx", "sigma_dy", "dudx", "dudy", "dvdx", "dvdy", "exx", "eyy", "exy",
+    "scan_row", "scan_col", "scan_x", "scan_y",
     "e11", "e12", "e13", "e22", "e23", "e33", "w1", "w2", "w3", "residual", "windows", "flags",
 };
 /* The scan point's columns, and the strain's. */
@@ -39,9 +40,16 @@ static unsigned group_of(enum row_column c)
         return ROW_GROUP_ACCURATE;
     if (c >= ROW_COLUMN_ZNSSD && c <= ROW_COLUMN_SIGMA_DY)
         return ROW_GROUP_ICGN;
-    if (c >= ROW_COLUMN_DUDX && c <= ROW_COLUMN_DVDY)
+    if (c >= ROW_COLUMN_DUDX && c <= ROW_COLUMN_EXY)
         return ROW_GROUP_SHAPE;
     return 0;
+}
+
+void row_green_lagrange(const clx_result *r, double e[3])
+{
+    e[0] = r->dudx + 0.5 * (r->dudx * r->dudx + r->dvdx * r->dvdx);
+    e[1] = r->dvdy + 0.5 * (r->dudy * r->dudy + r->dvdy * r->dvdy);
+    e[2] = 0.5 * (r->dudy + r->dvdx + r->dudx * r->dudy + r->dvdx * r->dvdy);
 }
 
 unsigned row_groups_of(const clx_plan_options *plan)
@@ -130,13 +138,14 @@ int row_format_check_scan(const struct row_format *f, int scan, clx_message *msg
 
 int row_format_set_kind(struct row_format *f, const char *name, clx_message *msg)
 {
-    static const char *const kinds[] = { "csv", "tsv", "jsonl", "h5" };
-    for (int k = 0; k < 4; k++)
+    static const char *const kinds[] = { "csv", "tsv", "jsonl", "h5", "vtk", "openpiv" };
+    for (int k = 0; k < 6; k++)
         if (strcmp(name, kinds[k]) == 0) {
             f->kind = (enum row_format_kind)k;
             return CLX_OK;
         }
-    snprintf(msg->text, sizeof msg->text, "--format: unknown format '%.100s' (csv, tsv, jsonl or h5)", name);
+    snprintf(msg->text, sizeof msg->text, "--format: unknown format '%.100s' (csv, tsv, jsonl, h5, vtk or openpiv)",
+             name);
     return CLX_ERR_ARGUMENT;
 }
 
@@ -172,8 +181,8 @@ int row_format_set_columns(struct row_format *f, const char *list, unsigned grou
             snprintf(msg->text, sizeof msg->text,
                      "--columns: unknown column '%.*s' (known: image, region, x, y, dx, dy, peak, flags, in "
                      "accurate mode zncc, peak_ratio, iterations, with IC-GN znssd, sigma_dx, sigma_dy, with "
-                     "--shape 1 dudx, dudy, dvdx, dvdy, over a scan scan_row, scan_col, scan_x, scan_y, with "
-                     "--reference pairs or previous reference, with previous total_dx, total_dy)",
+                     "--shape 1 dudx, dudy, dvdx, dvdy, exx, eyy, exy, over a scan scan_row, scan_col, scan_x, "
+                     "scan_y, with --reference pairs or previous reference, with previous total_dx, total_dy)",
                      (int)(len > 100 ? 100 : len), p);
             return CLX_ERR_ARGUMENT;
         }
@@ -419,6 +428,14 @@ static void put_value(struct csv_text *t, enum row_format_kind kind, enum row_co
     case ROW_COLUMN_DUDY: json ? put_json_real(t, res->dudy, 7, 1) : put_general(t, res->dudy, 7); break;
     case ROW_COLUMN_DVDX: json ? put_json_real(t, res->dvdx, 7, 1) : put_general(t, res->dvdx, 7); break;
     case ROW_COLUMN_DVDY: json ? put_json_real(t, res->dvdy, 7, 1) : put_general(t, res->dvdy, 7); break;
+    case ROW_COLUMN_EXX:
+    case ROW_COLUMN_EYY:
+    case ROW_COLUMN_EXY: {
+        double e[3];
+        row_green_lagrange(res, e);
+        json ? put_json_real(t, e[c - ROW_COLUMN_EXX], 7, 1) : put_general(t, e[c - ROW_COLUMN_EXX], 7);
+        break;
+    }
     case ROW_COLUMN_SCAN_ROW: put_signed(t, point->row); break;
     case ROW_COLUMN_SCAN_COL: put_signed(t, point->col); break;
     case ROW_COLUMN_SCAN_X: json ? put_json_real(t, point->x, 4, 0) : put_fixed(t, point->x, 4); break;

@@ -16,7 +16,15 @@
  *
  * Numbers have the CSV's precision: x, y 1 decimal; dx, dy, zncc 6;
  * peak 9 significant digits; peak_ratio, sigma_dx, sigma_dy 4; znssd 6;
- * the gradients dudx ... dvdy 7.
+ * the gradients dudx ... dvdy and the strains exx, eyy, exy 7.
+ *
+ * The strains are Green-Lagrange's, E = 1/2 (F^T F - I) with F = I + grad u
+ * in reference coordinates (u = (dx, dy), grad u = [dudx dudy; dvdx dvdy]):
+ * exx = dudx + (dudx^2 + dvdx^2) / 2, eyy = dvdy + (dudy^2 + dvdy^2) / 2 and
+ * the tensor shear exy = (dudy + dvdx + dudx dudy + dvdx dvdy) / 2 (half
+ * the engineering shear), as DIC codes report them (Ncorr, DICe); y is
+ * down the image, so a positive exy closes the angle between +x and +y
+ * (right and down).
  */
 #ifndef CLX_ROW_FORMAT_H
 #define CLX_ROW_FORMAT_H
@@ -29,11 +37,13 @@ enum row_format_kind {
     ROW_FORMAT_CSV = 0,
     ROW_FORMAT_TSV = 1,
     ROW_FORMAT_JSONL = 2,
-    ROW_FORMAT_H5 = 3            /* not rows of text: output/h5_output.h writes it */
+    ROW_FORMAT_H5 = 3,           /* not rows of text: output/h5_output.h writes it */
+    ROW_FORMAT_VTK = 4,          /* nor these: a field file per image (output/field_output.h) */
+    ROW_FORMAT_OPENPIV = 5
 };
 
 /* Every column: the default order, the accurate mode's three, IC-GN's
- * three and its shape function's four, then the scan point's (runs over
+ * three and its shape function's four with their strains, then the scan point's (runs over
  * one EBSD pattern file with a scan grid). */
 enum row_column {
     ROW_COLUMN_IMAGE,
@@ -57,6 +67,9 @@ enum row_column {
     ROW_COLUMN_DUDY,
     ROW_COLUMN_DVDX,
     ROW_COLUMN_DVDY,
+    ROW_COLUMN_EXX,
+    ROW_COLUMN_EYY,
+    ROW_COLUMN_EXY,
     ROW_COLUMN_SCAN_ROW,
     ROW_COLUMN_SCAN_COL,
     ROW_COLUMN_SCAN_X,
@@ -95,12 +108,16 @@ struct row_scan_point {
 /* The groups of columns a run computes beyond seed mode's (a bit set). */
 #define ROW_GROUP_ACCURATE 1u   /* zncc, peak_ratio, iterations */
 #define ROW_GROUP_ICGN 2u       /* znssd, sigma_dx, sigma_dy */
-#define ROW_GROUP_SHAPE 4u      /* dudx, dudy, dvdx, dvdy */
+#define ROW_GROUP_SHAPE 4u      /* dudx, dudy, dvdx, dvdy, exx, eyy, exy */
 #define ROW_GROUP_PAIRS 8u      /* reference: each image measured against its own */
 #define ROW_GROUP_TOTALS 16u    /* total_dx, total_dy: a sequence, each image against the one before */
 
 /* The groups of a run with these options. */
 unsigned row_groups_of(const clx_plan_options *plan);
+
+/* The Green-Lagrange strains of a result's displacement gradient (above):
+ * e[0] exx, e[1] eyy, e[2] exy; NaN where the gradient is. */
+void row_green_lagrange(const clx_result *result, double e[3]);
 
 struct row_format {
     enum row_format_kind kind;
@@ -127,8 +144,9 @@ void row_format_use_scan(struct row_format *format, unsigned groups, int positio
  * otherwise. */
 int row_format_check_scan(const struct row_format *format, int scan, clx_message *msg);
 
-/* --format's value: "csv", "tsv", "jsonl" or "h5". An unknown name:
- * CLX_ERR_ARGUMENT, msg "--format: unknown format 'xml' (csv, tsv, jsonl or h5)". */
+/* --format's value: "csv", "tsv", "jsonl", "h5", "vtk" or "openpiv". An
+ * unknown name: CLX_ERR_ARGUMENT, msg "--format: unknown format 'xml'
+ * (csv, tsv, jsonl, h5, vtk or openpiv)". */
 int row_format_set_kind(struct row_format *format, const char *name, clx_message *msg);
 
 /*

@@ -36,7 +36,8 @@ static int max_int(int a, int b)
 
 const char *map_column_unit(const char *column)
 {
-    if (!strcmp(column, "dx") || !strcmp(column, "dy") || !strcmp(column, "x") || !strcmp(column, "y"))
+    if (!strcmp(column, "dx") || !strcmp(column, "dy") || !strcmp(column, "x") || !strcmp(column, "y") ||
+        !strcmp(column, "speed") || !strcmp(column, "sigma_dx") || !strcmp(column, "sigma_dy"))
         return "px";
     if (!strcmp(column, "scan_x") || !strcmp(column, "scan_y"))
         return "\xc2\xb5m";
@@ -47,11 +48,14 @@ const char *map_column_unit(const char *column)
 }
 
 /* Quantities signed by their nature, whatever the values of one map: the
- * offsets, the strain tensor's components e11 ... e33 and the rotations. */
+ * offsets, their gradients and strains (dudx ... dvdy, exx, eyy, exy), the
+ * strain tensor's components e11 ... e33 and the rotations. */
 static int column_signed(const char *column)
 {
-    if (!strcmp(column, "dx") || !strcmp(column, "dy"))
-        return 1;
+    static const char *const offsets[] = { "dx", "dy", "dudx", "dudy", "dvdx", "dvdy", "exx", "eyy", "exy" };
+    for (size_t i = 0; i < sizeof offsets / sizeof offsets[0]; i++)
+        if (!strcmp(column, offsets[i]))
+            return 1;
     if (column[0] == 'e' && column[1] >= '1' && column[1] <= '3' && column[2] >= '1' && column[2] <= '3' &&
         column[3] == '\0')
         return 1;

@@ -10,6 +10,7 @@
 #include "plot/plot_colours.h"
 #include "plot/plot_numbers.h"
 #include "plot/quiver.h"
+#include "plot/value_layer.h"
 
 #define DEFAULT_MIN_WIDTH 640
 #define DEFAULT_MAX_WIDTH 1600
@@ -238,7 +239,8 @@ static void draw_colour_bar(struct canvas *c, const struct layout *l, double top
     }
 }
 
-/* The scale arrow and its words under the image. */
+/* The scale arrow and its words under the image; the arrow in its colour on
+ * the magnitude bar up to colour_top, or white (colour_top 0) over a colour map. */
 static void draw_caption(struct canvas *c, const struct layout *l, double factor, double largest, double colour_top,
                          double width, size_t flagged, size_t missing)
 {
@@ -251,7 +253,7 @@ static void draw_caption(struct canvas *c, const struct layout *l, double factor
         while (shown * factor > l->image_w / 3.0 && shown > 1e-12)
             shown = nice_floor(shown / 2);
         double len = shown * factor;
-        draw_arrow(c, x, mid, x + len, mid, width, colour_scale(shown / colour_top));
+        draw_arrow(c, x, mid, x + len, mid, width, colour_top > 0 ? colour_scale(shown / colour_top) : white);
         format_number(value, sizeof value, shown, shown);
         char times[32];
         format_number(times, sizeof times, factor, factor >= 1 ? 1 : factor);
@@ -275,72 +277,122 @@ static void draw_caption(struct canvas *c, const struct layout *l, double factor
 
 /* ---- the picture ---------------------------------------------------------- */
 
+/* How long and in which colours the arrows are drawn. */
+struct arrow_scales {
+    double largest, largest_flagged;   /* the longest trusted and flagged offsets */
+    size_t flagged, missing;
+    double reach;                      /* picture pixels the longest arrow may take */
+    double factor;                     /* picture pixels per pixel of offset */
+    double colour_top, colour_step;    /* the magnitude colour bar */
+    double line_width;
+};
+
+static void arrow_scales_of(const struct quiver_arrow *arrows, size_t count, double spacing, const struct layout *l,
+                            struct arrow_scales *s)
+{
+    memset(s, 0, sizeof *s);
+    for (size_t i = 0; i < count; i++) {
+        double d = hypot(arrows[i].dx, arrows[i].dy);
+        if (!isfinite(d))
+            s->missing++;
+        else if (arrows[i].flags)
+            s->flagged++, s->largest_flagged = fmax(s->largest_flagged, d);
+        else
+            s->largest = fmax(s->largest, d);
+    }
+    /* Picture pixels per pixel of offset: a round factor that makes the
+     * longest trusted arrow at most ARROW_REACH of the windows' spacing
+     * (the longest flagged one when none is trusted). */
+    s->reach = ARROW_REACH * spacing * l->scale;
+    double scaled = s->largest > 0 ? s->largest : s->largest_flagged;
+    s->factor = scaled > 0 ? nice_floor(s->reach / scaled) : 1;
+    /* The colour bar: 0 to a whole number of round steps, at least the
+     * largest offset. */
+    s->colour_step = nice_step(s->largest > 0 ? s->largest : 1, 4);
+    s->colour_top = s->colour_step * ceil(s->largest / s->colour_step * (1 - 1e-9));
+    if (s->colour_top <= 0)
+        s->colour_top = s->colour_step;
+    s->line_width = l->image_w >= 1200 ? 3 : 2;
+}
+
+/* Every arrow, in its magnitude's colour, or white over a colour map (`plain`). */
+static void draw_arrows(struct canvas *c, const struct layout *l, const struct quiver_arrow *arrows, size_t count,
+                        const struct arrow_scales *s, int plain)
+{
+    canvas_clip(c, l->image_x, l->image_y, l->image_w, l->image_h);
+    for (size_t i = 0; i < count; i++) {
+        const struct quiver_arrow *a = &arrows[i];
+        if (!isfinite(a->dx) || !isfinite(a->dy))
+            continue;
+        double x0 = l->image_x + (a->x + 0.5) * l->scale, y0 = l->image_y + (a->y + 0.5) * l->scale;
+        double ex = a->dx * s->factor, ey = a->dy * s->factor;
+        struct rgb colour = flagged_grey;
+        if (counts_in_scale(a)) {
+            colour = plain ? white : colour_scale(hypot(a->dx, a->dy) / s->colour_top);
+        } else {
+            /* A flagged offset is often wild: drawn no longer than the
+             * longest trusted arrow, it shows its direction and stays in
+             * its neighbourhood. */
+            double len = hypot(ex, ey), cap = s->largest > 0 ? s->largest * s->factor : s->reach;
+            if (len > cap) {
+                ex *= cap / len;
+                ey *= cap / len;
+            }
+        }
+        draw_arrow(c, x0, y0, x0 + ex, y0 + ey, s->line_width, colour);
+    }
+    canvas_unclip(c);
+}
+
+/* The column's colours under the arrows, over the image part. */
+static int draw_values(struct canvas *c, const struct layout *l, const struct quiver_arrow *arrows, size_t count,
+                       double spacing, const struct quiver_options *o, struct value_layer *v, clx_message *msg)
+{
+    double *x = malloc(sizeof *x * (count ? count : 1)), *y = malloc(sizeof *y * (count ? count : 1));
+    int status = x && y ? value_layer_prepare(v, o->values, count, o->column) : CLX_ERR_HOST_MEMORY;
+    if (status == CLX_OK) {
+        for (size_t i = 0; i < count; i++) {
+            x[i] = l->image_x + (arrows[i].x + 0.5) * l->scale;
+            y[i] = l->image_y + (arrows[i].y + 0.5) * l->scale;
+        }
+        canvas_clip(c, l->image_x, l->image_y, l->image_w, l->image_h);
+        value_layer_cells(c, v, x, y, count, spacing * l->scale);
+        canvas_unclip(c);
+    } else
+        snprintf(msg->text, sizeof msg->text, "out of memory");
+    free(x);
+    free(y);
+    return status;
+}
+
 int quiver_write_png(const char *path, const clx_image *reference, const struct quiver_arrow *arrows, size_t count,
                      const struct quiver_options *options, clx_message *msg)
 {
     struct layout l;
     struct canvas c = { 0 };
-    int status;
+    struct arrow_scales s;
+    struct value_layer values;
+    int status, plain = options && options->values;
 
     msg->text[0] = '\0';
     if (!reference || !reference->pixels || reference->width < 1 || reference->height < 1) {
         snprintf(msg->text, sizeof msg->text, "%s: no reference image to draw on", path);
         return CLX_ERR_ARGUMENT;
     }
+    double spacing = window_spacing(arrows, count, reference);
     if ((status = make_layout(reference, options ? options->width : 0, &l, msg)) != CLX_OK ||
         (status = canvas_create(&c, l.width, l.height, white, msg)) != CLX_OK ||
-        (status = draw_reference(&c, &l, reference, msg)) != CLX_OK)
+        (status = draw_reference(&c, &l, reference, msg)) != CLX_OK ||
+        (plain && (status = draw_values(&c, &l, arrows, count, spacing, options, &values, msg)) != CLX_OK))
         goto done;
-
-    double largest = 0, largest_flagged = 0;
-    size_t flagged = 0, missing = 0;
-    for (size_t i = 0; i < count; i++) {
-        double d = hypot(arrows[i].dx, arrows[i].dy);
-        if (!isfinite(d))
-            missing++;
-        else if (arrows[i].flags)
-            flagged++, largest_flagged = fmax(largest_flagged, d);
-        else
-            largest = fmax(largest, d);
-    }
-    /* Picture pixels per pixel of offset: a round factor that makes the
-     * longest trusted arrow at most ARROW_REACH of the windows' spacing
-     * (the longest flagged one when none is trusted). */
-    double reach = ARROW_REACH * window_spacing(arrows, count, reference) * l.scale;
-    double scaled = largest > 0 ? largest : largest_flagged;
-    double factor = scaled > 0 ? nice_floor(reach / scaled) : 1;
-    /* The colour bar: 0 to a whole number of round steps, at least the
-     * largest offset. */
-    double colour_step = nice_step(largest > 0 ? largest : 1, 4);
-    double colour_top = colour_step * ceil(largest / colour_step * (1 - 1e-9));
-    if (colour_top <= 0)
-        colour_top = colour_step;
-    double line_width = l.image_w >= 1200 ? 3 : 2;
-    canvas_clip(&c, l.image_x, l.image_y, l.image_w, l.image_h);
-    for (size_t i = 0; i < count; i++) {
-        const struct quiver_arrow *a = &arrows[i];
-        if (!isfinite(a->dx) || !isfinite(a->dy))
-            continue;
-        double x0 = l.image_x + (a->x + 0.5) * l.scale, y0 = l.image_y + (a->y + 0.5) * l.scale;
-        double ex = a->dx * factor, ey = a->dy * factor;
-        struct rgb colour = flagged_grey;
-        if (counts_in_scale(a)) {
-            colour = colour_scale(hypot(a->dx, a->dy) / colour_top);
-        } else {
-            /* A flagged offset is often wild: drawn no longer than the
-             * longest trusted arrow, it shows its direction and stays in
-             * its neighbourhood. */
-            double len = hypot(ex, ey), cap = largest > 0 ? largest * factor : reach;
-            if (len > cap) {
-                ex *= cap / len;
-                ey *= cap / len;
-            }
-        }
-        draw_arrow(&c, x0, y0, x0 + ex, y0 + ey, line_width, colour);
-    }
-    canvas_unclip(&c);
-    draw_colour_bar(&c, &l, colour_top, colour_step);
-    draw_caption(&c, &l, factor, scaled, colour_top, line_width, flagged, missing);
+    arrow_scales_of(arrows, count, spacing, &l, &s);
+    draw_arrows(&c, &l, arrows, count, &s, plain);
+    if (plain)
+        value_layer_bar(&c, &values, l.legend_x + 8, l.image_y, l.image_h - 10);
+    else
+        draw_colour_bar(&c, &l, s.colour_top, s.colour_step);
+    draw_caption(&c, &l, s.factor, s.largest > 0 ? s.largest : s.largest_flagged, plain ? 0 : s.colour_top,
+                 s.line_width, s.flagged, s.missing);
     if (options && options->title)
         canvas_text(&c, l.image_x, QUIVER_MARGIN, 2, options->title, ink);
     status = canvas_write_png(&c, path, msg);

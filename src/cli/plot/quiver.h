@@ -22,7 +22,9 @@
  *     other arrow, and left out of the scales (an outlier of 40 px would
  *     shrink every other arrow to a dot), counted in the caption; windows
  *     with a NaN offset are not drawn;
- *   - arrows kept inside the image part (clipped at its border).
+ *   - arrows kept inside the image part (clipped at its border);
+ *   - with quiver_options' values, a column's colour map under the arrows
+ *     (value_layer.h), the arrows white and the colour bar the column's.
  *
  * Size: the image part is `width` pixels wide (0: the reference's width,
  * but 640 to 1600) and as high as the reference's aspect asks (at most 1600
@@ -53,6 +55,11 @@ struct quiver_arrow {
 struct quiver_options {
     int width;           /* the image part's width in pixels; 0: from the reference */
     const char *title;   /* one line above the picture; NULL: none */
+    /* A colour map of a column under the arrows (value_layer.h), NULL for
+     * none: values[i] is arrow i's window's. The arrows are then white
+     * (flagged ones grey) and the colour bar is the column's. */
+    const double *values;
+    const char *column;
 };
 
 /*

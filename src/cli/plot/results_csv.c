@@ -15,28 +15,36 @@
 
 /* ---- the results --------------------------------------------------------- */
 
-enum column { COL_IMAGE, COL_REGION, COL_X, COL_Y, COL_DX, COL_DY, COL_FLAGS, COLUMNS };
-static const char *const column_names[COLUMNS] = { "image", "region", "x", "y", "dx", "dy", "flags" };
+enum column { COL_IMAGE, COL_REGION, COL_X, COL_Y, COL_DX, COL_DY, COL_FLAGS, COL_VALUE, COLUMNS };
+static const char *const column_names[COLUMNS] = { "image", "region", "x", "y", "dx", "dy", "flags", "" };
 
 struct row {
     size_t image;
     size_t window;
-    double dx, dy;
+    double dx, dy, value;
     unsigned flags;
     long line;
 };
 
 /* Where each needed column is in the header; -1 for an absent flags column. */
-static int map_columns(const struct record_reader *r, long line, int where[COLUMNS], clx_message *msg)
+/* Where each column is; `value` names COL_VALUE's (NULL: none). */
+static int map_columns(const struct record_reader *r, long line, const char *value, int where[COLUMNS],
+                       clx_message *msg)
 {
     for (int c = 0; c < COLUMNS; c++) {
+        const char *name = c == COL_VALUE ? value : column_names[c];
         where[c] = -1;
-        for (size_t i = 0; i < r->fields; i++)
-            if (strcmp(record_field(r, i), column_names[c]) == 0) {
+        for (size_t i = 0; name && i < r->fields; i++)
+            if (strcmp(record_field(r, i), name) == 0) {
                 where[c] = (int)i;
                 break;
             }
-        if (where[c] < 0 && c != COL_FLAGS) {
+        if (c == COL_VALUE && value && where[c] < 0 && strcmp(value, "speed") != 0) {
+            snprintf(msg->text, sizeof msg->text, "%s:%ld: no '%.60s' column to colour by (speed, or a column of "
+                     "the header)", r->path, line, value);
+            return CLX_ERR_FORMAT;
+        }
+        if (where[c] < 0 && c != COL_FLAGS && c != COL_VALUE) {
             snprintf(msg->text, sizeof msg->text,
                      "%s:%ld: no '%s' column; the header must name image, region, x, y, dx and dy "
                      "(clxcorr offsets' CSV)", r->path, line, column_names[c]);
@@ -71,6 +79,7 @@ void results_free(struct results_table *t)
     free(t->dx);
     free(t->dy);
     free(t->flags);
+    free(t->value);
     memset(t, 0, sizeof *t);
 }
 
@@ -125,11 +134,14 @@ static int gather_row(struct gathered *g, struct results_table *t, const struct 
         enum column c;
         double *out;
         int nan_ok;
-    } reals[] = { { COL_X, &x, 0 }, { COL_Y, &y, 0 }, { COL_DX, &row.dx, 1 }, { COL_DY, &row.dy, 1 } };
+    } reals[] = { { COL_X, &x, 0 }, { COL_Y, &y, 0 }, { COL_DX, &row.dx, 1 }, { COL_DY, &row.dy, 1 },
+                  { COL_VALUE, &row.value, 1 } };
+    row.value = NAN;
     for (size_t k = 0; k < sizeof reals / sizeof reals[0]; k++)
-        if (field_real(record_field(r, (size_t)col[reals[k].c]), reals[k].nan_ok, reals[k].out)) {
+        if (col[reals[k].c] >= 0 && field_real(record_field(r, (size_t)col[reals[k].c]), reals[k].nan_ok, reals[k].out)) {
             snprintf(msg->text, sizeof msg->text, "%s:%ld: %s '%.40s' is not a number", r->path, line,
-                     column_names[reals[k].c], record_field(r, (size_t)col[reals[k].c]));
+                     reals[k].c == COL_VALUE ? "the coloured column" : column_names[reals[k].c],
+                     record_field(r, (size_t)col[reals[k].c]));
             return CLX_ERR_FORMAT;
         }
     if (col[COL_FLAGS] >= 0 && field_count(record_field(r, (size_t)col[COL_FLAGS]), 0xffffffffUL, &flags)) {
@@ -181,7 +193,8 @@ out_of_memory:
 }
 
 /* Lays the rows out image by image; a window twice for one image is an error. */
-static int lay_out(struct gathered *g, struct results_table *t, const char *path, clx_message *msg)
+/* The rows into the table's arrays; `value`: also table->value. */
+static int lay_out(struct gathered *g, struct results_table *t, const char *path, int value, clx_message *msg)
 {
     size_t cells = t->images * t->windows;
     t->image_names = g->names;
@@ -193,13 +206,18 @@ static int lay_out(struct gathered *g, struct results_table *t, const char *path
     t->dy = malloc(cells * sizeof *t->dy);
     t->flags = calloc(cells, sizeof *t->flags);
     long *line_of = calloc(cells, sizeof *line_of);
-    if (!t->dx || !t->dy || !t->flags || !line_of) {
+    if (value)
+        t->value = malloc(cells * sizeof *t->value);
+    if (!t->dx || !t->dy || !t->flags || !line_of || (value && !t->value)) {
         free(line_of);
         snprintf(msg->text, sizeof msg->text, "%s: out of memory", path);
         return CLX_ERR_HOST_MEMORY;
     }
-    for (size_t i = 0; i < cells; i++)
+    for (size_t i = 0; i < cells; i++) {
         t->dx[i] = t->dy[i] = NAN;
+        if (value)
+            t->value[i] = NAN;
+    }
     int status = CLX_OK;
     for (size_t k = 0; k < g->nrows; k++) {
         const struct row *row = &g->rows[k];
@@ -214,12 +232,31 @@ static int lay_out(struct gathered *g, struct results_table *t, const char *path
         t->dx[cell] = row->dx;
         t->dy[cell] = row->dy;
         t->flags[cell] = row->flags;
+        if (value)
+            t->value[cell] = row->value;
     }
     free(line_of);
     return status;
 }
 
+static int read_table(const char *path, const char *column, struct results_table *t, clx_message *msg);
+
 int results_read(const char *path, struct results_table *t, clx_message *msg)
+{
+    return read_table(path, NULL, t, msg);
+}
+
+int results_read_column(const char *path, const char *column, struct results_table *t, clx_message *msg)
+{
+    int status = read_table(path, column, t, msg);
+    /* speed, when the file does not have it, from the offsets. */
+    for (size_t i = 0; status == CLX_OK && i < t->images * t->windows; i++)
+        if (strcmp(column, "speed") == 0 && isnan(t->value[i]))
+            t->value[i] = hypot(t->dx[i], t->dy[i]);
+    return status;
+}
+
+static int read_table(const char *path, const char *column, struct results_table *t, clx_message *msg)
 {
     struct record_reader r;
     struct gathered g = { 0 };
@@ -235,7 +272,7 @@ int results_read(const char *path, struct results_table *t, clx_message *msg)
         snprintf(msg->text, sizeof msg->text, "%s: empty; expected a header line (image,region,x,y,dx,dy,...)", path);
         status = CLX_ERR_FORMAT;
     }
-    if (status < 0 || (status = map_columns(&r, line, col, msg)) != CLX_OK)
+    if (status < 0 || (status = map_columns(&r, line, column, col, msg)) != CLX_OK)
         goto done;
     size_t header_fields = r.fields;
     while ((status = record_read(&r, &line, msg)) == 1) {
@@ -255,7 +292,7 @@ int results_read(const char *path, struct results_table *t, clx_message *msg)
         status = CLX_ERR_FORMAT;
         goto done;
     }
-    status = lay_out(&g, t, path, msg);
+    status = lay_out(&g, t, path, column != NULL, msg);
 
 done:
     record_reader_close(&r);

@@ -22,6 +22,7 @@ struct results_table {
     double *x, *y;          /* [windows]: each window's centre; NaN for a window no row names */
     double *dx, *dy;        /* [image * windows + window]; NaN where the file has no row */
     unsigned *flags;        /* [image * windows + window]; 0 without a flags column */
+    double *value;          /* [image * windows + window]: results_read_column's column; NaN where missing */
 };
 
 /*
@@ -32,6 +33,10 @@ struct results_table {
  * centre moves between images, no rows).
  */
 int results_read(const char *path, struct results_table *table, clx_message *msg);
+/* The same, and the values of one more column (a number or nan in every
+ * row) into table->value. "speed" when the file has no such column is
+ * hypot(dx, dy). An error names the column when the file lacks it. */
+int results_read_column(const char *path, const char *column, struct results_table *table, clx_message *msg);
 void results_free(struct results_table *table);
 
 #endif
