@@ -17,7 +17,10 @@
 #   bench/gpu-piv.sh BIN_DIR [OUT_DIR]      (after . .gpu-host/setup.sh)
 #
 # BIN_DIR holds clxcorr, clxcorr-samples, clxcorr-piv-bench and
-# clxcorr-throughput (a --disable-shared build's programs).
+# clxcorr-throughput (a --disable-shared build's programs). A GPU host
+# without network gets OpenPIV as its Python sources on PYTHONPATH (its
+# wheel's openpiv/*.py and dist-info, with imageio, natsort and tqdm, the
+# host having numpy, scipy and scikit-image): bench/piv-vortex-results.txt.
 set -eu
 bin=${1:?usage: bench/gpu-piv.sh BIN_DIR [OUT_DIR]}
 out=${2:-/tmp/clxcorr-piv}

@@ -266,11 +266,17 @@ static void draw_caption(struct canvas *c, const struct layout *l, double factor
     if (flagged || missing) {
         char note[160];
         note[0] = '\0';
-        if (flagged)
-            snprintf(note, sizeof note, "grey: %zu flagged window%s (no longer than the longest other arrow)%s",
-                     flagged, flagged == 1 ? "" : "s", missing ? "; " : "");
-        if (missing)
-            snprintf(note + strlen(note), sizeof note - strlen(note), "%zu without an offset", missing);
+        /* The long form where it fits the picture's width, else the short. */
+        for (int brief = 0; brief < 2; brief++) {
+            note[0] = '\0';
+            if (flagged)
+                snprintf(note, sizeof note, "grey: %zu flagged window%s%s%s", flagged, flagged == 1 ? "" : "s",
+                         brief ? "" : " (no longer than the longest other arrow)", missing ? "; " : "");
+            if (missing)
+                snprintf(note + strlen(note), sizeof note - strlen(note), "%zu without an offset", missing);
+            if (l->image_x + canvas_text_width(note, text_scale) <= c->width)
+                break;
+        }
         canvas_text(c, l->image_x, y + canvas_text_height(text_scale) + 8, text_scale, note, ink);
     }
 }
