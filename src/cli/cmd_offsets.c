@@ -336,7 +336,7 @@ static int parse_pairing(const char *text, enum offsets_pairing *out)
 /* PIV's validation options (into the multi-pass's options). */
 static int validation_take(struct offsets_args *a, int c, const char *value)
 {
-    clx_multipass_options *o = &a->piv_options;
+    clx_multipass_options *o = &a->multipass_options;
     static const char *const names[] = { "--median-threshold", "--min-peak-ratio", "--min-zncc",
                                          "--max-displacement", "--keep-outliers" };
     const char *name = names[c - OPT_PIV_MEDIAN_THRESHOLD];
@@ -415,7 +415,7 @@ static int pairing_check(const struct offsets_args *a)
 static int piv_check(struct offsets_args *a)
 {
     const struct window_options *w = &a->win;
-    clx_multipass_options *o = &a->piv_options;
+    clx_multipass_options *o = &a->multipass_options;
     int passes = a->pairing == PAIRING_PAIRS ? a->mode.plan.passes : 0;
     if (!w->npass_windows && !a->validation_option && passes == 0)
         return 0;
@@ -578,7 +578,7 @@ int offsets_main(int argc, char **argv, struct offsets_args *a, int (*parse)(int
     }
     clx_stream_options_init(&a->stream);
     a->mask_max = 0.5;
-    clx_multipass_options_init(&a->piv_options);
+    clx_multipass_options_init(&a->multipass_options);
     int parsed = parse(argc, argv, a);
     if (parsed != 0) {
         image_options_free(&a->img);
@@ -587,11 +587,11 @@ int offsets_main(int argc, char **argv, struct offsets_args *a, int (*parse)(int
     }
     r.mpi = mpi_active();
     offsets_interrupts_catch();
-    a->piv_options.plan = a->mode.plan;
+    a->multipass_options.plan = a->mode.plan;
     if (offsets_setup(a, &r) == 0) {
         clx_message why = { "" };
         enum offsets_stream_end end =
-            a->piv ? offsets_piv_stream(&r, &a->piv_options, &why) : offsets_stream(&r, &a->mode.plan, &a->stream, &why);
+            a->piv ? offsets_piv_stream(&r, &a->multipass_options, &why) : offsets_stream(&r, &a->mode.plan, &a->stream, &why);
         if (end != OFFSETS_NOT_SET_UP)
             status = offsets_report(&r, a, end == OFFSETS_FAILED, why.text);
     }

@@ -75,7 +75,7 @@ struct offsets_args {
     /* --reference pairs with --passes, a window per pass or a validation
      * option: PIV's deforming passes (offsets_piv.c) and their options. */
     int piv;
-    clx_multipass_options piv_options;
+    clx_multipass_options multipass_options;
     const char *validation_option;   /* the first validation option given, for messages */
     struct strain_options *strain;   /* `clxcorr strain`: its options; NULL for offsets */
 };
