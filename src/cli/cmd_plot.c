@@ -272,9 +272,10 @@ static int references_guard(const struct plot_args *a)
     int n = 1, clash = 0, page;
     for (int i = 0; i < a->nreferences && clash == 0; i++) {
         char *file = NULL;
-        if (clx_image_name_split(a->references[i], &file, &page, NULL, NULL) != CLX_OK)
+        if (clx_image_name_split(a->references[i], &file, &page, NULL, NULL) != CLX_OK) {
+            report_error("out of host memory");
             clash = -1;
-        else
+        } else
             files[n++] = file;
     }
     if (clash == 0)
