@@ -46,24 +46,7 @@ __kernel void field_warp(__global const real *src, int w, int h, __global const 
             v += wx[a] * wy[b] * fv[k];
         }
     }
-    /* The sample: TAPS x TAPS taps around (px, py). */
+    /* The image sampled where the field moves this pixel (interp.h). */
     __global const real *image = src + (size_t)img * w * h;
-    const real px = x + scale * u, py = y + scale * v;
-    const real px0 = floor(px), py0 = floor(py);
-    const int ix = (int)px0 - TAPS / 2 + 1, iy = (int)py0 - TAPS / 2 + 1;
-    real tx[TAPS], sum = 0, sxw = 0, syw = 0;
-    for (int k = 0; k < TAPS; k++) {
-        tx[k] = tap_weight(px - px0, k);
-        sxw += tx[k];
-    }
-    for (int m = 0; m < TAPS; m++) {
-        const real ty = tap_weight(py - py0, m);
-        __global const real *row = image + (size_t)tap_index(iy + m, h) * w;
-        real r = 0;
-        for (int k = 0; k < TAPS; k++)
-            r += tx[k] * row[tap_index(ix + k, w)];
-        sum += ty * r;
-        syw += ty;
-    }
-    out[(size_t)img * w * h + (size_t)y * w + x] = sum / (sxw * syw);
+    out[(size_t)img * w * h + (size_t)y * w + x] = sample_at(image, w, h, x + scale * u, y + scale * v);
 }

@@ -101,30 +101,6 @@ static void group_sums(__local real *part, const real *v, int n, __local real *a
     }
 }
 
-/* The interpolant at (x, y) of a w x h image of values or coefficients. */
-static real sample_at(__global const real *src, int w, int h, real x, real y)
-{
-    const real x0 = floor(x), y0 = floor(y), fx = x - x0, fy = y - y0;
-    const int ix = (int)x0 - TAPS / 2 + 1, iy = (int)y0 - TAPS / 2 + 1;
-    real wx[TAPS], v = 0, sx = 0, sy = 0;
-    for (int k = 0; k < TAPS; k++) {
-        wx[k] = tap_weight(fx, k);
-        sx += wx[k];
-    }
-    for (int m = 0; m < TAPS; m++) {
-        const real wy = tap_weight(fy, m);
-        __global const real *row = src + (size_t)tap_index(iy + m, h) * w;
-        real r = 0;
-        for (int k = 0; k < TAPS; k++)
-            r += wx[k] * row[tap_index(ix + k, w)];
-        v += wy * r;
-        sy += wy;
-    }
-    /* Normalised as sample_windows.cl does (Lanczos weights sum to 1 only
-     * approximately; the others exactly). */
-    return v / (sx * sy);
-}
-
 /* Its slopes along x and y at the whole pixel (x, y). */
 static real2 slope_at(__global const real *src, int w, int h, int x, int y)
 {
