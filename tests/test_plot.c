@@ -296,6 +296,17 @@ static int same_colour(const unsigned char *px, struct rgb c, int tolerance)
     return abs(px[0] - c.r) <= tolerance && abs(px[1] - c.g) <= tolerance && abs(px[2] - c.b) <= tolerance;
 }
 
+/* The quiver checks' reference: 200 x 100, a horizontal ramp. */
+static clx_image ramp_reference(void)
+{
+    enum { W = 200, H = 100 };
+    static unsigned short pixels[W * H];
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            pixels[y * W + x] = (unsigned short)(1000 + 100 * x);
+    return (clx_image){ W, H, CLX_PIXEL_U16, pixels };
+}
+
 /*
  * A 200 x 100 reference (a horizontal ramp) and three windows in a row, 50
  * px apart: offsets of 2 and 1 px along x, and a flagged one of 40 px down.
@@ -303,12 +314,7 @@ static int same_colour(const unsigned char *px, struct rgb c, int tolerance)
  */
 static void check_quiver(void)
 {
-    enum { W = 200, H = 100 };
-    static unsigned short pixels[W * H];
-    for (int y = 0; y < H; y++)
-        for (int x = 0; x < W; x++)
-            pixels[y * W + x] = (unsigned short)(1000 + 100 * x);
-    clx_image ref = { W, H, CLX_PIXEL_U16, pixels };
+    clx_image ref = ramp_reference();
     struct quiver_arrow arrows[3] = {
         { 49.5, 49.5, 2.0, 0.0, 0 },
         { 149.5, 49.5, 1.0, 0.0, 0 },
@@ -414,12 +420,7 @@ static void check_quiver(void)
  */
 static void check_quiver_colours(void)
 {
-    enum { W = 200, H = 100 };
-    static unsigned short pixels[W * H];
-    for (int y = 0; y < H; y++)
-        for (int x = 0; x < W; x++)
-            pixels[y * W + x] = (unsigned short)(1000 + 100 * x);
-    clx_image ref = { W, H, CLX_PIXEL_U16, pixels };
+    clx_image ref = ramp_reference();
     struct quiver_arrow arrows[3] = {
         { 49.5, 49.5, 2.0, 0.0, 0 },
         { 149.5, 49.5, 1.0, 0.0, 0 },
