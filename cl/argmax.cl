@@ -24,6 +24,12 @@
  *     the host before), which kernel argmax_unpack turns into the index.
  *     Needs cl_khr_int64_extended_atomics and single precision.
  *     NDRange: as form 1.
+ *  3  kernel argmax_rows, for CPU devices: one work-item per correlation
+ *     scans it row by row with vector loads (VEC_N values at a time, SIMD
+ *     within the work-item rather than across work-items, which a CPU
+ *     runtime vectorises only in loop-free kernels), first for the largest
+ *     value, then for the first place holding it. No local memory.
+ *     NDRange: global (ntiles rounded up), any local.
  */
 #include "common.h"
 
@@ -31,7 +37,7 @@
 #define ARGMAX_WG 256   /* work-items searching one correlation (a power of two) */
 #endif
 #ifndef ARGMAX_FORM
-#define ARGMAX_FORM 0   /* 0 one work-group per tile, 1 partial pairs + combine, 2 64-bit atomics */
+#define ARGMAX_FORM 0   /* 0 one work-group per tile, 1 partial pairs + combine, 2 64-bit atomics, 3 rows (CPUs) */
 #endif
 #ifndef ARGMAX_PARTS
 #define ARGMAX_PARTS 4  /* work-groups sharing one tile in forms 1 and 2 (1..64) */
@@ -184,8 +190,91 @@ __kernel void argmax_unpack(__global const ulong *packed, __global int *peaks, i
     peaks[tile] = word ? (int)(0xFFFFFFFFu - (uint)word) : -1;
 }
 
+#elif ARGMAX_FORM == 3
+
+#define VEC_N 8
+#if USE_DOUBLE
+typedef double8 vreal_n;
+typedef double4 vreal_half;
 #else
-#error "ARGMAX_FORM must be 0, 1 or 2"
+typedef float8 vreal_n;
+typedef float4 vreal_half;
+#endif
+
+/* Rows (columns) whose shifts are searched: 0..SEARCH_RY and, for the
+ * negative shifts, CORR_H - SEARCH_RY..CORR_H - 1 (common.h's layout). In
+ * memory order these are in logical-index order too, so the first place
+ * holding the largest value in a row-major scan is the tie rule's. */
+#define FIRST_NEGATIVE_ROW (CORR_H - SEARCH_RY)
+#define FIRST_NEGATIVE_COL (CORR_W - SEARCH_RX)
+
+/* The largest number among row[x0 .. x1 - 1] and m (fmax: NaN never wins). */
+static inline real run_max(__global const real *row, int x0, int x1, real m)
+{
+    vreal_n mv = (vreal_n)m;
+    int x = x0;
+    for (; x + VEC_N <= x1; x += VEC_N)
+        mv = fmax(mv, vload8(0, row + x));
+    for (; x < x1; x++)
+        m = fmax(m, row[x]);
+    const vreal_half m4 = fmax(mv.lo, mv.hi);
+    const real2 m2 = fmax(m4.lo, m4.hi);
+    return fmax(m, fmax(m2.x, m2.y));
+}
+
+/* The first x in [x0, x1) with row[x] == m, or -1. */
+static inline int run_find(__global const real *row, int x0, int x1, real m)
+{
+    int x = x0;
+    for (; x + VEC_N <= x1; x += VEC_N)
+        if (any(vload8(0, row + x) == (vreal_n)m))
+            break;
+    for (; x < x1; x++)
+        if (row[x] == m)
+            return x;
+    return -1;
+}
+
+static inline real row_max(__global const real *row, real m)
+{
+    return run_max(row, FIRST_NEGATIVE_COL, CORR_W, run_max(row, 0, SEARCH_RX + 1, m));
+}
+
+static inline int row_find(__global const real *row, real m)
+{
+    const int x = run_find(row, 0, SEARCH_RX + 1, m);
+    return x >= 0 ? x : run_find(row, FIRST_NEGATIVE_COL, CORR_W, m);
+}
+
+/* The logical index of (x, y) in the correlation layout. */
+static inline int logical_index(int x, int y)
+{
+    const int ux = corr_shift_x(x), uy = corr_shift_y(y);
+    return (uy < 0 ? uy + LOGICAL_H : uy) * LOGICAL_W + (ux < 0 ? ux + LOGICAL_W : ux);
+}
+
+__kernel void argmax_rows(__global const real *corr, __global int *peaks, int ntiles)
+{
+    const int tile = get_global_id(0);
+    if (tile >= ntiles)
+        return;
+    __global const real *c = corr + (size_t)tile * CORR_PIXELS;
+    real m = -INFINITY;
+    for (int y = 0; y <= SEARCH_RY; y++)
+        m = row_max(c + y * CORR_W, m);
+    for (int y = FIRST_NEGATIVE_ROW; y < CORR_H; y++)
+        m = row_max(c + y * CORR_W, m);
+    int key = -1;
+    for (int y = 0; y < CORR_H && key < 0; y = y == SEARCH_RY ? FIRST_NEGATIVE_ROW : y + 1) {
+        const int x = row_find(c + y * CORR_W, m);
+        if (x >= 0)
+            key = logical_index(x, y);
+    }
+    peaks[tile] = key;
+}
+
+#else
+#error "ARGMAX_FORM must be 0, 1, 2 or 3"
 #endif
 
 #ifndef FIT_SIZE

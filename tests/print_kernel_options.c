@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "ops/correlator.h"
+#include "ops/fft_backend.h"
 #include "params/tuning_db.h"
 #include "runtime/program_build.h"
 
@@ -127,7 +128,7 @@ int main(void)
                     p.sums_items = 1 + n % 8;
                     p.prep_vec = 1 << (n % 3);
                     p.prep_pad = n % 3;
-                    p.argmax_form = dbl ? n % 2 : n % 3;
+                    p.argmax_form = dbl ? (int[]){ 0, 1, 3 }[n % 3] : n % 4;
                     p.argmax_parts = 1 + n % 16;
                     p.fft_pack = path == 0;
                     bad |= print(path == 0 ? kernels_fft_pack : kernels, &p);
@@ -171,6 +172,13 @@ int main(void)
         p.interp = INTERP_BSPLINE3;
         p.use_double = use_double;
         bad |= print("field_warp.cl", &p);
+    }
+    /* The cpu FFT backend's transforms (src/ops/fft_cpu.c): every radix, float and double. */
+    const int fft_sizes[][2] = { { 200, 200 }, { 64, 64 }, { 42, 70 }, { 14, 6 } };
+    for (size_t s = 0; s < sizeof fft_sizes / sizeof fft_sizes[0]; s++) {
+        char buf[256];
+        fft_cpu_build_options(fft_sizes[s][0], fft_sizes[s][1], (int)s % 2, buf, sizeof buf);
+        printf("fft_cpu.cl|%s\n", buf);
     }
     return bad;
 }

@@ -4,9 +4,13 @@
  * sizes), C2R(R2C(x)) = x and C2C inverse(C2C forward(z)) = z, batches
  * whose members differ, a plan run on other buffers, forward transforms
  * leaving their input alone, in float and (where the device has fp64)
- * double; VkFFT against clFFT on a larger batch; and the correlation stage
- * with fft=vkfft against fft=clfft through the public API. In a build
- * without VkFFT, fft=vkfft must fail with its one-line message.
+ * double; VkFFT and the cpu backend against clFFT on a larger batch; and
+ * the correlation stage with fft=vkfft and fft=cpu against fft=clfft
+ * through the public API. The cpu backend (real transforms only, its own
+ * half-spectrum layout) is compared after its spectra are put in the
+ * libraries' layout, and its R2C reading only part of the input against
+ * one reading all of it. In a build without VkFFT, fft=vkfft must fail with
+ * its one-line message.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -25,7 +29,7 @@
 #include "runtime/context.h"
 #include "test_data.h"
 
-static const char *const backend_names[] = { "clfft", "vkfft" };
+static const char *const backend_names[] = { "clfft", "vkfft", "cpu" };
 
 /*
  * The contract checks, in float and, where the device has fp64, double.
@@ -137,6 +141,41 @@ static double l2_norm(const double *a, size_t n)
     return sqrt(s);
 }
 
+/*
+ * `batch` half-spectra of the cpu backend (per array nx rows of `pitch`
+ * complex values, row kx holding ky = 0..ny/2) in the libraries' layout
+ * (rows ky of nx / 2 + 1 values kx), the rest by Hermitian symmetry:
+ * X(kx, ky) = conj(X(-kx, -ky)).
+ */
+static double *cpu_to_library_layout(const double *cpu, int nx, int ny, int batch)
+{
+    size_t pitch = fft_backend_cpu.spectrum_elements(nx, ny) / (size_t)nx, hx = (size_t)nx / 2 + 1;
+    double *lib = malloc(sizeof(double) * 2 * hx * ny * batch);
+    for (int b = 0; b < batch; b++)
+        for (int ky = 0; ky < ny; ky++)
+            for (size_t kx = 0; kx < hx; kx++) {
+                int conj = ky > ny / 2;
+                size_t row = conj ? (nx - kx) % nx : kx, col = conj ? (size_t)(ny - ky) : (size_t)ky;
+                const double *from = cpu + 2 * ((size_t)b * nx * pitch + row * pitch + col);
+                double *to = lib + 2 * ((size_t)b * hx * ny + (size_t)ky * hx + kx);
+                to[0] = from[0];
+                to[1] = conj ? -from[1] : from[1];
+            }
+    return lib;
+}
+
+/* The spectra `plan` made, in the libraries' layout. */
+static double *read_spectra(struct clx_context *ctx, const struct fft_backend *fft, cl_mem spectra, int nx, int ny,
+                            int batch, int use_double)
+{
+    double *got = device_read_reals(ctx, spectra, 2 * fft->spectrum_elements(nx, ny) * batch, use_double);
+    if (fft != &fft_backend_cpu)
+        return got;
+    double *lib = cpu_to_library_layout(got, nx, ny, batch);
+    free(got);
+    return lib;
+}
+
 /* Relative tolerance of one transform's values. */
 static double tolerance(int use_double)
 {
@@ -148,7 +187,7 @@ static struct fft_plan *plan_of(struct clx_context *ctx, const struct fft_backen
 {
     struct fft_plan *plan;
     double t0 = now_ms();
-    if (fft_plan_create(ctx, fft, kind, nx, ny, batch, use_double, &plan) != CLX_OK)
+    if (fft_plan_create(ctx, fft, kind, nx, ny, batch, use_double, nx, ny, &plan) != CLX_OK)
         die(ctx, "fft_plan_create");
     *ms += now_ms() - t0;
     return plan;
@@ -168,7 +207,9 @@ static void check_backend(struct clx_context *ctx, const struct fft_backend *fft
     enum fft_kind forward = complex_signal ? FFT_C2C_FORWARD : FFT_R2C;
     enum fft_kind inverse = complex_signal ? FFT_C2C_INVERSE : FFT_C2R;
     size_t nsignal = (size_t)nx * ny * (complex_signal ? 2 : 1);
+    /* As read back (the libraries' layout), and as the backend stores it. */
     size_t nspectrum = 2 * (size_t)(complex_signal ? nx : nx / 2 + 1) * ny;
+    size_t nstored = complex_signal ? nspectrum : 2 * fft->spectrum_elements(nx, ny);
     double tol = tolerance(use_double), t0 = now_ms();
     struct fft_plan *fwd = plan_of(ctx, fft, forward, nx, ny, batch, use_double, plan_ms);
     struct fft_plan *inv = plan_of(ctx, fft, inverse, nx, ny, batch, use_double, plan_ms);
@@ -177,13 +218,14 @@ static void check_backend(struct clx_context *ctx, const struct fft_backend *fft
         double *x = random_values(nx, ny, batch, complex_signal,
                                   1000u * nx + ny + 77u * set + (use_double ? 5 : 0) + (complex_signal ? 3 : 0));
         cl_mem in = buffer_of(ctx, nsignal * batch, use_double, x);
-        cl_mem spectra = buffer_of(ctx, nspectrum * batch, use_double, NULL);
+        cl_mem spectra = buffer_of(ctx, nstored * batch, use_double, NULL);
         cl_mem back = buffer_of(ctx, nsignal * batch, use_double, NULL);
         double *want = malloc(sizeof(double) * nspectrum);
 
         if (fft_plan_execute(fwd, in, spectra) != CLX_OK)
             die(ctx, fft_kind_name(forward));
-        double *got = device_read_reals(ctx, spectra, nspectrum * batch, use_double);
+        double *got = complex_signal ? device_read_reals(ctx, spectra, nspectrum * batch, use_double)
+                                     : read_spectra(ctx, fft, spectra, nx, ny, batch, use_double);
         double *kept = device_read_reals(ctx, in, nsignal * batch, use_double);
         if (fft_plan_execute(inv, spectra, back) != CLX_OK)
             die(ctx, fft_kind_name(inverse));
@@ -235,11 +277,11 @@ static void check_agree(struct clx_context *ctx, const struct fft_backend *a, co
         struct fft_plan *r2c = plan_of(ctx, backends[i], FFT_R2C, nx, ny, batch, use_double, &plan_ms[i]);
         struct fft_plan *c2r = plan_of(ctx, backends[i], FFT_C2R, nx, ny, batch, use_double, &plan_ms[i]);
         cl_mem in = buffer_of(ctx, nreal * batch, use_double, x);
-        cl_mem spec = buffer_of(ctx, 2 * ncomplex * batch, use_double, NULL);
+        cl_mem spec = buffer_of(ctx, 2 * backends[i]->spectrum_elements(nx, ny) * batch, use_double, NULL);
         cl_mem out = buffer_of(ctx, nreal * batch, use_double, NULL);
         if (fft_plan_execute(r2c, in, spec) != CLX_OK)
             die(ctx, "R2C");
-        spectra[i] = device_read_reals(ctx, spec, 2 * ncomplex * batch, use_double);
+        spectra[i] = read_spectra(ctx, backends[i], spec, nx, ny, batch, use_double);
         if (fft_plan_execute(c2r, spec, out) != CLX_OK)
             die(ctx, "C2R");
         double *round = device_read_reals(ctx, out, nreal * batch, use_double);
@@ -266,6 +308,44 @@ static void check_agree(struct clx_context *ctx, const struct fft_backend *a, co
     free(x);
     free(spectra[0]);
     free(spectra[1]);
+}
+
+/*
+ * The cpu backend's R2C told that only the top-left data_w x data_h part
+ * of its input is not zero (the correlation's padding) gives the spectra of
+ * the plan that reads it all; tails of the vectors included (data_w not a
+ * multiple of 8 or 16).
+ */
+static void check_cpu_extent(struct clx_context *ctx, int nx, int ny, int batch, int data_w, int data_h)
+{
+    size_t nreal = (size_t)nx * ny, nspec = 2 * fft_backend_cpu.spectrum_elements(nx, ny);
+    double *x = random_values(nx, ny, batch, 0, 99), ms = 0;
+    for (int b = 0; b < batch; b++)
+        for (int y = 0; y < ny; y++)
+            for (int xx = 0; xx < nx; xx++)
+                if (y >= data_h || xx >= data_w)
+                    x[b * nreal + (size_t)y * nx + xx] = 0;
+    struct fft_plan *all = plan_of(ctx, &fft_backend_cpu, FFT_R2C, nx, ny, batch, 0, &ms), *part;
+    if (fft_plan_create(ctx, &fft_backend_cpu, FFT_R2C, nx, ny, batch, 0, data_w, data_h, &part) != CLX_OK)
+        die(ctx, "fft_plan_create (part)");
+    cl_mem in = buffer_of(ctx, nreal * batch, 0, x);
+    cl_mem spec[2] = { buffer_of(ctx, nspec * batch, 0, NULL), buffer_of(ctx, nspec * batch, 0, NULL) };
+    if (fft_plan_execute(all, in, spec[0]) != CLX_OK || fft_plan_execute(part, in, spec[1]) != CLX_OK)
+        die(ctx, "R2C");
+    double *a = read_spectra(ctx, &fft_backend_cpu, spec[0], nx, ny, batch, 0);
+    double *b = read_spectra(ctx, &fft_backend_cpu, spec[1], nx, ny, batch, 0);
+    double err = max_abs_diff(a, b, (size_t)(nx / 2 + 1) * ny * 2 * batch);
+    CHECK(err == 0, "cpu %dx%d reading %dx%d of it: spectra differ by %.3g from reading all", nx, ny, data_w,
+          data_h, err);
+    printf("cpu %dx%d x %d reading only %dx%d: the same spectra\n", nx, ny, batch, data_w, data_h);
+    free(x);
+    free(a);
+    free(b);
+    fft_plan_destroy(all);
+    fft_plan_destroy(part);
+    clReleaseMemObject(in);
+    clReleaseMemObject(spec[0]);
+    clReleaseMemObject(spec[1]);
 }
 
 /* ---- the correlation stage through the public API ---------------------- */
@@ -329,15 +409,16 @@ static double compare_tile(const struct stage_run *a, const struct stage_run *b,
         err = fmax(err, fabs(a->surfaces[t * surf + e] - b->surfaces[t * surf + e]));
     }
     CHECK(err <= 2e-5 * peak, "tile %d: surfaces differ by %.3g of peak %.6g", t, err, peak);
-    CHECK(ra->ix == rb->ix && ra->iy == rb->iy, "tile %d: integer peak (%d,%d) with clfft, (%d,%d) with vkfft", t,
+    CHECK(ra->ix == rb->ix && ra->iy == rb->iy, "tile %d: integer peak (%d,%d) with clfft, (%d,%d) with the other", t,
           ra->ix, ra->iy, rb->ix, rb->iy);
     CHECK(fabs(ra->dx - rb->dx) <= 1e-3 && fabs(ra->dy - rb->dy) <= 1e-3,
-          "tile %d: offset (%.5f,%.5f) with clfft, (%.5f,%.5f) with vkfft", t, ra->dx, ra->dy, rb->dx, rb->dy);
+          "tile %d: offset (%.5f,%.5f) with clfft, (%.5f,%.5f) with the other", t, ra->dx, ra->dy, rb->dx, rb->dy);
     return err / peak;
 }
 
-/* The correlation stage with fft=vkfft against fft=clfft, or, in a build
- * without VkFFT, fft=vkfft's refusal. */
+/* The correlation stage with fft=vkfft and fft=cpu against fft=clfft, or,
+ * in a build without VkFFT, fft=vkfft's refusal; fft=cpu refusing
+ * fft_pack=1. */
 static void check_stage(clx_context *ctx)
 {
     const clx_region regions[NWIN] = { { 4, 4, 100, 100 }, { 136, 6, 100, 100 }, { 10, 112, 100, 100 },
@@ -366,8 +447,19 @@ static void check_stage(clx_context *ctx)
             worst = fmax(worst, compare_tile(&with_clfft, &with_vkfft, t));
         printf("stage: fft=vkfft gives fft=clfft's surfaces (worst %.3g of the peak) and offsets\n", worst);
     }
+    struct stage_run with_cpu = { .surfaces = NULL };
+    if (run_stage(ctx, "fft=cpu", &ref, images, regions, &with_cpu) != CLX_OK)
+        die(ctx, "clx_plan_create (fft=cpu)");
+    double worst = 0;
+    for (int t = 0; t < NIMAGES * NWIN; t++)
+        worst = fmax(worst, compare_tile(&with_clfft, &with_cpu, t));
+    printf("stage: fft=cpu gives fft=clfft's surfaces (worst %.3g of the peak) and offsets\n", worst);
+    status = run_stage(ctx, "fft=cpu,fft_pack=1", &ref, images, regions, &with_cpu);
+    CHECK(status == CLX_ERR_UNSUPPORTED, "fft=cpu,fft_pack=1: status %d", status);
+    printf("stage: fft=cpu,fft_pack=1 refused: %s\n", clx_context_message(ctx));
     free(with_clfft.surfaces);
     free(with_vkfft.surfaces);
+    free(with_cpu.surfaces);
     for (int i = 0; i < NIMAGES; i++)
         clx_image_free(&images[i]);
     clx_image_free(&ref);
@@ -384,7 +476,9 @@ static void check_params(void)
     CHECK(kernel_params_override(&p, "fft=clfft", why, sizeof why) == 0 && p.fft == 0 &&
           strcmp(kernel_params_fft_name(&p), "clfft") == 0, "fft=clfft: %s", why);
     CHECK(kernel_params_override(&p, "fft=fftw", why, sizeof why) == -1 &&
-          strcmp(why, "parameter fft=fftw: expected clfft or vkfft or auto") == 0, "fft=fftw: '%s'", why);
+          strcmp(why, "parameter fft=fftw: expected clfft or vkfft or auto or cpu") == 0, "fft=fftw: '%s'", why);
+    CHECK(kernel_params_override(&p, "fft=cpu", why, sizeof why) == 0 && p.fft == FFT_CPU &&
+          strcmp(kernel_params_fft_name(&p), "cpu") == 0, "fft=cpu: %s", why);
     CHECK(fft_backend_named("fftw") == NULL && fft_backend_named("clfft") == &fft_backend_clfft, "fft_backend_named");
 }
 
@@ -410,7 +504,7 @@ int main(void)
             if (cases[c].skip_clfft && fft == &fft_backend_clfft)
                 continue;
             for (int d = cases[c].double_only; d <= fp64; d++)
-                for (int cplx = 0; cplx < 2; cplx++)
+                for (int cplx = 0; cplx < (fft == &fft_backend_cpu ? 1 : 2); cplx++)
                     check_backend(ctx, fft, cases[c].nx, cases[c].ny, cases[c].batch, d, cplx, cases[c].with_dft,
                                   &plan_ms);
         }
@@ -418,12 +512,28 @@ int main(void)
     }
     if (!fp64)
         printf("device has no fp64: double precision not checked\n");
+    /* The cpu backend's radix 7 and odd-radix sizes on both axes, and its partial reads. */
+    for (int d = 0; d <= fp64; d++) {
+        double ms = 0;
+        check_backend(ctx, &fft_backend_cpu, 42, 70, 2, d, 0, 1, &ms);
+        check_backend(ctx, &fft_backend_cpu, 14, 6, 3, d, 0, 1, &ms);
+    }
+    check_cpu_extent(ctx, 200, 200, 3, 100, 100);
+    check_cpu_extent(ctx, 42, 70, 2, 21, 35);
+    struct fft_plan *c2c;
+    CHECK(fft_plan_create(ctx, &fft_backend_cpu, FFT_C2C_FORWARD, 12, 10, 1, 0, 12, 10, &c2c) == CLX_ERR_UNSUPPORTED,
+          "cpu C2C: not refused");
+    printf("cpu C2C refused: %s\n", clx_context_message(ctx));
 
     if (fft_backend_named("vkfft")) {
         double plan_ms[2] = { 0, 0 }, t0 = now_ms();
         check_agree(ctx, &fft_backend_clfft, fft_backend_named("vkfft"), 200, 200, 7, 0, plan_ms);
         printf("200x200 x 7: %.0f ms, of which plan creation: clfft %.0f ms, vkfft %.0f ms\n", now_ms() - t0,
                plan_ms[0], plan_ms[1]);
+    }
+    {
+        double plan_ms[2] = { 0, 0 };
+        check_agree(ctx, &fft_backend_clfft, &fft_backend_cpu, 200, 200, 7, 0, plan_ms);
     }
 
     int before = vkfft_plans_logged;

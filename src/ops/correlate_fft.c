@@ -40,12 +40,21 @@ struct fft_state {
     size_t multiply_global[2];     /* the multiply's NDRange */
     size_t pack_global[2];         /* fft_pack's and fft_unpack's */
     int nwin, ntiles, npairs;
+    cl_int spectrum_elements;      /* complex values in one tile's half-spectrum (the library's layout) */
 };
 
+/* The FFT library p names, or the default one where p names none this build has. */
+static const struct fft_backend *params_backend_or_default(const struct kernel_params *p)
+{
+    const struct fft_backend *fft = fft_backend_named(kernel_params_fft_name(p));
+    return fft ? fft : fft_default_backend();
+}
+
+/* One tile's half-spectrum, in the layout of p's FFT library. */
 static size_t spectrum_bytes(const struct kernel_params *p)
 {
     size_t rs = p->use_double ? sizeof(double) : sizeof(float);
-    return (size_t)(p->pad_w / 2 + 1) * p->pad_h * 2 * rs;
+    return params_backend_or_default(p)->spectrum_elements(p->pad_w, p->pad_h) * 2 * rs;
 }
 
 static size_t packed_bytes(const struct kernel_params *p)
@@ -79,9 +88,7 @@ static void fft_configure(const struct device_entry *dev, struct kernel_params *
      * this build lacks is reported by fft_create. Both libraries pad to the
      * same sizes, so the layout does not depend on whether an fft=
      * override was applied before this or after (stage_create: after). */
-    const struct fft_backend *fft = fft_backend_named(kernel_params_fft_name(p));
-    if (!fft)
-        fft = fft_default_backend();
+    const struct fft_backend *fft = params_backend_or_default(p);
     p->pad_w = fft->good_size(2 * p->win_w);
     p->pad_h = fft->good_size(2 * p->win_h);
     p->corr_w = p->pad_w;
@@ -130,9 +137,11 @@ static int create_per_tile(struct clx_context *ctx, const struct fft_backend *ff
     if (status == CLX_OK)
         status = kernel_create(ctx, st->program, "spectrum_multiply", &st->multiply);
     if (status == CLX_OK)
-        status = fft_plan_create(ctx, fft, FFT_R2C, p->pad_w, p->pad_h, st->ntiles, p->use_double, &st->r2c);
+        status = fft_plan_create(ctx, fft, FFT_R2C, p->pad_w, p->pad_h, st->ntiles, p->use_double, p->win_w,
+                                 p->win_h, &st->r2c);
     if (status == CLX_OK)
-        status = fft_plan_create(ctx, fft, FFT_C2R, p->pad_w, p->pad_h, st->ntiles, p->use_double, &st->c2r);
+        status = fft_plan_create(ctx, fft, FFT_C2R, p->pad_w, p->pad_h, st->ntiles, p->use_double, p->pad_w,
+                                 p->pad_h, &st->c2r);
     if (status == CLX_OK)
         status = ctx_create_buffer(ctx, st->spectrum_bytes * st->ntiles, &st->spectra, "spectra");
     return status;
@@ -150,13 +159,14 @@ static int create_packed(struct clx_context *ctx, const struct fft_backend *fft,
     if (status == CLX_OK)
         status = kernel_create(ctx, st->program, "fft_unpack", &st->unpack);
     if (status == CLX_OK)
-        status = fft_plan_create(ctx, fft, FFT_R2C, p->pad_w, p->pad_h, st->nwin, p->use_double, &st->r2c);
+        status = fft_plan_create(ctx, fft, FFT_R2C, p->pad_w, p->pad_h, st->nwin, p->use_double, p->win_w,
+                                 p->win_h, &st->r2c);
     if (status == CLX_OK)
         status = fft_plan_create(ctx, fft, FFT_C2C_FORWARD, p->pad_w, p->pad_h, st->npairs, p->use_double,
-                                 &st->c2c_forward);
+                                 p->pad_w, p->pad_h, &st->c2c_forward);
     if (status == CLX_OK)
         status = fft_plan_create(ctx, fft, FFT_C2C_INVERSE, p->pad_w, p->pad_h, st->npairs, p->use_double,
-                                 &st->c2c_inverse);
+                                 p->pad_w, p->pad_h, &st->c2c_inverse);
     if (status == CLX_OK)
         status = ctx_create_buffer(ctx, st->packed_bytes * st->npairs, &st->packed, "packed windows");
     if (status == CLX_OK)
@@ -185,7 +195,8 @@ static int fft_create(struct clx_context *ctx, const struct kernel_params *p, in
     /* One work-item per half-spectrum element, of a tile or of a pair
      * (whose work-items serve k and -k); fft_pack's and fft_unpack's, one
      * per packed element. */
-    st->multiply_global[0] = round_up_64((size_t)(p->pad_w / 2 + 1) * p->pad_h);
+    st->spectrum_elements = (cl_int)fft->spectrum_elements(p->pad_w, p->pad_h);
+    st->multiply_global[0] = round_up_64((size_t)st->spectrum_elements);
     st->multiply_global[1] = (size_t)(st->fft_pack ? st->npairs : ntiles);
     st->pack_global[0] = round_up_64((size_t)p->pad_w * p->pad_h);
     st->pack_global[1] = (size_t)st->npairs;
@@ -274,6 +285,7 @@ static int fft_enqueue(struct clx_context *ctx, void *opaque, cl_mem prepared, i
     CL_CALL(ctx, clSetKernelArg(k, 1, sizeof st->ref_spectra, &st->ref_spectra));
     CL_CALL(ctx, clSetKernelArg(k, 2, sizeof st->nwin, &st->nwin));
     CL_CALL(ctx, clSetKernelArg(k, 3, sizeof st->ntiles, &st->ntiles));
+    CL_CALL(ctx, clSetKernelArg(k, 4, sizeof st->spectrum_elements, &st->spectrum_elements));
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, st->multiply_global, NULL, 0, NULL, NULL));
     ctx_profile_mark(ctx, "multiply", 2 * spectra + (double)st->nwin * st->spectrum_bytes);
     status = fft_plan_execute(st->c2r, st->spectra, corr);

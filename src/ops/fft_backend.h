@@ -11,10 +11,16 @@
  *   FFT_C2C_INVERSE: the reverse, scaled by 1 / (nx ny).
  * Forward transforms leave their input alone; the input of an inverse
  * transform may be overwritten (backends differ).
+ *
+ * The libraries' half-spectra are (nx / 2 + 1) x ny complex values, rows of
+ * nx / 2 + 1; the "cpu" backend (src/ops/fft_cpu.c) keeps its own layout.
+ * Callers only multiply spectra element by element, so they need only
+ * their size: spectrum_elements.
  */
 #ifndef CLX_FFT_BACKEND_H
 #define CLX_FFT_BACKEND_H
 
+#include <stddef.h>
 #include <CL/cl.h>
 
 struct clx_context;
@@ -54,13 +60,26 @@ struct fft_backend {
     const char *name;
     /* Smallest even length >= n that the backend transforms. */
     int (*good_size)(int n);
+    /* Complex values in one array's half-spectrum (R2C's output, C2R's input). */
+    size_t (*spectrum_elements)(int nx, int ny);
+    /* data_w x data_h: the part of an R2C input that is not zero (its
+     * top left; nx x ny for all of it); a backend may skip the rest. */
     int (*create)(struct clx_context *ctx, enum fft_kind kind, int nx, int ny, int batch,
-                  int use_double, void **state);
+                  int use_double, int data_w, int data_h, void **state);
     int (*execute)(struct clx_context *ctx, void *state, cl_mem in, cl_mem out);
     void (*destroy)(void *state);
 };
 
 extern const struct fft_backend fft_backend_clfft;
+extern const struct fft_backend fft_backend_cpu;
+/* What cl/fft_cpu.cl is built with for nx x ny transforms (for tests/print_kernel_options.c too). */
+void fft_cpu_build_options(int nx, int ny, int use_double, char *buf, size_t len);
+
+/* The libraries' half-spectrum size, (nx / 2 + 1) ny. */
+static inline size_t fft_library_spectrum_elements(int nx, int ny)
+{
+    return (size_t)(nx / 2 + 1) * ny;
+}
 #ifdef HAVE_VKFFT
 extern const struct fft_backend fft_backend_vkfft;
 #endif

@@ -105,8 +105,9 @@ static void clfft_destroy(void *p)
 }
 
 static int clfft_create(struct clx_context *ctx, enum fft_kind kind, int nx, int ny, int batch,
-                        int use_double, void **out)
+                        int use_double, int data_w, int data_h, void **out)
 {
+    (void)data_w, (void)data_h;  /* clFFT reads the whole input */
     /* The signal side (reals or complex values, rows of nx) and the
      * spectrum side (half-spectra, rows of nx / 2 + 1, or full spectra). */
     int real = fft_kind_real(kind);
@@ -172,6 +173,7 @@ static int clfft_execute(struct clx_context *ctx, void *p, cl_mem in, cl_mem out
 const struct fft_backend fft_backend_clfft = {
     .name = "clfft",
     .good_size = clfft_good_size,
+    .spectrum_elements = fft_library_spectrum_elements,
     .create = clfft_create,
     .execute = clfft_execute,
     .destroy = clfft_destroy,

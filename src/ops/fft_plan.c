@@ -22,6 +22,7 @@ const struct fft_backend *fft_backend_named(const char *name)
 {
     static const struct fft_backend *const built_in[] = {
         &fft_backend_clfft,
+        &fft_backend_cpu,
 #ifdef HAVE_VKFFT
         &fft_backend_vkfft,
 #endif
@@ -33,7 +34,7 @@ const struct fft_backend *fft_backend_named(const char *name)
 }
 
 int fft_plan_create(struct clx_context *ctx, const struct fft_backend *backend, enum fft_kind kind,
-                    int nx, int ny, int batch, int use_double, struct fft_plan **out)
+                    int nx, int ny, int batch, int use_double, int data_w, int data_h, struct fft_plan **out)
 {
     struct fft_plan *plan = calloc(1, sizeof *plan);
     *out = NULL;
@@ -41,7 +42,7 @@ int fft_plan_create(struct clx_context *ctx, const struct fft_backend *backend, 
         return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
     plan->ctx = ctx;
     plan->backend = backend;
-    int status = backend->create(ctx, kind, nx, ny, batch, use_double, &plan->state);
+    int status = backend->create(ctx, kind, nx, ny, batch, use_double, data_w, data_h, &plan->state);
     if (status != CLX_OK) {
         free(plan);
         return status;

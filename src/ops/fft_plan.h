@@ -17,11 +17,12 @@ struct fft_plan;
 /* The backend used for new plans unless one is asked for (clFFT). */
 const struct fft_backend *fft_default_backend(void);
 
-/* The backend called `name` ("clfft", "vkfft"); NULL when unknown or not built in. */
+/* The backend called `name` ("clfft", "cpu", "vkfft"); NULL when unknown or not built in. */
 const struct fft_backend *fft_backend_named(const char *name);
 
 int fft_plan_create(struct clx_context *ctx, const struct fft_backend *backend, enum fft_kind kind,
-                    int nx, int ny, int batch, int use_double, struct fft_plan **plan);
+                    int nx, int ny, int batch, int use_double, int data_w, int data_h,
+                    struct fft_plan **plan);
 /* Enqueues the transform on the context's queue. */
 int fft_plan_execute(struct fft_plan *plan, cl_mem in, cl_mem out);
 void fft_plan_destroy(struct fft_plan *plan);

@@ -139,8 +139,9 @@ static double now_ms(void)
 }
 
 static int vkfft_create(struct clx_context *ctx, enum fft_kind kind, int nx, int ny, int batch, int use_double,
-                        void **out)
+                        int data_w, int data_h, void **out)
 {
+    (void)data_w, (void)data_h;  /* the whole input is read */
     size_t real_size = use_double ? sizeof(double) : sizeof(float);
     int real = fft_kind_real(kind);
     VkFFTConfiguration c = { 0 };
@@ -222,6 +223,7 @@ static int vkfft_execute(struct clx_context *ctx, void *p, cl_mem in, cl_mem out
 const struct fft_backend fft_backend_vkfft = {
     .name = "vkfft",
     .good_size = vkfft_good_size,
+    .spectrum_elements = fft_library_spectrum_elements,
     .create = vkfft_create,
     .execute = vkfft_execute,
     .destroy = vkfft_destroy,

@@ -9,10 +9,11 @@
 #include "runtime/program_build.h"
 
 /* The kernels of each argmax form: the search, and the one that finishes it (form 0: none). */
-static const char *const argmax_kernels[3][2] = {
+static const char *const argmax_kernels[4][2] = {
     { "argmax", NULL },
     { "argmax_parts", "argmax_combine" },
     { "argmax_atomic", "argmax_unpack" },
+    { "argmax_rows", NULL },
 };
 
 int peak_finder_build(struct clx_context *ctx, const struct kernel_params *p, int max_tiles,
@@ -54,6 +55,13 @@ static int argmax_enqueue(struct clx_context *ctx, struct peak_finder *pf, cl_me
     size_t finish_global = ((size_t)ntiles + 63) / 64 * 64;
 
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof corr, &corr));
+    if (p->argmax_form == 3) {
+        /* One work-item per tile, in work-groups the driver picks. */
+        CL_CALL(ctx, clSetKernelArg(k, 1, sizeof peaks, &peaks));
+        CL_CALL(ctx, clSetKernelArg(k, 2, sizeof ntiles, &ntiles));
+        CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &finish_global, NULL, 0, NULL, NULL));
+        return CLX_OK;
+    }
     if (p->argmax_form == 0) {
         CL_CALL(ctx, clSetKernelArg(k, 1, sizeof peaks, &peaks));
     } else if (p->argmax_form == 1) {

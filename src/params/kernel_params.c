@@ -18,6 +18,9 @@
 #else
 #define FFT_DEFAULT FFT_CLFFT
 #endif
+/* CPU devices: clxcorr's own transforms, whose kernels are written for
+ * CPUs (bench/cpu-peers-results.txt: xx against VkFFT on PoCL). */
+#define FFT_DEFAULT_FOR(dev) ((dev)->info.type == CLX_DEVICE_CPU ? FFT_CPU : FFT_DEFAULT)
 
 /* ---- the table, as data -------------------------------------------------- */
 
@@ -131,11 +134,11 @@ int program_build_params(struct clx_context *ctx, const char *file, const struct
 
 /* The FFT libraries by kernel_params.fft (FFT_CLFFT, FFT_VKFFT, FFT_AUTO),
  * named as fft_backend_named() names them. */
-static const char *const fft_names[] = { "clfft", "vkfft", "auto", NULL };
+static const char *const fft_names[] = { "clfft", "vkfft", "auto", "cpu", NULL };
 
 const char *kernel_params_fft_name(const struct kernel_params *p)
 {
-    return p->fft >= FFT_CLFFT && p->fft <= FFT_AUTO ? fft_names[p->fft] : "?";
+    return p->fft >= FFT_CLFFT && p->fft <= FFT_CPU ? fft_names[p->fft] : "?";
 }
 
 void kernel_overrides_init(struct kernel_overrides *o)

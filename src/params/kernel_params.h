@@ -29,6 +29,7 @@
 #define FFT_CLFFT 0
 #define FFT_VKFFT 1
 #define FFT_AUTO 2             /* whichever method_choice measures faster for the job */
+#define FFT_CPU 3              /* clxcorr's own, for CPU devices (src/ops/fft_cpu.c) */
 
 /* kernel_params.interp: the refinement's interpolation (cl/interp.h). */
 #define INTERP_KEYS 0
@@ -46,7 +47,7 @@
  *            PIXEL_T as a C type and PIXEL_IS_FLOAT)
  *   key      JOB: set by the job or by the code that sizes a kernel, not a
  *            --param key; ANY: an integer in [min, max]; POW2: a power of
- *            two in [min, max]; NAMED: a name (fft: clfft, vkfft, auto)
+ *            two in [min, max]; NAMED: a name (fft: clfft, vkfft, auto, cpu)
  *   default  an expression of the device (dev; WG(cap): the largest power of
  *            two up to cap that fits a work-group; WG_AFTER(used, cap): the
  *            same with `used` work-items taken) and of the members above it
@@ -75,8 +76,9 @@
     X(sums_wg, SUMS_WG, INT, POW2, 1, 4096, WG(256), "work-items reducing one window")                               \
     X(argmax_wg, ARGMAX_WG, INT, POW2, 1, 4096, WG(256), "work-items searching one correlation")                     \
     X(sums_items, SUMS_ITEMS, INT, ANY, 1, 8, 1, "consecutive pixels per work-item and step in window_sums")        \
-    X(argmax_form, ARGMAX_FORM, INT, ANY, 0, 2, 0,                                                                   \
-      "0 one work-group per correlation, 1 partial results and a combining kernel, 2 64-bit atomics")              \
+    X(argmax_form, ARGMAX_FORM, INT, ANY, 0, 3, (dev->info.type == CLX_DEVICE_CPU ? 3 : 0),                        \
+      "0 one work-group per correlation, 1 partial results and a combining kernel, 2 64-bit atomics, "             \
+      "3 one work-item per correlation with vector loads (CPUs)")                                                   \
     X(argmax_parts, ARGMAX_PARTS, INT, ANY, 1, 64, 4, "work-groups sharing one correlation in forms 1 and 2")       \
     X(prep_tx, PREP_TX, INT, ANY, 1, 4096, WG(32), "prepare's work-group width (rows of 32 stay coalesced)")        \
     X(prep_ty, PREP_TY, INT, ANY, 1, 4096, WG_AFTER(p->prep_tx, 8), "prepare's work-group height")                  \
@@ -107,7 +109,8 @@
     X(direct_few, NONE, INT, ANY, 0, 1, 0, "1: the few-shifts form (cl/correlate_direct_few.cl)")                   \
     X(direct_few_wg, DIRECT_FEW_WG, INT, POW2, 1, 1024, WG(64), "the few-shifts form's work-items per tile")         \
     /* the FFT library */                                                                                            \
-    X(fft, NONE, INT, NAMED, 0, 2, FFT_DEFAULT, "the FFT path's library: clfft, vkfft or auto (measured)")         \
+    X(fft, NONE, INT, NAMED, 0, 3, FFT_DEFAULT_FOR(dev),                                                             \
+      "the FFT path's library: clfft, vkfft, cpu (clxcorr's own, for CPUs) or auto (measured)")                    \
     /* a pre-filter stage (the filter sizes its own) */                                                              \
     X(filter_r, FILTER_R, INT, JOB, 0, 0, 1, "the stage's 2 r + 1 taps (1, 2: tiled path; any: separable)")         \
     X(filter_border, FILTER_BORDER, INT, JOB, 0, 0, CLX_BORDER_MIRROR, "clx_border: pixels outside the source ROI") \

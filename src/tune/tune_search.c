@@ -119,7 +119,7 @@ struct dimension {
 
 /* The batch's values depend on the device type and are filled in below. */
 static const struct dimension dimensions[] = {
-    { "fft", { "fft=vkfft", "fft=clfft" }, 1, 1, 1 },
+    { "fft", { "fft=vkfft", "fft=clfft", "fft=cpu" }, 1, 1, 1 },
     { "fft_pack", { "fft_pack=0", "fft_pack=1" }, 1, 1, 0 },
     { "batch", { NULL }, 1, 1, 1 },
     { "sums_wg", { "sums_wg=64", "sums_wg=128", "sums_wg=256", "sums_wg=512" }, 1, 0, 1 },
@@ -133,7 +133,7 @@ static const struct dimension dimensions[] = {
     { "argmax_wg", { "argmax_wg=64", "argmax_wg=128", "argmax_wg=256", "argmax_wg=512" }, 1, 1, 1 },
     { "argmax_form",
       { "argmax_form=0", "argmax_form=1,argmax_parts=4", "argmax_form=1,argmax_parts=16",
-        "argmax_form=2,argmax_parts=4", "argmax_form=2,argmax_parts=16" }, 1, 1, 0 },
+        "argmax_form=2,argmax_parts=4", "argmax_form=2,argmax_parts=16", "argmax_form=3" }, 1, 1, 0 },
     { "sample shape",
       { "sample_tx=16,sample_ty=8", "sample_tx=32,sample_ty=4", "sample_tx=16,sample_ty=16",
         "sample_tx=8,sample_ty=8" }, 0, 1, 0 },

@@ -1,0 +1,195 @@
+/*
+ * fft_cpu.c - the "cpu" backend of src/ops/fft_backend.h: clxcorr's own
+ * real 2-D transforms (cl/fft_cpu.cl), written for CPU OpenCL devices, where
+ * the libraries' GPU-shaped kernels run scalar (cl/fft_cpu.cl says why).
+ *
+ * R2C and C2R only (the correlation's per-tile form, fft_pack=0); the
+ * half-spectra are in the kernel's own layout (fft_cpu_spectrum_elements),
+ * which only this backend and the element-wise multiply read. Sizes are the
+ * other libraries' (even, factors 2, 3, 5, 7), so that a plan's padding does
+ * not depend on which library runs it. An R2C plan reads only the top-left
+ * data_w x data_h part of its input, the rest being the correlation's zero
+ * padding. The program is built once per context and sizes, like every
+ * other clxcorr kernel (and so cached on disk).
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ops/fft_backend.h"
+#include "runtime/cl_error.h"
+#include "runtime/context.h"
+#include "runtime/program_build.h"
+
+#define VEC 8   /* cl/fft_cpu.cl's lines per work-item */
+
+/* One work-item per work-group: its private arrays are the largest a CPU
+ * runtime would otherwise hold for every work-item of a group at once. */
+static const size_t one_item[2] = { 1, 1 };
+
+struct cpu_fft_state {
+    enum fft_kind kind;
+    int nx, ny, batch, data_w, data_h;
+    cl_program program;
+    cl_kernel columns;           /* fft_r2c_columns or fft_c2r_columns */
+    cl_kernel rows;              /* fft_rows */
+    cl_mem twiddles_x, twiddles_y;
+    size_t columns_global[2], rows_global[2];
+};
+
+void fft_cpu_build_options(int nx, int ny, int use_double, char *buf, size_t len)
+{
+    snprintf(buf, len, "-cl-std=CL1.2 -D N_X=%d -D N_Y=%d -D USE_DOUBLE=%d", nx, ny, use_double);
+}
+
+static int spectrum_pitch(int ny)
+{
+    return (ny / 2 + 1 + VEC - 1) / VEC * VEC;
+}
+
+static size_t cpu_spectrum_elements(int nx, int ny)
+{
+    return (size_t)nx * spectrum_pitch(ny);
+}
+
+static int cpu_good_size(int n)
+{
+    return fft_backend_clfft.good_size(n);
+}
+
+static void cpu_destroy(void *p)
+{
+    struct cpu_fft_state *st = p;
+    if (!st)
+        return;
+    if (st->columns)
+        clReleaseKernel(st->columns);
+    if (st->rows)
+        clReleaseKernel(st->rows);
+    if (st->program)
+        clReleaseProgram(st->program);
+    if (st->twiddles_x)
+        clReleaseMemObject(st->twiddles_x);
+    if (st->twiddles_y)
+        clReleaseMemObject(st->twiddles_y);
+    free(st);
+}
+
+/* exp(-2 pi i t / n), t = 0..n-1, computed in double, stored in the plan's precision. */
+static int twiddles_create(struct clx_context *ctx, int n, int use_double, cl_mem *out)
+{
+    size_t rs = use_double ? sizeof(double) : sizeof(float);
+    void *host = malloc((size_t)n * 2 * rs);
+    int status = CLX_OK;
+    if (!host)
+        return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+    for (int t = 0; t < n; t++) {
+        double a = -2.0 * M_PI * t / n;
+        if (use_double) {
+            ((double *)host)[2 * t] = cos(a);
+            ((double *)host)[2 * t + 1] = sin(a);
+        } else {
+            ((float *)host)[2 * t] = (float)cos(a);
+            ((float *)host)[2 * t + 1] = (float)sin(a);
+        }
+    }
+    status = ctx_create_buffer(ctx, (size_t)n * 2 * rs, out, "FFT twiddles");
+    if (status == CLX_OK)
+        CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, *out, CL_TRUE, 0, (size_t)n * 2 * rs, host, 0, NULL, NULL));
+error:
+    free(host);
+    return status;
+}
+
+static int cpu_create(struct clx_context *ctx, enum fft_kind kind, int nx, int ny, int batch, int use_double,
+                      int data_w, int data_h, void **out)
+{
+    *out = NULL;
+    if (!fft_kind_real(kind))
+        return ctx_fail(ctx, CLX_ERR_UNSUPPORTED,
+                        "fft=cpu makes real transforms only; fft_pack=1 (complex pairs) needs fft=clfft or vkfft");
+    if (nx % 2 || ny % 2 || cpu_good_size(nx) != nx || cpu_good_size(ny) != ny)
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "fft=cpu: %dx%d is not an even product of 2, 3, 5 and 7", nx, ny);
+    struct cpu_fft_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+    st->kind = kind;
+    st->nx = nx;
+    st->ny = ny;
+    st->batch = batch;
+    st->data_w = data_w;
+    st->data_h = data_h;
+    st->columns_global[0] = (size_t)(nx + 2 * VEC - 1) / (2 * VEC);
+    st->columns_global[1] = (size_t)batch;
+    st->rows_global[0] = (size_t)spectrum_pitch(ny) / VEC;
+    st->rows_global[1] = (size_t)batch;
+
+    char options[128];
+    fft_cpu_build_options(nx, ny, use_double, options, sizeof options);
+    int status = program_build(ctx, "fft_cpu.cl", options, &st->program);
+    if (status == CLX_OK)
+        status = kernel_create(ctx, st->program, kind == FFT_R2C ? "fft_r2c_columns" : "fft_c2r_columns",
+                               &st->columns);
+    if (status == CLX_OK)
+        status = kernel_create(ctx, st->program, "fft_rows", &st->rows);
+    if (status == CLX_OK)
+        status = twiddles_create(ctx, nx, use_double, &st->twiddles_x);
+    if (status == CLX_OK)
+        status = twiddles_create(ctx, ny, use_double, &st->twiddles_y);
+    if (status != CLX_OK) {
+        cpu_destroy(st);
+        return status;
+    }
+    ctx_log(ctx, CLX_LOG_DEBUG, "cpu FFT %s plan %dx%d x %d (%s), data %dx%d", fft_kind_name(kind), nx, ny, batch,
+            use_double ? "double" : "float", data_w, data_h);
+    *out = st;
+    return CLX_OK;
+}
+
+static int enqueue_rows(struct clx_context *ctx, struct cpu_fft_state *st, cl_mem spectra, cl_int dir)
+{
+    int status = CLX_OK;
+    CL_CALL(ctx, clSetKernelArg(st->rows, 0, sizeof spectra, &spectra));
+    CL_CALL(ctx, clSetKernelArg(st->rows, 1, sizeof st->twiddles_x, &st->twiddles_x));
+    CL_CALL(ctx, clSetKernelArg(st->rows, 2, sizeof dir, &dir));
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, st->rows, 2, NULL, st->rows_global, one_item, 0, NULL, NULL));
+error:
+    return status;
+}
+
+static int cpu_execute(struct clx_context *ctx, void *p, cl_mem in, cl_mem out)
+{
+    struct cpu_fft_state *st = p;
+    cl_kernel k = st->columns;
+    int status = CLX_OK;
+    if (st->kind == FFT_R2C) {
+        cl_int rows = st->data_h, cols = st->data_w;
+        CL_CALL(ctx, clSetKernelArg(k, 0, sizeof in, &in));
+        CL_CALL(ctx, clSetKernelArg(k, 1, sizeof out, &out));
+        CL_CALL(ctx, clSetKernelArg(k, 2, sizeof st->twiddles_y, &st->twiddles_y));
+        CL_CALL(ctx, clSetKernelArg(k, 3, sizeof rows, &rows));
+        CL_CALL(ctx, clSetKernelArg(k, 4, sizeof cols, &cols));
+        CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, st->columns_global, one_item, 0, NULL, NULL));
+        return enqueue_rows(ctx, st, out, 1);
+    }
+    /* C2R: the rows in place (the input is overwritten, as fft_backend.h allows), then the columns. */
+    if ((status = enqueue_rows(ctx, st, in, -1)) != CLX_OK)
+        return status;
+    CL_CALL(ctx, clSetKernelArg(k, 0, sizeof in, &in));
+    CL_CALL(ctx, clSetKernelArg(k, 1, sizeof out, &out));
+    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof st->twiddles_y, &st->twiddles_y));
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, st->columns_global, one_item, 0, NULL, NULL));
+error:
+    return status;
+}
+
+const struct fft_backend fft_backend_cpu = {
+    .name = "cpu",
+    .good_size = cpu_good_size,
+    .spectrum_elements = cpu_spectrum_elements,
+    .create = cpu_create,
+    .execute = cpu_execute,
+    .destroy = cpu_destroy,
+};
