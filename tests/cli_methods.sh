@@ -48,6 +48,14 @@ grep -q "method: auto chose \(fft\|direct\): .* ms per window against .*(measure
     && pass "--explain: $(cat "$TMP/explain1")" || fail "--explain: $(cat "$TMP/explain1")"
 grep -q "measured earlier" "$TMP/explain2" && [ -s "$TMP/cache/clxcorr/methods.tsv" ] \
     && pass "the second run reads the cached measurement" || fail "method cache: $(cat "$TMP/explain2")"
+# Every shift of 100 x 100 windows: the direct path would need 120 multiply-adds
+# per FFT operation; auto takes the FFT path unmeasured and caches nothing.
+# shellcheck disable=SC2086
+XDG_CACHE_HOME=$TMP/cache-full "$CLXCORR" offsets --explain --mode seed --regions "$S/regions.txt" $one \
+    >/dev/null 2>"$TMP/explain3" || fail "--explain runs (full search)"
+grep -q "method: auto chose fft without measuring: for 100x100 windows with shifts up to 99 x 99, direct correlation needs 120 multiply-adds per FFT operation" "$TMP/explain3" &&
+    [ ! -s "$TMP/cache-full/clxcorr/methods.tsv" ] \
+    && pass "full search of 100 x 100 windows: fft, unmeasured" || fail "full search: $(grep method: "$TMP/explain3")"
 # shellcheck disable=SC2086
 "$CLXCORR" offsets --explain --method fft --regions "$S/regions.txt" $one 2>&1 >/dev/null | grep -q "method: fft, as asked" \
     && pass "--explain with --method fft" || fail "--explain with --method fft"

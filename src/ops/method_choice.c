@@ -10,6 +10,12 @@
  * behind. The per-window times are cached under a key of the device, its
  * driver, clxcorr's version and the job's shape, so a job of the same shape
  * decides at once the next time.
+ *
+ * Before any of that, the arithmetic decides where it can: a job whose
+ * direct correlation needs DIRECT_HOPELESS times the FFT path's operations
+ * takes the FFT path unmeasured, so a first run does not build the direct
+ * kernels and time them for nothing (on PoCL, 4 s of a 10 s first run for
+ * EBSD-sized windows, whose direct path is 1500x slower there).
  */
 #include "config.h"
 
@@ -37,6 +43,12 @@
 #define DIRECT_SAMPLE_ENOUGH_MS 20.0
 /* The direct path's first sample: at most this many multiply-adds. */
 #define DIRECT_SAMPLE_MACS 2e9
+/* Direct multiply-adds per FFT operation beyond which the direct path is
+ * not measured. bench/crossover-results.txt (H200, where the direct
+ * kernels do best against the FFT): at a ratio of 9 (24 x 24 windows, every
+ * shift) the two paths are even, at 53 (64 x 64) direct is 7.4x slower, at
+ * 120 (100 x 100) 22x; on PoCL it is far worse. */
+#define DIRECT_HOPELESS 64.0
 /* Timed runs per measurement (after one warm-up); the best counts. A
  * measurement that has taken MEASURE_ENOUGH_MS stops repeating. */
 #define REPEATS 3
@@ -259,6 +271,17 @@ static int measure(struct clx_context *ctx, const struct kernel_params *base, in
     return CLX_OK;
 }
 
+/* Direct multiply-adds per operation of the FFT path, for one window: the
+ * direct sum over every searched shift against a real transform each way
+ * (about 2.5 P log2 P each for P padded points) and the product. */
+static double direct_fft_work_ratio(const struct kernel_params *p)
+{
+    double direct = (double)p->win_w * p->win_h * (2.0 * p->search_rx + 1) * (2.0 * p->search_ry + 1);
+    double points = 4.0 * p->win_w * p->win_h;   /* at least 2w x 2h */
+    double fft = 5.0 * points * log2(points) + 6.0 * points;
+    return direct / fft;
+}
+
 int method_choose(struct clx_context *ctx, clx_method requested, const struct kernel_params *base,
                   int nwin, int ntiles, struct method_choice *c)
 {
@@ -268,6 +291,15 @@ int method_choose(struct clx_context *ctx, clx_method requested, const struct ke
     if (requested != CLX_METHOD_AUTO) {
         c->correlator = requested == CLX_METHOD_DIRECT ? &correlator_direct : &correlator_fft;
         snprintf(c->explanation, sizeof c->explanation, "%s, as asked", c->correlator->name);
+        return CLX_OK;
+    }
+    double ratio = direct_fft_work_ratio(base);
+    if (ratio >= DIRECT_HOPELESS) {
+        c->correlator = &correlator_fft;
+        snprintf(c->explanation, sizeof c->explanation,
+                 "auto chose fft without measuring: for %dx%d windows with shifts up to %d x %d, direct correlation "
+                 "needs %.0f multiply-adds per FFT operation, where it never wins (%.0f or more)",
+                 base->win_w, base->win_h, base->search_rx, base->search_ry, ratio, DIRECT_HOPELESS);
         return CLX_OK;
     }
 
