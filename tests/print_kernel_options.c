@@ -60,7 +60,8 @@ static int print_filters(const struct device_entry *dev)
                 p.pixel = pixels[n % 3];
                 p.use_double = n % 5 == 1;
                 n++;
-                bad |= print(radii[r] <= 2 ? "filter_tiled.cl filter_separable.cl" : "filter_separable.cl", &p);
+                bad |= print(radii[r] <= 2 ? "filter_tiled.cl filter_separable.cl filter_vector.cl"
+                                           : "filter_separable.cl filter_vector.cl", &p);
             }
     return bad;
 }

@@ -87,7 +87,11 @@ static void describe(const struct fcase *c, char *buf, size_t len)
 {
     snprintf(buf, len, "%s %s %dx%d %s src %d,%d,%d,%d dst %d,%d,%d,%d%s%s", c->spec, border_names[c->border], c->w,
              c->h, type_names[c->type], c->src.x, c->src.y, c->src.w, c->src.h, c->dst.x, c->dst.y, c->dst.w, c->dst.h,
-             c->use_double ? " double" : "", c->path == FILTER_PATH_SEPARABLE ? " separable" : "");
+             c->use_double ? " double" : "",
+             c->path == FILTER_PATH_SEPARABLE      ? " separable"
+             : c->path == FILTER_PATH_LOCAL_MEMORY ? " local memory"
+             : c->path == FILTER_PATH_VECTOR       ? " vector"
+                                                   : "");
 }
 
 static clx_filter *filter_for(clx_context *ctx, const struct fcase *c)
@@ -160,20 +164,26 @@ static const struct { int w, h; } sizes[] = { { 1, 1 }, { 7, 5 }, { 33, 31 }, { 
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
 /* Every path with every border rule on every size; asymmetric taps show
- * that taps[0] weights the left / upper neighbour on both paths. */
+ * that taps[0] weights the left / upper neighbour on every path: the GPUs'
+ * (tiled or separable by radius) and the CPUs' (vector), whichever the
+ * device is. */
 static void check_paths(clx_context *ctx)
 {
     const char *specs[] = { "taps:1,-2,3", "taps:0.5,1,-2,0.25,3", "gaussian:1", "gaussian:2.3", "gaussian:10" };
+    const enum filter_path paths[] = { FILTER_PATH_LOCAL_MEMORY, FILTER_PATH_VECTOR };
     for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++)
-        for (int b = 0; b < 3; b++) {
-            for (size_t z = 0; z < NSIZES; z++) {
-                struct fcase c = fcase_of(specs[s], (clx_border)b, sizes[z].w, sizes[z].h, CLX_PIXEL_U16);
+        for (int b = 0; b < 3; b++)
+            for (size_t p = 0; p < 2; p++) {
+                for (size_t z = 0; z < NSIZES; z++) {
+                    struct fcase c = fcase_of(specs[s], (clx_border)b, sizes[z].w, sizes[z].h, CLX_PIXEL_U16);
+                    c.path = paths[p];
+                    check_case(ctx, &c);
+                }
+                /* Wide enough for the separable row pass's interior work-groups. */
+                struct fcase c = fcase_of(specs[s], (clx_border)b, 300, 200, CLX_PIXEL_U16);
+                c.path = paths[p];
                 check_case(ctx, &c);
             }
-            /* Wide enough for the separable row pass's interior work-groups. */
-            struct fcase c = fcase_of(specs[s], (clx_border)b, 300, 200, CLX_PIXEL_U16);
-            check_case(ctx, &c);
-        }
     /* Radius 1 and 2 on the separable path too. */
     const char *small[] = { "taps:1,-2,3", "taps:0.5,1,-2,0.25,3", "highpass:0.5" };
     for (size_t s = 0; s < sizeof small / sizeof small[0]; s++)

@@ -74,9 +74,24 @@ static size_t real_size(const struct clx_filter *f)
     return f->opt.use_double ? sizeof(double) : sizeof(float);
 }
 
+/* The kernels stage s runs: filter_tiled.cl, filter_separable.cl or filter_vector.cl. */
+enum stage_kernels { STAGE_TILED, STAGE_SEPARABLE, STAGE_VECTOR };
+
+static enum stage_kernels stage_kernels_of(const struct clx_filter *f, int s)
+{
+    enum filter_path path = f->path;
+    if (path == FILTER_PATH_AUTO)
+        path = f->ctx->dev.info.type == CLX_DEVICE_CPU ? FILTER_PATH_VECTOR : FILTER_PATH_LOCAL_MEMORY;
+    if (path == FILTER_PATH_VECTOR)
+        return STAGE_VECTOR;
+    if (path == FILTER_PATH_LOCAL_MEMORY && f->chain.stages[s].radius <= 2)
+        return STAGE_TILED;
+    return STAGE_SEPARABLE;
+}
+
 static int stage_is_tiled(const struct clx_filter *f, int s)
 {
-    return f->path == FILTER_PATH_AUTO && f->chain.stages[s].radius <= 2;
+    return stage_kernels_of(f, s) == STAGE_TILED;
 }
 
 /* ---- create / release ---------------------------------------------------- */
@@ -235,6 +250,10 @@ static int stage_kernels(struct clx_filter *f, int s, clx_pixel_type type, struc
     if (stage_is_tiled(f, s)) {
         if ((status = program_build_params(f->ctx, "filter_tiled.cl", &p, &k->program)) == CLX_OK)
             status = kernel_create(f->ctx, k->program, "filter_tiled", &k->tiled);
+    } else if (stage_kernels_of(f, s) == STAGE_VECTOR) {
+        if ((status = program_build_params(f->ctx, "filter_vector.cl", &p, &k->program)) == CLX_OK &&
+            (status = kernel_create(f->ctx, k->program, "filter_rows_vector", &k->rows)) == CLX_OK)
+            status = kernel_create(f->ctx, k->program, "filter_columns_vector", &k->columns);
     } else {
         if ((status = program_build_params(f->ctx, "filter_separable.cl", &p, &k->program)) == CLX_OK &&
             (status = kernel_create(f->ctx, k->program, "filter_rows", &k->rows)) == CLX_OK)
@@ -307,6 +326,14 @@ error:
     return status;
 }
 
+/* cl/filter_vector.cl's NDRange, both passes: 8 outputs of a row per work-item, any local size. */
+static void vector_range(const struct stage_io *io, size_t global[3])
+{
+    global[0] = ((size_t)io->w + 7) / 8;
+    global[1] = (size_t)io->h;
+    global[2] = (size_t)io->nimages;
+}
+
 static int enqueue_rows(struct clx_filter *f, int s, const struct filter_kernels *k, const struct stage_io *io,
                         const struct kernel_params *fp)
 {
@@ -320,7 +347,10 @@ static int enqueue_rows(struct clx_filter *f, int s, const struct filter_kernels
     CL_CALL(ctx, clSetKernelArg(k->rows, 7, sizeof f->taps[s], &f->taps[s]));
     size_t local[3] = { (size_t)fp->filter_rows_tx, (size_t)fp->filter_rows_ty, 1 };
     size_t global[3] = { round_up((size_t)io->w, local[0]), round_up((size_t)io->h, local[1]), (size_t)io->nimages };
-    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k->rows, 3, NULL, global, local, 0, NULL, NULL));
+    if (stage_kernels_of(f, s) == STAGE_VECTOR)
+        vector_range(io, global);
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k->rows, 3, NULL, global,
+                                        stage_kernels_of(f, s) == STAGE_VECTOR ? NULL : local, 0, NULL, NULL));
 error:
     return status;
 }
@@ -340,7 +370,10 @@ static int enqueue_columns(struct clx_filter *f, int s, const struct filter_kern
     size_t local[3] = { (size_t)fp->filter_cols_tx, (size_t)fp->filter_cols_ty, 1 };
     size_t global[3] = { round_up((size_t)io->w, local[0]),
                          round_up(((size_t)io->h + fp->filter_k - 1) / fp->filter_k, local[1]), (size_t)io->nimages };
-    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k->columns, 3, NULL, global, local, 0, NULL, NULL));
+    if (stage_kernels_of(f, s) == STAGE_VECTOR)
+        vector_range(io, global);
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k->columns, 3, NULL, global,
+                                        stage_kernels_of(f, s) == STAGE_VECTOR ? NULL : local, 0, NULL, NULL));
 error:
     return status;
 }

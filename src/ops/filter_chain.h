@@ -61,15 +61,17 @@ int filter_spec_parse(const char *spec, struct filter_chain *chain, clx_message 
 
 /* Which kernels a stage runs on. */
 enum filter_path {
-    FILTER_PATH_AUTO = 0,        /* tiled for radius 1 and 2, separable otherwise */
-    FILTER_PATH_SEPARABLE = 1    /* separable for every radius (tests and benchmarks) */
+    FILTER_PATH_AUTO = 0,        /* vector on CPU devices, else local memory */
+    FILTER_PATH_SEPARABLE = 1,   /* separable for every radius (tests and benchmarks) */
+    FILTER_PATH_LOCAL_MEMORY = 2,/* tiled for radius 1 and 2, separable otherwise (GPUs) */
+    FILTER_PATH_VECTOR = 3       /* cl/filter_vector.cl for every radius (CPUs) */
 };
 
 /* One stage's program for one input type, built on first use. */
 struct filter_kernels {
     cl_program program;
     cl_kernel tiled;             /* tiled path */
-    cl_kernel rows, columns;     /* separable path */
+    cl_kernel rows, columns;     /* separable and vector paths */
 };
 
 struct clx_filter {
