@@ -289,6 +289,31 @@ static inline real value_at(__global const real *c, int ux, int uy)
     return c[corr_index(ux, uy)];
 }
 
+/* The primary peak's shift (px, py) from its logical index; (0, 0) for none (-1). */
+static inline void primary_shift(int key, int *px, int *py)
+{
+    *px = *py = 0;
+    if (key >= 0) {
+        const int kx = key % LOGICAL_W, ky = key / LOGICAL_W;
+        *px = kx < WIN_W ? kx : kx - LOGICAL_W;
+        *py = ky < WIN_H ? ky : ky - LOGICAL_H;
+    }
+}
+
+/* Whether value v at searched shift (ux, uy) is a local maximum (at least its
+ * 8 neighbours) outside the F x F neighbourhood of the primary (px, py). */
+static inline int is_secondary(__global const real *c, int ux, int uy, real v, int px, int py)
+{
+    const int r = (FIT_SIZE - 1) / 2;
+    if (abs(ux - px) <= r && abs(uy - py) <= r)
+        return 0;
+    for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++)
+            if ((dx || dy) && value_at(c, ux + dx, uy + dy) > v)
+                return 0;
+    return 1;
+}
+
 /*
  * second_peak - each tile's highest local maximum outside the primary peak's
  * F x F neighbourhood, within the searched shifts (for the peak ratio,
@@ -305,13 +330,8 @@ void second_peak(__global const real *corr, __global const int *peaks, __global 
     const int lid = get_local_id(0);
     __global const real *c = corr + (size_t)tile * CORR_PIXELS;
     const int key = peaks[tile];
-    const int r = (FIT_SIZE - 1) / 2;
-    int px = 0, py = 0;
-    if (key >= 0) {
-        const int kx = key % LOGICAL_W, ky = key / LOGICAL_W;
-        px = kx < WIN_W ? kx : kx - LOGICAL_W;
-        py = ky < WIN_H ? ky : ky - LOGICAL_H;
-    }
+    int px, py;
+    primary_shift(key, &px, &py);
 
     real bv = -INFINITY;
     for (int i = lid; i < CORR_PIXELS; i += ARGMAX_WG) {
@@ -323,14 +343,9 @@ void second_peak(__global const real *corr, __global const int *peaks, __global 
         const int y = i / CORR_W;
         const int ux = corr_shift_x(i - y * CORR_W);
         const int uy = corr_shift_y(y);
-        if (abs(ux) > SEARCH_RX || abs(uy) > SEARCH_RY || (abs(ux - px) <= r && abs(uy - py) <= r))
+        if (abs(ux) > SEARCH_RX || abs(uy) > SEARCH_RY)
             continue;
-        int is_max = 1;
-        for (int dy = -1; dy <= 1 && is_max; dy++)
-            for (int dx = -1; dx <= 1 && is_max; dx++)
-                if (dx || dy)
-                    is_max = !(value_at(c, ux + dx, uy + dy) > v);
-        if (is_max)
+        if (is_secondary(c, ux, uy, v, px, py))
             bv = v;
     }
     best[lid] = bv;
@@ -343,3 +358,46 @@ void second_peak(__global const real *corr, __global const int *peaks, __global 
     if (lid == 0)
         second[tile] = key >= 0 && best[0] > -INFINITY ? best[0] : NAN;
 }
+
+#if ARGMAX_FORM == 3
+/*
+ * second_peak_rows - second_peak for CPU devices (with argmax_rows): one
+ * work-item per tile scans the searched rows with vector loads; only a
+ * vector holding a value above the best so far is looked at value by value.
+ *
+ * NDRange: global (ntiles rounded up), any local.
+ */
+static inline real run_secondary(__global const real *c, int y, int x0, int x1, real bv, int px, int py)
+{
+    __global const real *row = c + y * CORR_W;
+    const int uy = corr_shift_y(y);
+    for (int x = x0; x < x1; x += VEC_N) {
+        if (x + VEC_N <= x1 && !any(vload8(0, row + x) > (vreal_n)bv))
+            continue;
+        for (int j = x; j < x + VEC_N && j < x1; j++) {
+            const real v = row[j];
+            if (v > bv && is_secondary(c, corr_shift_x(j), uy, v, px, py))
+                bv = v;
+        }
+    }
+    return bv;
+}
+
+__kernel void second_peak_rows(__global const real *corr, __global const int *peaks, __global real *second,
+                               int ntiles)
+{
+    const int tile = get_global_id(0);
+    if (tile >= ntiles)
+        return;
+    __global const real *c = corr + (size_t)tile * CORR_PIXELS;
+    const int key = peaks[tile];
+    int px, py;
+    primary_shift(key, &px, &py);
+    real bv = -INFINITY;
+    for (int y = 0; y < CORR_H; y = y == SEARCH_RY ? FIRST_NEGATIVE_ROW : y + 1) {
+        bv = run_secondary(c, y, 0, SEARCH_RX + 1, bv, px, py);
+        bv = run_secondary(c, y, FIRST_NEGATIVE_COL, CORR_W, bv, px, py);
+    }
+    second[tile] = key >= 0 && bv > -INFINITY ? bv : NAN;
+}
+#endif

@@ -27,7 +27,8 @@ int peak_finder_build(struct clx_context *ctx, const struct kernel_params *p, in
     if ((status = program_build_params(ctx, "argmax.cl", p, &pf->argmax_program)) != CLX_OK ||
         (status = kernel_create(ctx, pf->argmax_program, search, &pf->argmax)) != CLX_OK ||
         (finish && (status = kernel_create(ctx, pf->argmax_program, finish, &pf->argmax_finish)) != CLX_OK) ||
-        (status = kernel_create(ctx, pf->argmax_program, "second_peak", &pf->second_peak)) != CLX_OK ||
+        (status = kernel_create(ctx, pf->argmax_program, p->argmax_form == 3 ? "second_peak_rows" : "second_peak",
+                                &pf->second_peak)) != CLX_OK ||
         (status = program_build_params(ctx, "neighbourhood.cl", p, &pf->neighbourhood_program)) != CLX_OK ||
         (status = kernel_create(ctx, pf->neighbourhood_program, "neighbourhood", &pf->neighbourhood)) != CLX_OK ||
         (p->argmax_form == 1 &&
@@ -108,7 +109,14 @@ int peak_finder_enqueue(struct clx_context *ctx, struct peak_finder *pf, cl_mem 
         CL_CALL(ctx, clSetKernelArg(k, 0, sizeof corr, &corr));
         CL_CALL(ctx, clSetKernelArg(k, 1, sizeof peaks, &peaks));
         CL_CALL(ctx, clSetKernelArg(k, 2, sizeof second, &second));
-        CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &wg, 0, NULL, NULL));
+        if (pf->params.argmax_form == 3) {
+            /* second_peak_rows: one work-item per tile, like argmax_rows. */
+            size_t tiles = ((size_t)ntiles + 63) / 64 * 64;
+            CL_CALL(ctx, clSetKernelArg(k, 3, sizeof ntiles, &ntiles));
+            CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &tiles, NULL, 0, NULL, NULL));
+        } else {
+            CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &wg, 0, NULL, NULL));
+        }
     }
 
     k = pf->neighbourhood;
