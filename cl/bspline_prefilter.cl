@@ -27,7 +27,12 @@
  *    neighbouring columns, so every tap is one coalesced row of reads.
  * taps[0..radius]: taps[k] weights the samples k to either side.
  * Images: w x h reals each, rows tightly packed, one after another.
- * NDRange: both global (w, rows) rounded up to (BSPLINE_WG, 1).
+ *  - bspline_rows_vector, bspline_columns_vector: the same for CPU devices,
+ *    8 consecutive outputs of a row per work-item with explicit vectors (a
+ *    CPU runtime runs fir()'s tap loop scalar); outputs whose taps reach
+ *    past a line's ends take fir() one by one.
+ * NDRange: both global (w, rows) rounded up to (BSPLINE_WG, 1); the vector
+ * kernels global (ceil(w / 8), rows), any local.
  */
 #include "filter_common.h"
 
@@ -80,4 +85,50 @@ __kernel void bspline_columns(__global const real *in, __global real *out, __con
     const int img = r / h, y = r - img * h;
     __global const real *col = in + (size_t)img * w * h + x;
     out[((size_t)first * h + r) * w + x] = fir(col, (size_t)w, y, h, taps, radius);
+}
+
+#if USE_DOUBLE
+typedef double8 vreal;
+#else
+typedef float8 vreal;
+#endif
+
+__kernel void bspline_rows_vector(__global const real *in, __global real *out, __constant const real *taps,
+                                  int radius, int w, int rows, int first_row)
+{
+    const int x0 = get_global_id(0) * 8, r = get_global_id(1);
+    if (x0 >= w || r >= rows)
+        return;
+    __global const real *line = in + ((size_t)first_row + r) * w;
+    __global real *dst = out + (size_t)r * w;
+    if (x0 >= radius && x0 + 8 + radius <= w) {
+        vreal sum = 0;
+        for (int k = radius; k >= 1; k--)
+            sum += taps[k] * (vload8(0, line + x0 - k) + vload8(0, line + x0 + k));
+        vstore8(sum + taps[0] * vload8(0, line + x0), 0, dst + x0);
+        return;
+    }
+    for (int x = x0; x < x0 + 8 && x < w; x++)
+        dst[x] = fir(line, 1, x, w, taps, radius);
+}
+
+__kernel void bspline_columns_vector(__global const real *in, __global real *out, __constant const real *taps,
+                                     int radius, int w, int h, int rows, int first)
+{
+    const int x0 = get_global_id(0) * 8, r = get_global_id(1);
+    if (x0 >= w || r >= rows)
+        return;
+    const int img = r / h, y = r - img * h;
+    __global const real *plane = in + (size_t)img * w * h;
+    __global real *dst = out + ((size_t)first * h + r) * w;
+    if (x0 + 8 > w) {
+        for (int x = x0; x < w; x++)
+            dst[x] = fir(plane + x, (size_t)w, y, h, taps, radius);
+        return;
+    }
+    vreal sum = 0;
+    for (int k = radius; k >= 1; k--)
+        sum += taps[k] * (vload8(0, plane + (size_t)mirror_index(y - k, h) * w + x0) +
+                          vload8(0, plane + (size_t)mirror_index(y + k, h) * w + x0));
+    vstore8(sum + taps[0] * vload8(0, plane + (size_t)y * w + x0), 0, dst + x0);
 }

@@ -5,7 +5,8 @@
  *     define passes through every pixel (re-evaluated at whole pixels, on
  *     the host, with the mirror boundary): cubic and quintic, float and
  *     double, images from 1x1 to 97x83 (lines shorter and longer than the
- *     recursion's horizon), a batch of two different images;
+ *     recursion's horizon), a batch of two different images; both kernel
+ *     forms (the vector ones CPU devices take, and the others);
  *   - sample_windows (cl/sample_windows.cl) on those coefficients matches
  *     the host's evaluation of the same spline at fractional offsets, at
  *     integer offsets (which must give the pixels back, not copy
@@ -340,6 +341,15 @@ int main(void)
                 test_prefilter(ctx, interp, dbl, sizes[s][0], sizes[s][1], sizes[s][2]);
             test_sampling(ctx, interp, dbl);
         }
+    /* The prefilter's other kernels: it takes the vector ones on CPU devices
+     * and the others elsewhere, so the device's type is flipped for a round. */
+    clx_device_type actual = ctx->dev.info.type;
+    ctx->dev.info.type = actual == CLX_DEVICE_CPU ? CLX_DEVICE_GPU : CLX_DEVICE_CPU;
+    for (int interp = INTERP_BSPLINE3; interp <= INTERP_BSPLINE5; interp++)
+        for (int dbl = 0; dbl < doubles; dbl++)
+            for (size_t s = 0; s < nsizes; s++)
+                test_prefilter(ctx, interp, dbl, sizes[s][0], sizes[s][1], sizes[s][2]);
+    ctx->dev.info.type = actual;
     /* A prefilter for an interpolation that is no B-spline is refused. */
     struct kernel_params p;
     struct bspline_prefilter *bp = (struct bspline_prefilter *)&p;

@@ -121,6 +121,8 @@ int bspline_prefilter_create(struct clx_context *ctx, const struct kernel_params
     b->group = ctx->dev.max_work_group_size < PREFILTER_WG ? ctx->dev.max_work_group_size : PREFILTER_WG;
     b->real_size = p->use_double ? sizeof(double) : sizeof(float);
     b->radius = radius;
+    /* CPU devices: the vector kernels (cl/bspline_prefilter.cl says why). */
+    b->vector = ctx->dev.info.type == CLX_DEVICE_CPU;
     if (!(b->taps_host = malloc(sizeof *b->taps_host * (radius + 1)))) {
         free(b);
         return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
@@ -131,8 +133,10 @@ int bspline_prefilter_create(struct clx_context *ctx, const struct kernel_params
     for (int k = 0; k <= radius; k++)
         hf[k] = (float)h[k];
     if ((status = program_build_params(ctx, "bspline_prefilter.cl", p, &b->program)) != CLX_OK ||
-        (status = kernel_create(ctx, b->program, "bspline_rows", &b->rows)) != CLX_OK ||
-        (status = kernel_create(ctx, b->program, "bspline_columns", &b->columns)) != CLX_OK ||
+        (status = kernel_create(ctx, b->program, b->vector ? "bspline_rows_vector" : "bspline_rows", &b->rows)) !=
+            CLX_OK ||
+        (status = kernel_create(ctx, b->program, b->vector ? "bspline_columns_vector" : "bspline_columns",
+                                &b->columns)) != CLX_OK ||
         (status = ctx_create_buffer(ctx, b->real_size * (radius + 1), &b->taps, "B-spline prefilter taps")) != CLX_OK)
         goto error;
     CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, b->taps, CL_TRUE, 0, b->real_size * (radius + 1),
@@ -186,13 +190,14 @@ int bspline_prefilter_enqueue(struct bspline_prefilter *b, cl_mem images, int w,
     for (int first = 0; first < nimages; first += chunk) {
         const int count = nimages - first < chunk ? nimages - first : chunk;
         const int rows = count * h, first_row = first * h;
-        size_t global[2] = { round_up((size_t)w, b->group), (size_t)rows };
+        size_t global[2] = { b->vector ? ((size_t)w + 7) / 8 : round_up((size_t)w, b->group), (size_t)rows };
         CL_CALL(ctx, clSetKernelArg(b->rows, 5, sizeof rows, &rows));
         CL_CALL(ctx, clSetKernelArg(b->rows, 6, sizeof first_row, &first_row));
-        CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, b->rows, 2, NULL, global, local, 0, NULL, NULL));
+        CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, b->rows, 2, NULL, global, b->vector ? NULL : local, 0, NULL, NULL));
         CL_CALL(ctx, clSetKernelArg(b->columns, 6, sizeof rows, &rows));
         CL_CALL(ctx, clSetKernelArg(b->columns, 7, sizeof first, &first));
-        CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, b->columns, 2, NULL, global, local, 0, NULL, NULL));
+        CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, b->columns, 2, NULL, global, b->vector ? NULL : local, 0,
+                                            NULL, NULL));
     }
 error:
     return status;

@@ -22,6 +22,7 @@ struct bspline_prefilter {
     size_t group;               /* work-items per work-group, both passes */
     size_t real_size;           /* sizeof(float), or sizeof(double) with use_double */
     int radius;                 /* the FIR's taps to either side of the centre */
+    int vector;                 /* 1: the vector kernels (CPU devices) */
     cl_mem taps;                /* radius + 1 reals: the centre tap, then outwards */
     double *taps_host;          /* the same on the host, in double */
     cl_mem scratch;             /* the row pass's output for a chunk of images; grown on demand */
