@@ -141,7 +141,6 @@ static double now_ms(void)
 static int vkfft_create(struct clx_context *ctx, enum fft_kind kind, int nx, int ny, int batch, int use_double,
                         int data_w, int data_h, void **out)
 {
-    (void)data_w, (void)data_h;  /* the whole input is read */
     size_t real_size = use_double ? sizeof(double) : sizeof(float);
     int real = fft_kind_real(kind);
     VkFFTConfiguration c = { 0 };
@@ -180,6 +179,15 @@ static int vkfft_create(struct clx_context *ctx, enum fft_kind kind, int nx, int
     c.inputBufferStride[2] = (uint64_t)nx * ny;
     if (st->direction < 0) {
         c.makeForwardPlanOnly = 1;
+        /* The correlation's zero padding: VkFFT neither reads it nor
+         * transforms the lines that are all zeros. */
+        if (kind == FFT_R2C && (data_w < nx || data_h < ny)) {
+            c.performZeropadding[0] = c.performZeropadding[1] = 1;
+            c.fft_zeropad_left[0] = (uint64_t)data_w;
+            c.fft_zeropad_right[0] = (uint64_t)nx;
+            c.fft_zeropad_left[1] = (uint64_t)data_h;
+            c.fft_zeropad_right[1] = (uint64_t)ny;
+        }
     } else {
         c.makeInversePlanOnly = 1;
         c.inverseReturnToInputBuffer = 1;
