@@ -470,7 +470,7 @@ static void check_crafted(clx_context *ctx, int max_shift, const char *const *fo
 
 static void check_refusals(clx_context *ctx)
 {
-    const char *bad_values[] = { "sums_items=0", "sums_items=9", "argmax_form=3", "argmax_parts=0",
+    const char *bad_values[] = { "sums_items=0", "sums_items=9", "argmax_form=4", "argmax_parts=0",
                                  "argmax_parts=65", "prep_vec=3", "prep_vec=8", "prep_pad=3", "fft_pack=2",
                                  "fft_pack=-1" };
     struct kernel_params p;
@@ -482,9 +482,19 @@ static void check_refusals(clx_context *ctx)
         CHECK(kernel_params_override(&p, bad_values[i], why, sizeof why) == -1, "'%s' accepted", bad_values[i]);
     }
 
+    /* The generic defaults: today's kernels on a GPU; a CPU's own argmax
+     * form and FFT. */
+    dev.info.type = CLX_DEVICE_GPU;
     kernel_params_defaults(&p, &dev);
-    CHECK(p.sums_items == 1 && p.argmax_form == 0 && p.prep_vec == 1 && p.prep_pad == 0 && p.fft_pack == 0,
+    CHECK(p.sums_items == 1 && p.argmax_form == 0 && p.prep_vec == 1 && p.prep_pad == 0 && p.fft_pack == 0 &&
+              p.fft != FFT_CPU,
           "defaults are not today's kernels");
+    dev.info.type = CLX_DEVICE_CPU;
+    kernel_params_defaults(&p, &dev);
+    CHECK(p.argmax_form == 3 && p.fft == FFT_CPU, "a CPU's defaults: argmax_form=%d, fft=%s", p.argmax_form,
+          kernel_params_fft_name(&p));
+    dev = ctx->dev;
+    kernel_params_defaults(&p, &dev);
     p.argmax_form = 2;
     p.use_double = 1;
     why[0] = '\0';
@@ -534,7 +544,8 @@ int main(void)
      * argmax_parts's range is covered by the crafted correlations below. */
     const char *const not_pixels[] = {
         "sums_items=2", "sums_items=3", "sums_items=4", "sums_items=5", "sums_items=6", "sums_items=7",
-        "sums_items=8", "argmax_form=1", "prep_pad=1", "prep_pad=2",
+        "sums_items=8", "argmax_form=0", "argmax_form=1", "argmax_form=3", "prep_pad=0", "prep_pad=1",
+        "prep_pad=2",
     };
     const char *const atomic_form[] = { "argmax_form=2" };
     const char *const pixels[] = {
@@ -564,6 +575,7 @@ int main(void)
                    check_same);
     check_variants(ctx, &mixed, &direct_21x19, "", odd_sides, sizeof odd_sides / sizeof odd_sides[0], check_same);
     check_variants(ctx, &u16, &fft_24x20, "fft=clfft", pad_once, 1, check_same);
+    check_variants(ctx, &u16, &fft_24x20, "fft=cpu", pad_once, 1, check_same);
 #ifdef HAVE_VKFFT
     check_variants(ctx, &u16, &fft_24x20, "fft=vkfft", pad_once, 1, check_same);
 #endif
@@ -594,15 +606,18 @@ int main(void)
             check_variants(ctx, &u16, &pack_jobs[j], libraries[l], packed, j == 0 ? 2 : 1, check_close);
         }
 
-    /* The default first: the others' second peaks are compared with its. */
-    const char *const forms[] = { "", "argmax_form=1,argmax_parts=1", "argmax_form=1,argmax_parts=3",
-                                  "argmax_form=1,argmax_parts=64,argmax_wg=8", "argmax_form=2,argmax_parts=1",
-                                  "argmax_form=2,argmax_parts=3", "argmax_form=2,argmax_parts=64,argmax_wg=8" };
-    const char *const bounded_forms[] = { "", "argmax_form=1,argmax_parts=64,argmax_wg=8",
+    /* The default first (form 0 on GPUs, 3 on CPUs): the others' second
+     * peaks are compared with its. */
+    const char *const forms[] = { "", "argmax_form=0", "argmax_form=3", "argmax_form=1,argmax_parts=1",
+                                  "argmax_form=1,argmax_parts=3", "argmax_form=1,argmax_parts=64,argmax_wg=8",
+                                  "argmax_form=2,argmax_parts=1", "argmax_form=2,argmax_parts=3",
+                                  "argmax_form=2,argmax_parts=64,argmax_wg=8" };
+    const char *const bounded_forms[] = { "", "argmax_form=0", "argmax_form=3",
+                                          "argmax_form=1,argmax_parts=64,argmax_wg=8",
                                           "argmax_form=2,argmax_parts=64,argmax_wg=8" };
     /* Form 2 last in both lists, so that a device without it runs the others. */
-    check_crafted(ctx, 0, forms, atomics ? 7 : 4);
-    check_crafted(ctx, 4, bounded_forms, atomics ? 3 : 2);
+    check_crafted(ctx, 0, forms, atomics ? 9 : 6);
+    check_crafted(ctx, 4, bounded_forms, atomics ? 5 : 4);
 
     check_refusals(ctx);
     image_set_free(&u16);
