@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench/cpu-peers.sh - clxcorr on a CPU (PoCL) against what a user without a
-# GPU would run instead, on the same cores, in one command (issue #15's
+# GPU would run instead, on the same cores, in one command (issue #21's
 # measurements):
 # - the first run: `clxcorr offsets` with an empty kernel cache (clxcorr's
 #   and PoCL's) on the sample set (24 images of 900 x 900, 50 windows of
