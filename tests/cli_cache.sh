@@ -1,7 +1,8 @@
 #!/bin/sh
 # The compiled-kernel cache: binaries are written under
 # $XDG_CACHE_HOME/clxcorr/kernels, reused, survive corruption (rebuilt,
-# same results), and --no-cache neither reads nor writes them.
+# same results), and --no-cache neither reads nor writes them; a first run
+# says what it compiles.
 . "$TESTS_SRCDIR/lib.sh"
 need_device
 make_small_set "$TMP/set" 1
@@ -24,6 +25,14 @@ small=$(find "$K" -name '*.bin' -size -1k | wc -l)
 for f in "$K"/*.bin; do printf 'garbage' | dd of="$f" bs=1 seek=200 conv=notrunc 2>/dev/null; done
 run >"$TMP/garbage.csv" && cmp -s "$TMP/first.csv" "$TMP/garbage.csv" && pass "corrupted binaries: rebuilt, same output" \
     || fail "corrupted binaries"
+
+# What makes a first run slower is said (-v: as lines; on a terminal, the
+# status line), and a cached run compiles nothing.
+rm -rf "$TMP/cache"
+run -v >/dev/null 2>"$TMP/v1" && run -v >/dev/null 2>"$TMP/v2" || fail "-v runs"
+grep -q "first run: compiling [a-z_]*\.cl for this device (later runs load it from the kernel cache)" "$TMP/v1" &&
+    ! grep -q "compiling" "$TMP/v2" && pass "the first run says what it compiles; the second compiles nothing" \
+    || fail "first-run lines: $(grep -c compiling "$TMP/v1") then $(grep -c compiling "$TMP/v2")"
 
 rm -rf "$TMP/cache"
 run --no-cache >"$TMP/nocache.csv" && cmp -s "$TMP/first.csv" "$TMP/nocache.csv" && pass "--no-cache, same output" \

@@ -450,7 +450,8 @@ static void bench_device(const char *spec, struct data *data, size_t ndata, cons
     clx_context_options_init(&copt);
     copt.device = spec;
     copt.log = report_library_log;
-    copt.log_level = report_library_level();
+    /* No status line: the table goes to the same terminal. */
+    copt.log_level = report_library_level(0);
     if (clx_context_open(&copt, &ctx, &msg) != CLX_OK) {
         report_error("%s", msg.text);
         return;

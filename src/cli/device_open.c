@@ -17,7 +17,7 @@ int open_device(const char *spec, int need_fp64, int no_cache, clx_context **ctx
     copt.need_fp64 = need_fp64;
     copt.no_cache = no_cache;
     copt.log = report_library_log;
-    copt.log_level = report_library_level();
+    copt.log_level = report_library_level(1);
     if (clx_context_open(&copt, ctx, &msg) != CLX_OK) {
         report_error("%s", msg.text);
         return -1;

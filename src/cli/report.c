@@ -3,6 +3,8 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,6 +22,22 @@
 static int verbosity = 1;
 static int silent;              /* not even errors: an MPI rank other than 0 */
 static char last_error[512];    /* for a rank that sends its error to rank 0, and --meta */
+static int status_shown;        /* a transient status line is on the terminal (report_library_log) */
+
+/* Clears the transient status line, if one is shown. */
+static void status_clear(void)
+{
+    if (status_shown)
+        fputs("\r\033[K", stderr);
+    status_shown = 0;
+}
+
+/* Whether the library's INFO lines are shown as a transient status line:
+ * on a terminal, at the default verbosity. */
+static int status_lines(void)
+{
+    return verbosity == 1 && !silent && isatty(STDERR_FILENO);
+}
 
 void report_set_verbosity(int level)
 {
@@ -45,6 +63,7 @@ static void vreport(const char *kind, const char *fmt, va_list ap)
 {
     if (silent)
         return;
+    status_clear();
     fprintf(stderr, "clxcorr: %s", kind);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
@@ -99,8 +118,17 @@ void report_info(const char *fmt, ...)
     va_end(ap);
 }
 
-clx_log_level report_library_level(void)
+clx_log_level report_library_level(int status_line)
 {
+    /* On a terminal the INFO lines (the device, what is compiled, the
+     * method) show one at a time while a run prepares, so that a first
+     * run, slower for its compilations, says why. */
+    if (status_line && status_lines()) {
+        static int registered;
+        if (!registered && atexit(status_clear) == 0)
+            registered = 1;
+        return CLX_LOG_INFO;
+    }
     return verbosity >= 3 ? CLX_LOG_DEBUG : verbosity == 2 ? CLX_LOG_INFO : CLX_LOG_WARNING;
 }
 
@@ -109,6 +137,17 @@ void report_library_log(void *user, clx_log_level level, const char *line)
     (void)user;
     if (level == CLX_LOG_WARNING && verbosity < 1)
         return;
+    if (level == CLX_LOG_INFO && verbosity < 2) {
+        /* The transient status line: cut to the terminal's width, so that
+         * the next one (or the progress line) overwrites all of it. */
+        struct winsize ws;
+        int width = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20 ? ws.ws_col - 1 : 79;
+        fprintf(stderr, "\rclxcorr: %.*s\033[K", width - 9, line);
+        fflush(stderr);
+        status_shown = 1;
+        return;
+    }
+    status_clear();
     fprintf(stderr, "clxcorr: %s%s\n", level == CLX_LOG_WARNING ? "warning: " : "", line);
 }
 
@@ -136,11 +175,12 @@ void progress_update(struct progress_line *p, size_t done)
     double rate = done / (t - p->start > 1e-9 ? t - p->start : 1e-9);
     if (p->total > 0) {
         double eta = rate > 0 ? (p->total - done) / rate : 0;
-        fprintf(stderr, "\rclxcorr: %zu/%zu images, %.1f images/s, ETA %d:%02d   ", done, p->total, rate,
+        fprintf(stderr, "\rclxcorr: %zu/%zu images, %.1f images/s, ETA %d:%02d\033[K", done, p->total, rate,
                 (int)eta / 60, (int)eta % 60);
     } else {
-        fprintf(stderr, "\rclxcorr: %zu images, %.1f images/s   ", done, rate);
+        fprintf(stderr, "\rclxcorr: %zu images, %.1f images/s\033[K", done, rate);
     }
+    status_shown = 0;
     fflush(stderr);
 }
 
@@ -148,4 +188,5 @@ void progress_finish(struct progress_line *p)
 {
     if (p->enabled && p->last_draw > 0)
         fprintf(stderr, "\r\033[K");
+    status_clear();
 }

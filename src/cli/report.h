@@ -30,9 +30,13 @@ void report_note(const char *fmt, ...) CLI_PRINTF(1, 2);
 /* Reports an option getopt_long refused: `what` is ':' (value missing) or
  * '?' (unknown), `word` the command-line word it was in. */
 void report_bad_option(const char *command, int what, const char *word);
-/* The library's log callback (clx_log_fn). */
+/* The library's log callback (clx_log_fn): warnings and, with -v, detail
+ * as lines; at the default verbosity on a terminal the INFO lines as one
+ * transient status line that the next overwrites. */
 void report_library_log(void *user, clx_log_level level, const char *line);
-clx_log_level report_library_level(void);
+/* The log level for the library: the verbosity's, or INFO for the status
+ * line where `status_line` asks for it and standard error is a terminal. */
+clx_log_level report_library_level(int status_line);
 
 /* A progress line, shown only when standard error is a terminal and not --quiet. */
 struct progress_line {

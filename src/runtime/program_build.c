@@ -101,6 +101,11 @@ static int make_program(void *user, const char *file, const char *options, cl_pr
         }
     }
 
+    /* What makes a first run slower, said as it happens (the command shows
+     * it on a terminal while it prepares). */
+    ctx_log(ctx, CLX_LOG_INFO, "%s: compiling %s for this device (%s)",
+            ctx->cache_dir[0] ? "first run" : "no kernel cache", file,
+            ctx->cache_dir[0] ? "later runs load it from the kernel cache" : "every run compiles it");
     const char *sources[1] = { source };
     prog = clCreateProgramWithSource(ctx->cl, 1, sources, NULL, &err);
     CL_CHECK_RESULT(ctx, "clCreateProgramWithSource", err);
