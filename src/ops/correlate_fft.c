@@ -85,7 +85,7 @@ static void fft_configure(const struct device_entry *dev, struct kernel_params *
 {
     /* 2w x 2h keeps the correlation linear; a larger size the FFT library
      * handles keeps it linear too. The FFT computes every shift. A library
-     * this build lacks is reported by fft_create. Both libraries pad to the
+     * this build lacks is reported by fft_create. Every backend pads to the
      * same sizes, so the layout does not depend on whether an fft=
      * override was applied before this or after (stage_create: after). */
     const struct fft_backend *fft = params_backend_or_default(p);

@@ -4,7 +4,7 @@
  * the libraries' GPU-shaped kernels run scalar (cl/fft_cpu.cl says why).
  *
  * R2C and C2R only (the correlation's per-tile form, fft_pack=0); the
- * half-spectra are in the kernel's own layout (fft_cpu_spectrum_elements),
+ * half-spectra are in the kernel's own layout (cpu_spectrum_elements),
  * which only this backend and the element-wise multiply read. Sizes are the
  * other libraries' (even, factors 2, 3, 5, 7), so that a plan's padding does
  * not depend on which library runs it. An R2C plan reads only the top-left
