@@ -194,6 +194,12 @@ static int vkfft_create(struct clx_context *ctx, enum fft_kind kind, int nx, int
         c.normalize = 1;
     }
 
+    /* Said while a run prepares (the command's status line): VkFFT keeps
+     * no binaries, and VkFFT 1.2.26's loadApplicationFromString misreads
+     * the OpenCL binaries its saveApplicationToString wrote (a crash in
+     * strtol), so clxcorr cannot cache them either. */
+    ctx_log(ctx, CLX_LOG_INFO, "compiling VkFFT's %s %dx%d plan (VkFFT plans are compiled on every run)",
+            fft_kind_name(kind), nx, ny);
     double t0 = now_ms();
     pthread_mutex_lock(&plan_lock);
     r = initializeVkFFT(&st->app, c);
