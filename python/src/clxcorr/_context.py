@@ -44,7 +44,8 @@ _OFFSETS_OPTIONS_DOC = """
         double: every device stage in double precision (the context's
             device needs fp64).
         params: kernel parameters, "KEY=VALUE,..." or a dict.
-        fft: the FFT library, "vkfft", "clfft" or "auto".
+        fft: the FFT library, "vkfft", "clfft", "cpu" (clxcorr's own, the
+            default on CPU devices) or "auto".
         prefilter: accurate mode's filter spec ("background:8" by default;
             None or "none": none).
         window_fn: "hann" (default), "tukey" or "none"; window_alpha:
