@@ -193,7 +193,8 @@ int bspline_prefilter_enqueue(struct bspline_prefilter *b, cl_mem images, int w,
         size_t global[2] = { b->vector ? ((size_t)w + 7) / 8 : round_up((size_t)w, b->group), (size_t)rows };
         CL_CALL(ctx, clSetKernelArg(b->rows, 5, sizeof rows, &rows));
         CL_CALL(ctx, clSetKernelArg(b->rows, 6, sizeof first_row, &first_row));
-        CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, b->rows, 2, NULL, global, b->vector ? NULL : local, 0, NULL, NULL));
+        CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, b->rows, 2, NULL, global, b->vector ? NULL : local, 0, NULL,
+                                            NULL));
         CL_CALL(ctx, clSetKernelArg(b->columns, 6, sizeof rows, &rows));
         CL_CALL(ctx, clSetKernelArg(b->columns, 7, sizeof first, &first));
         CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, b->columns, 2, NULL, global, b->vector ? NULL : local, 0,
