@@ -49,6 +49,12 @@
 #define GROUPS_PER_TILE ARGMAX_PARTS
 #endif
 
+/* The logical index of shift (ux, uy): the tie rule's order (common.h). */
+static inline int logical_index(int ux, int uy)
+{
+    return (uy < 0 ? uy + LOGICAL_H : uy) * LOGICAL_W + (ux < 0 ? ux + LOGICAL_W : ux);
+}
+
 /* Does candidate (v, k) beat the current best (bv, bk)? */
 static inline int beats(real v, int k, real bv, int bk)
 {
@@ -76,7 +82,7 @@ static void group_best(__global const real *c, int part, __local real *best_v, _
         if (abs(ux) > SEARCH_RX || abs(uy) > SEARCH_RY)
             continue;
         const real v = c[i];
-        const int k = (uy < 0 ? uy + LOGICAL_H : uy) * LOGICAL_W + (ux < 0 ? ux + LOGICAL_W : ux);
+        const int k = logical_index(ux, uy);
         if (beats(v, k, bv, bk)) {
             bv = v;
             bk = k;
@@ -207,6 +213,8 @@ typedef float4 vreal_half;
  * holding the largest value in a row-major scan is the tie rule's. */
 #define FIRST_NEGATIVE_ROW (CORR_H - SEARCH_RY)
 #define FIRST_NEGATIVE_COL (CORR_W - SEARCH_RX)
+/* The searched row after row y: 0 .. SEARCH_RY, then the negative ones. */
+#define NEXT_ROW(y) ((y) == SEARCH_RY ? FIRST_NEGATIVE_ROW : (y) + 1)
 
 /* The largest number among row[x0 .. x1 - 1] and m (fmax: NaN never wins). */
 static inline real run_max(__global const real *row, int x0, int x1, real m)
@@ -246,13 +254,6 @@ static inline int row_find(__global const real *row, real m)
     return x >= 0 ? x : run_find(row, FIRST_NEGATIVE_COL, CORR_W, m);
 }
 
-/* The logical index of (x, y) in the correlation layout. */
-static inline int logical_index(int x, int y)
-{
-    const int ux = corr_shift_x(x), uy = corr_shift_y(y);
-    return (uy < 0 ? uy + LOGICAL_H : uy) * LOGICAL_W + (ux < 0 ? ux + LOGICAL_W : ux);
-}
-
 __kernel void argmax_rows(__global const real *corr, __global int *peaks, int ntiles)
 {
     const int tile = get_global_id(0);
@@ -260,15 +261,13 @@ __kernel void argmax_rows(__global const real *corr, __global int *peaks, int nt
         return;
     __global const real *c = corr + (size_t)tile * CORR_PIXELS;
     real m = -INFINITY;
-    for (int y = 0; y <= SEARCH_RY; y++)
-        m = row_max(c + y * CORR_W, m);
-    for (int y = FIRST_NEGATIVE_ROW; y < CORR_H; y++)
+    for (int y = 0; y < CORR_H; y = NEXT_ROW(y))
         m = row_max(c + y * CORR_W, m);
     int key = -1;
-    for (int y = 0; y < CORR_H && key < 0; y = y == SEARCH_RY ? FIRST_NEGATIVE_ROW : y + 1) {
+    for (int y = 0; y < CORR_H && key < 0; y = NEXT_ROW(y)) {
         const int x = row_find(c + y * CORR_W, m);
         if (x >= 0)
-            key = logical_index(x, y);
+            key = logical_index(corr_shift_x(x), corr_shift_y(y));
     }
     peaks[tile] = key;
 }
@@ -394,7 +393,7 @@ __kernel void second_peak_rows(__global const real *corr, __global const int *pe
     int px, py;
     primary_shift(key, &px, &py);
     real bv = -INFINITY;
-    for (int y = 0; y < CORR_H; y = y == SEARCH_RY ? FIRST_NEGATIVE_ROW : y + 1) {
+    for (int y = 0; y < CORR_H; y = NEXT_ROW(y)) {
         bv = run_secondary(c, y, 0, SEARCH_RX + 1, bv, px, py);
         bv = run_secondary(c, y, FIRST_NEGATIVE_COL, CORR_W, bv, px, py);
     }

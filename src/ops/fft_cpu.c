@@ -31,7 +31,7 @@ static const size_t one_item[2] = { 1, 1 };
 
 struct cpu_fft_state {
     enum fft_kind kind;
-    int nx, ny, batch, data_w, data_h;
+    int data_w, data_h;          /* R2C: the part of the input that is not zero */
     cl_program program;
     cl_kernel columns;           /* fft_r2c_columns or fft_c2r_columns */
     cl_kernel rows;              /* fft_rows */
@@ -116,9 +116,6 @@ static int cpu_create(struct clx_context *ctx, enum fft_kind kind, int nx, int n
     if (!st)
         return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
     st->kind = kind;
-    st->nx = nx;
-    st->ny = ny;
-    st->batch = batch;
     st->data_w = data_w;
     st->data_h = data_h;
     st->columns_global[0] = (size_t)(nx + 2 * VEC - 1) / (2 * VEC);

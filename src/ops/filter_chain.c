@@ -75,9 +75,9 @@ static size_t real_size(const struct clx_filter *f)
 }
 
 /* The kernels stage s runs: filter_tiled.cl, filter_separable.cl or filter_vector.cl. */
-enum stage_kernels { STAGE_TILED, STAGE_SEPARABLE, STAGE_VECTOR };
+enum stage_form { STAGE_TILED, STAGE_SEPARABLE, STAGE_VECTOR };
 
-static enum stage_kernels stage_kernels_of(const struct clx_filter *f, int s)
+static enum stage_form stage_form_of(const struct clx_filter *f, int s)
 {
     enum filter_path path = f->path;
     if (path == FILTER_PATH_AUTO)
@@ -87,11 +87,6 @@ static enum stage_kernels stage_kernels_of(const struct clx_filter *f, int s)
     if (path == FILTER_PATH_LOCAL_MEMORY && f->chain.stages[s].radius <= 2)
         return STAGE_TILED;
     return STAGE_SEPARABLE;
-}
-
-static int stage_is_tiled(const struct clx_filter *f, int s)
-{
-    return stage_kernels_of(f, s) == STAGE_TILED;
 }
 
 /* ---- create / release ---------------------------------------------------- */
@@ -247,10 +242,11 @@ static int stage_kernels(struct clx_filter *f, int s, clx_pixel_type type, struc
     if (k->program)
         return CLX_OK;
     stage_params(f, s, type, &p);
-    if (stage_is_tiled(f, s)) {
+    enum stage_form form = stage_form_of(f, s);
+    if (form == STAGE_TILED) {
         if ((status = program_build_params(f->ctx, "filter_tiled.cl", &p, &k->program)) == CLX_OK)
             status = kernel_create(f->ctx, k->program, "filter_tiled", &k->tiled);
-    } else if (stage_kernels_of(f, s) == STAGE_VECTOR) {
+    } else if (form == STAGE_VECTOR) {
         if ((status = program_build_params(f->ctx, "filter_vector.cl", &p, &k->program)) == CLX_OK &&
             (status = kernel_create(f->ctx, k->program, "filter_rows_vector", &k->rows)) == CLX_OK)
             status = kernel_create(f->ctx, k->program, "filter_columns_vector", &k->columns);
@@ -347,10 +343,10 @@ static int enqueue_rows(struct clx_filter *f, int s, const struct filter_kernels
     CL_CALL(ctx, clSetKernelArg(k->rows, 7, sizeof f->taps[s], &f->taps[s]));
     size_t local[3] = { (size_t)fp->filter_rows_tx, (size_t)fp->filter_rows_ty, 1 };
     size_t global[3] = { round_up((size_t)io->w, local[0]), round_up((size_t)io->h, local[1]), (size_t)io->nimages };
-    if (stage_kernels_of(f, s) == STAGE_VECTOR)
+    const int vector = stage_form_of(f, s) == STAGE_VECTOR;
+    if (vector)
         vector_range(io, global);
-    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k->rows, 3, NULL, global,
-                                        stage_kernels_of(f, s) == STAGE_VECTOR ? NULL : local, 0, NULL, NULL));
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k->rows, 3, NULL, global, vector ? NULL : local, 0, NULL, NULL));
 error:
     return status;
 }
@@ -370,10 +366,10 @@ static int enqueue_columns(struct clx_filter *f, int s, const struct filter_kern
     size_t local[3] = { (size_t)fp->filter_cols_tx, (size_t)fp->filter_cols_ty, 1 };
     size_t global[3] = { round_up((size_t)io->w, local[0]),
                          round_up(((size_t)io->h + fp->filter_k - 1) / fp->filter_k, local[1]), (size_t)io->nimages };
-    if (stage_kernels_of(f, s) == STAGE_VECTOR)
+    const int vector = stage_form_of(f, s) == STAGE_VECTOR;
+    if (vector)
         vector_range(io, global);
-    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k->columns, 3, NULL, global,
-                                        stage_kernels_of(f, s) == STAGE_VECTOR ? NULL : local, 0, NULL, NULL));
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k->columns, 3, NULL, global, vector ? NULL : local, 0, NULL, NULL));
 error:
     return status;
 }
@@ -384,7 +380,7 @@ static int enqueue_stage(struct clx_filter *f, int s, clx_pixel_type type, const
     int status = stage_kernels(f, s, type, &k);
     if (status != CLX_OK)
         return status;
-    if (stage_is_tiled(f, s))
+    if (stage_form_of(f, s) == STAGE_TILED)
         return enqueue_tiled(f, s, k, io);
     /* The work-group shapes the program was built with. */
     struct kernel_params p;

@@ -16,6 +16,12 @@ static const char *const argmax_kernels[4][2] = {
     { "argmax_rows", NULL },
 };
 
+/* One work-item per tile, in work-groups the driver picks: ntiles rounded up to 64. */
+static size_t one_per_tile(int ntiles)
+{
+    return ((size_t)ntiles + 63) / 64 * 64;
+}
+
 int peak_finder_build(struct clx_context *ctx, const struct kernel_params *p, int max_tiles,
                       struct peak_finder *pf)
 {
@@ -52,12 +58,10 @@ static int argmax_enqueue(struct clx_context *ctx, struct peak_finder *pf, cl_me
     cl_kernel k = pf->argmax;
     size_t wg = (size_t)p->argmax_wg;
     size_t global = wg * ntiles * (p->argmax_form == 0 ? 1 : (size_t)p->argmax_parts);
-    /* One work-item per tile, in work-groups the driver picks. */
-    size_t finish_global = ((size_t)ntiles + 63) / 64 * 64;
+    size_t finish_global = one_per_tile(ntiles);
 
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof corr, &corr));
     if (p->argmax_form == 3) {
-        /* One work-item per tile, in work-groups the driver picks. */
         CL_CALL(ctx, clSetKernelArg(k, 1, sizeof peaks, &peaks));
         CL_CALL(ctx, clSetKernelArg(k, 2, sizeof ntiles, &ntiles));
         CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &finish_global, NULL, 0, NULL, NULL));
@@ -111,7 +115,7 @@ int peak_finder_enqueue(struct clx_context *ctx, struct peak_finder *pf, cl_mem 
         CL_CALL(ctx, clSetKernelArg(k, 2, sizeof second, &second));
         if (pf->params.argmax_form == 3) {
             /* second_peak_rows: one work-item per tile, like argmax_rows. */
-            size_t tiles = ((size_t)ntiles + 63) / 64 * 64;
+            size_t tiles = one_per_tile(ntiles);
             CL_CALL(ctx, clSetKernelArg(k, 3, sizeof ntiles, &ntiles));
             CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &tiles, NULL, 0, NULL, NULL));
         } else {
