@@ -36,45 +36,11 @@
 #include "common.h"
 #include "interp.h"
 #include "icgn_layout.h"
+#include "icgn_common.h"
 
 #ifndef ICGN_WG
 #define ICGN_WG 256         /* work-items per window or tile (a power of two) */
 #endif
-#ifndef SHAPE
-#define SHAPE 0             /* shape function: 0 translation, 1 first order (affine) */
-#endif
-
-#if SHAPE == 0
-#define NPAR 2
-#define IV 1                /* q's index of v */
-#elif SHAPE == 1
-#define NPAR 6
-#define IV 3
-#else
-#error "SHAPE must be 0 (translation) or 1 (first order)"
-#endif
-
-#define HALF_W ((real)WIN_W / 2)
-#define HALF_H ((real)WIN_H / 2)
-#define CENTRE_X ((real)(WIN_W - 1) / 2)
-#define CENTRE_Y ((real)(WIN_H - 1) / 2)
-
-#define C_NORM ICGN_C_NORM
-#define C_MEAN ICGN_C_MEAN
-#define C_USABLE ICGN_C_USABLE
-#define C_SUM_J ICGN_C_SUM_J
-#define C_SUM_JF ICGN_C_SUM_JF(NPAR)
-#define C_HINV ICGN_C_HINV(NPAR)
-#define C_H ICGN_C_H(NPAR)
-#define C_Q ICGN_C_Q(NPAR)
-#define CONSTS ICGN_CONSTS(NPAR)
-
-/* The reference's sums: |f~|^2, H's upper triangle, sum J, sum J f~. */
-#define NH (NPAR * (NPAR + 1) / 2)
-#define NREF (1 + NH + 2 * NPAR)
-/* An iteration's sums: g', g'^2, f~ g', J g' (g' = g less the reference's mean). */
-#define NITER (3 + NPAR)
-
 /* The most sums one reduction step carries (the reference's are summed in
  * rounds of this many, an iteration's in one). */
 #define CHUNK NITER
@@ -116,60 +82,6 @@ static real2 slope_at(__global const real *src, int w, int h, int x, int y)
         }
     }
     return g;
-}
-
-/* J = grad f dW/dq at a pixel whose scaled position is (xi, eta). */
-static void jacobian(real2 g, real xi, real eta, real *j)
-{
-#if SHAPE == 0
-    j[0] = g.x;
-    j[1] = g.y;
-#else
-    j[0] = g.x;
-    j[1] = g.x * xi;
-    j[2] = g.x * eta;
-    j[3] = g.y;
-    j[4] = g.y * xi;
-    j[5] = g.y * eta;
-#endif
-}
-
-/* Inverts the symmetric n x n matrix a (row-major) by Cholesky into inv;
- * 0 when a is not positive definite. */
-static int invert_spd(real *a, real *inv)
-{
-    for (int j = 0; j < NPAR; j++) {
-        real d = a[j * NPAR + j];
-        for (int k = 0; k < j; k++)
-            d -= a[j * NPAR + k] * a[j * NPAR + k];
-        if (!(d > 0))
-            return 0;
-        d = sqrt(d);
-        a[j * NPAR + j] = d;
-        for (int i = j + 1; i < NPAR; i++) {
-            real s = a[i * NPAR + j];
-            for (int k = 0; k < j; k++)
-                s -= a[i * NPAR + k] * a[j * NPAR + k];
-            a[i * NPAR + j] = s / d;
-        }
-    }
-    /* Columns of the inverse: L L^T x = e_c. */
-    for (int c = 0; c < NPAR; c++) {
-        real y[NPAR];
-        for (int i = 0; i < NPAR; i++) {
-            real s = i == c ? 1 : 0;
-            for (int k = 0; k < i; k++)
-                s -= a[i * NPAR + k] * y[k];
-            y[i] = s / a[i * NPAR + i];
-        }
-        for (int i = NPAR - 1; i >= 0; i--) {
-            real s = y[i];
-            for (int k = i + 1; k < NPAR; k++)
-                s -= a[k * NPAR + i] * inv[k * NPAR + c];
-            inv[i * NPAR + c] = s / a[i * NPAR + i];
-        }
-    }
-    return 1;
 }
 
 /*
@@ -319,100 +231,10 @@ __kernel void icgn_noise_model(__global const real *taps, int radius, __global r
     model[i] = sum;
 }
 
-/* The noise gain of a value sampled at fraction f (linear in the table). */
-static real kappa_at(__global const real *model, real f)
-{
-    const real x = (f - floor(f)) * ICGN_KAPPA_STEPS;
-    /* clamp: a NaN or infinite f must not index outside the table. */
-    const int k = isfinite(x) ? clamp((int)x, 0, ICGN_KAPPA_STEPS - 1) : 0;
-    const real a = model[ICGN_MODEL_KAPPA + k], b = model[ICGN_MODEL_KAPPA + k + 1];
-    return a + (b - a) * (x - k);
-}
-
-/*
- * The standard deviations of u and v (px), into sd[0], sd[1]; NaN where the
- * noise swamps the window. Gauss-Newton's estimate is a sum of the
- * residual weighted by J, and both sides are noisy. With s^2 each image's
- * white noise variance before any filter and k0, k(f) the model's gains at
- * a whole pixel and at the warp's fraction, the residual's variance is
- * s_r^2 = |f~|^2 ZNSSD / (N - npar) = s^2 (k0^2 + k(fx) k(fy)); the
- * reference's gradients, and so J and H, carry noise of variance
- * s^2 model[deriv] k0 per pixel. With S = H less that noise's expected
- * part (the signal's own Hessian), the update's covariance is
- * 2 s^2 S^-1 Q S^-1 (errors in the variables; Q = H for white noise, and
- * Cov = 2 s^2 H^-1 where the reference is noise-free too).
- */
-static void standard_deviations(__global const real *c, __global const real *model, real znssd, real fu, real fv,
-                                 real *sd)
-{
-    const real n = WIN_PIXELS;
-    const real sr2 = c[C_NORM] * c[C_NORM] * fmax(znssd, (real)0) / (n - NPAR);
-    const real k0 = model[ICGN_MODEL_KAPPA];
-    const real s2 = sr2 / (k0 * k0 + kappa_at(model, fu) * kappa_at(model, fv));
-    const real gn = s2 * model[ICGN_MODEL_DERIV] * k0;
-    real sm[NPAR * NPAR], si[NPAR * NPAR];
-    for (int k = 0; k < NPAR * NPAR; k++)
-        sm[k] = c[C_H + k];
-#if SHAPE == 0
-    sm[0] -= gn * n;
-    sm[3] -= gn * n;
-#else
-    /* J's noise: (nx, nx xi, nx eta, ny, ny xi, ny eta), nx and ny
-     * independent, xi and eta of mean 0 and uncorrelated over the window. */
-    const real mx = n * ((real)WIN_W * WIN_W - 1) / (12 * HALF_W * HALF_W);
-    const real my = n * ((real)WIN_H * WIN_H - 1) / (12 * HALF_H * HALF_H);
-    const real m[3] = { n, mx, my };
-    for (int b = 0; b < 2; b++)
-        for (int k = 0; k < 3; k++)
-            sm[(3 * b + k) * NPAR + 3 * b + k] -= gn * m[k];
-#endif
-    if (!invert_spd(sm, si)) {
-        sd[0] = sd[1] = NAN;
-        return;
-    }
-    for (int out = 0; out < 2; out++) {
-        const int i = out == 0 ? 0 : IV;
-        real v = 0;
-        for (int a = 0; a < NPAR; a++)
-            for (int b = 0; b < NPAR; b++)
-                v += si[i * NPAR + a] * c[C_Q + a * NPAR + b] * si[b * NPAR + i];
-        sd[out] = sqrt(2 * s2 * v);
-    }
-}
-
-/* The warp as displacement at the centre (t) and gradient A - I (px/px). */
-struct warp {
-    real u, v, ux, uy, vx, vy;
-};
-
-/* W <- W o W(dq)^-1, dq in the scaled parameters. */
-static struct warp compose_inverse(struct warp w, const real *dq)
-{
-#if SHAPE == 0
-    w.u -= dq[0];
-    w.v -= dq[1];
-#else
-    /* A_new = A A_d^-1, t_new = t - A A_d^-1 t_d, A = I + grad. */
-    const real a11 = 1 + dq[1] / HALF_W, a12 = dq[2] / HALF_H, a21 = dq[4] / HALF_W, a22 = 1 + dq[5] / HALF_H;
-    const real det = a11 * a22 - a12 * a21;
-    const real i11 = a22 / det, i12 = -a12 / det, i21 = -a21 / det, i22 = a11 / det;
-    const real b11 = 1 + w.ux, b12 = w.uy, b21 = w.vx, b22 = 1 + w.vy;
-    const real m11 = b11 * i11 + b12 * i21, m12 = b11 * i12 + b12 * i22;
-    const real m21 = b21 * i11 + b22 * i21, m22 = b21 * i12 + b22 * i22;
-    w.u -= m11 * dq[0] + m12 * dq[3];
-    w.v -= m21 * dq[0] + m22 * dq[3];
-    w.ux = m11 - 1;
-    w.uy = m12;
-    w.vx = m21;
-    w.vy = m22 - 1;
-#endif
-    return w;
-}
-
 /*
  * icgn_iterate: tile t (image t / nwin, window t % nwin) refined from its
  * start offset against reference window t % nref; src holds the batch's
- * images (or their coefficients).
+ * images (or their coefficients). Work-item 0 takes each step.
  */
 __kernel __attribute__((reqd_work_group_size(ICGN_WG, 1, 1)))
 void icgn_iterate(__global const real *src, int w, int h, __global const int2 *corners, int nwin, int nref,
@@ -448,71 +270,21 @@ void icgn_iterate(__global const real *src, int w, int h, __global const int2 *c
         real v[NITER];
         for (int k = 0; k < NITER; k++)
             v[k] = 0;
-        for (int i = lid; i < WIN_PIXELS; i += ICGN_WG) {
-            const int x = i % WIN_W, y = i / WIN_W;
-            const real dx = x - CENTRE_X, dy = y - CENTRE_Y;
-            const real px = corner.x + x + wp.u + wp.ux * dx + wp.uy * dy;
-            const real py = corner.y + y + wp.v + wp.vx * dx + wp.vy * dy;
-            const real gv = sample_at(image, w, h, px, py) - mean;
-            real j[NPAR];
-            jacobian(g[i], dx / HALF_W, dy / HALF_H, j);
-            v[0] += gv;
-            v[1] += gv * gv;
-            v[2] += f[i] * gv;
-            for (int a = 0; a < NPAR; a++)
-                v[3 + a] += j[a] * gv;
-        }
+        for (int i = lid; i < WIN_PIXELS; i += ICGN_WG)
+            add_pixel(image, w, h, corner, wp, mean, f, g, i, v);
         group_sums(part, v, NITER, all);
         it++;
         if (lid == 0) {
-            const real n = WIN_PIXELS, gm = all[0] / n;
-            const real gnorm = sqrt(fmax(all[1] - all[0] * gm, (real)0));
+            real sums[NITER], zncc = last_zncc;
             struct warp nw = wp;
-            if (!(gnorm > 0)) {
-                state = ICGN_FAILED;
-            } else {
-                const real a = c[C_NORM] / gnorm;
-                real b[NPAR], dq[NPAR], step = 0;
-                for (int k = 0; k < NPAR; k++)
-                    b[k] = c[C_SUM_JF + k] - a * (all[3 + k] - gm * c[C_SUM_J + k]);
-                for (int r = 0; r < NPAR; r++) {
-                    real s = 0;
-                    for (int k = 0; k < NPAR; k++)
-                        s += c[C_HINV + r * NPAR + k] * b[k];
-                    dq[r] = -s;
-                    step += dq[r] * dq[r];
-                }
-                last_zncc = all[2] / (c[C_NORM] * gnorm);
-                nw = compose_inverse(wp, dq);
-                /* A warp beyond a window's size has lost the window. */
-                if (!(fabs(nw.u - start.x) <= WIN_W && fabs(nw.v - start.y) <= WIN_H &&
-                      fabs(nw.ux) < 1 && fabs(nw.uy) < 1 && fabs(nw.vx) < 1 && fabs(nw.vy) < 1))
-                    state = ICGN_FAILED;
-                else if (sqrt(step) < tol)
-                    state = ICGN_CONVERGED;
-                else if (it >= max_iter)
-                    state = ICGN_UNCONVERGED;
-                shared_warp = nw;
-            }
+            for (int k = 0; k < NITER; k++)
+                sums[k] = all[k];
+            state = icgn_step(sums, c, start, it, max_iter, tol, &nw, &zncc);
+            shared_warp = nw;
+            last_zncc = zncc;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    if (lid != 0)
-        return;
-    const struct warp wf = shared_warp;
-    __global real *r = results + (size_t)tile * ICGN_RESULTS;
-    real sd[2] = { NAN, NAN };
-    if (state != ICGN_FAILED)
-        standard_deviations(c, noise_model, 2 * (1 - last_zncc), wf.u, wf.v, sd);
-    r[ICGN_R_U] = wf.u;
-    r[ICGN_R_V] = wf.v;
-    r[ICGN_R_UX] = wf.ux;
-    r[ICGN_R_UY] = wf.uy;
-    r[ICGN_R_VX] = wf.vx;
-    r[ICGN_R_VY] = wf.vy;
-    r[ICGN_R_ZNCC] = last_zncc;
-    r[ICGN_R_SIGMA_U] = sd[0];
-    r[ICGN_R_SIGMA_V] = sd[1];
-    r[ICGN_R_ITERATIONS] = it;
-    r[ICGN_R_STATUS] = state;
+    if (lid == 0)
+        write_result(results + (size_t)tile * ICGN_RESULTS, state, shared_warp, last_zncc, it, c, noise_model);
 }

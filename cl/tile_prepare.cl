@@ -3,9 +3,18 @@
  * minus its mean, times the window function, into the correlator's layout
  * (PAD_W x PAD_H per tile, zeros elsewhere).
  *
- * One work-group per tile: a tree reduction in local memory gives the mean,
- * in a fixed order, so the result is the same on every run.
- * NDRange: global (TILE_WG * ntiles), local (TILE_WG).
+ * tile_prepare: one work-group per tile; a tree reduction in local memory
+ * gives the mean, in a fixed order, so the result is the same on every
+ * run. NDRange: global (TILE_WG * ntiles), local (TILE_WG).
+ *
+ * tile_prepare_vector (tile_form 1, CPU devices, where a runtime runs the
+ * work-group form's loops scalar and its barriers as loop splits): one
+ * work-item per tile with explicit vectors, the window function's weights
+ * along x computed once per tile. It writes the window only: the stage's
+ * buffer was filled with zeros when it was made (correlation_stage.c), the
+ * FFT transforms out of place, and no kernel writes non-zeros into the
+ * padding, so its zeros are still there. NDRange: global (ntiles), any
+ * local.
  */
 #include "common.h"
 
@@ -62,5 +71,46 @@ void tile_prepare(__global const real *tiles, __global real *prepared)
         if (x < WIN_W && y < WIN_H)
             v = (src[y * WIN_W + x] - mean) * taper(x, WIN_W) * taper(y, WIN_H);
         dst[i] = v;
+    }
+}
+
+#if USE_DOUBLE
+typedef double4 vreal4;
+typedef double8 vreal;
+#else
+typedef float4 vreal4;
+typedef float8 vreal;
+#endif
+
+__kernel void tile_prepare_vector(__global const real *tiles, __global real *prepared, int ntiles)
+{
+    const int tile = get_global_id(0);
+    if (tile >= ntiles)
+        return;
+    __global const real *src = tiles + (size_t)tile * WIN_PIXELS;
+    __global real *dst = prepared + (size_t)tile * PAD_PIXELS;
+
+    vreal acc = 0;
+    real sum = 0;
+    int i = 0;
+    for (; i + 8 <= WIN_PIXELS; i += 8)
+        acc += vload8(0, src + i);
+    for (; i < WIN_PIXELS; i++)
+        sum += src[i];
+    const vreal4 a4 = acc.lo + acc.hi;
+    const real mean = (sum + (a4.x + a4.z) + (a4.y + a4.w)) / WIN_PIXELS;
+
+    real tx[WIN_W];
+    for (int x = 0; x < WIN_W; x++)
+        tx[x] = taper(x, WIN_W);
+    for (int y = 0; y < WIN_H; y++) {
+        const real ty = taper(y, WIN_H);
+        __global const real *s = src + y * WIN_W;
+        __global real *d = dst + y * PAD_W;
+        int x = 0;
+        for (; x + 8 <= WIN_W; x += 8)
+            vstore8((vload8(0, s + x) - mean) * vload8(0, tx + x) * ty, 0, d + x);
+        for (; x < WIN_W; x++)
+            d[x] = (s[x] - mean) * tx[x] * ty;
     }
 }

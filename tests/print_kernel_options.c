@@ -7,7 +7,8 @@
  * prep_vec, prep_pad, argmax_form, fft_pack), float and double, every pixel type, full and
  * bounded searches, several vendors (AMD's and Intel's with the work-group
  * shapes shipped for each SIMD width), each interpolation (and the
- * B-splines' prefilter), IC-GN with either shape function; and the pre-filter stages: both paths,
+ * B-splines' prefilter), IC-GN with either shape function (and its vector
+ * form); and the pre-filter stages: both paths,
  * radii 1 to 64, every border rule, epilogue and input. kernels_spir.sh
  * compiles every kernel with each line.
  */
@@ -143,7 +144,7 @@ int main(void)
                     /* IC-GN: both shape functions, a work-group size each. */
                     p.shape = n % 2;
                     p.icgn_wg = 64 << (n % 3);
-                    bad |= print("icgn.cl", &p);
+                    bad |= print("icgn.cl icgn_vector.cl", &p);
                     p.shape = 0;
                     if (paths[path] == &correlator_direct && !p.direct_few && !dbl) {
                         /* The texture and hybrid variants, and a split. */

@@ -200,19 +200,38 @@ static void check_convergence(clx_context *ctx, const struct images *im, const c
     }
 }
 
-/* IC-GN converges on every shift: see the header for the bounds. */
+/* IC-GN converges on every shift: see the header for the bounds. Both
+ * forms of its iterations (cl/icgn.cl, cl/icgn_vector.cl) and of
+ * tile_prepare run on every device and agree to within float rounding. */
 static void check_icgn(clx_context *ctx, const struct images *im, const clx_region *regions)
 {
-    const struct { const char *prefilter; double tol, gradient; } cases[] = { { "none", 0.002, 1e-4 },
-                                                                               { NULL, 0.03, 0.005 } };
-    clx_result results[NIMAGES * NWIN];
+    static const char *const form0_params = "icgn_form=0,tile_form=0";
+    static const char *const form1_params = "icgn_form=1,tile_form=1";
+    const struct { const char *prefilter, *form; double tol, gradient; } cases[] = {
+        { "none", form0_params, 0.002, 1e-4 }, { "none", form1_params, 0.002, 1e-4 },
+        { NULL, form0_params, 0.03, 0.005 }, { NULL, form1_params, 0.03, 0.005 } };
+    static clx_result results[NIMAGES * NWIN], form0[NIMAGES * NWIN];
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         clx_plan_options opt;
         clx_plan_options_init(&opt);
         if (cases[c].prefilter)
             opt.prefilter = cases[c].prefilter;
+        opt.params = cases[c].form;
         if (run(ctx, &im->ref, regions, NWIN, im->moved, NIMAGES, &opt, results) != 0)
             continue;
+        if (c % 2 == 0) {
+            memcpy(form0, results, sizeof results);
+        } else {
+            double apart = 0;
+            int same = 1;
+            for (int t = 0; t < NIMAGES * NWIN; t++) {
+                apart = fmax(apart, fmax(fabs(results[t].dx - form0[t].dx), fabs(results[t].dy - form0[t].dy)));
+                same &= results[t].flags == form0[t].flags;
+            }
+            CHECK(apart <= 2e-4 && same, "the two forms, pre-filter %s: offsets %.2g px apart, flags %s",
+                  cases[c].prefilter ? cases[c].prefilter : "default", apart, same ? "the same" : "differ");
+            printf("  the work-group and vector forms within %.2g px\n", apart);
+        }
         double worst = 0;
         int bad = 0;
         for (int t = 0; t < NIMAGES * NWIN; t++) {
@@ -229,8 +248,8 @@ static void check_icgn(clx_context *ctx, const struct images *im, const clx_regi
                       "default", shifts[t / NWIN][0], shifts[t / NWIN][1], t % NWIN, r->dx, r->dy, e, r->flags,
                       r->iterations, r->zncc, r->dudx, r->dvdy);
         }
-        printf("  IC-GN, pre-filter %-8s max error %.4f px (limit %g)\n", cases[c].prefilter ? cases[c].prefilter :
-               "default", worst, cases[c].tol);
+        printf("  IC-GN, pre-filter %-8s %-23s max error %.4f px (limit %g)\n",
+               cases[c].prefilter ? cases[c].prefilter : "default", cases[c].form, worst, cases[c].tol);
     }
 }
 
@@ -346,21 +365,25 @@ static void check_double(clx_context *ctx, const struct images *im, const clx_re
 }
 
 /* make check-oclgrind (td_simulator): the accurate pipeline and its IC-GN
- * refinement (cl/icgn.cl) on two windows of the first image, in float and
- * in double; a simulated device takes minutes for even that. */
+ * refinement (cl/icgn.cl, and the vector forms in float) on two windows
+ * of the first image, in float and in double; a simulated device takes
+ * minutes for even that. */
 static void check_simulated(clx_context *ctx, const struct images *im, const clx_region *regions)
 {
     clx_result results[2];
-    for (int dbl = 0; dbl < (clx_context_device(ctx)->has_fp64 ? 2 : 1); dbl++) {
+    /* Float and double in IC-GN's work-group form, and float in its vector form. */
+    for (int pass = 0; pass < (clx_context_device(ctx)->has_fp64 ? 3 : 2); pass++) {
+        const int dbl = pass == 2;
         clx_plan_options opt;
         clx_plan_options_init(&opt);
         opt.use_double = dbl;
+        opt.params = pass == 1 ? "icgn_form=1,tile_form=1" : "icgn_form=0,tile_form=0";
         if (run(ctx, &im->ref, regions, 2, im->moved, 1, &opt, results) != 0)
             continue;
         for (int k = 0; k < 2; k++) {
             double e = error_of(&results[k], shifts[0]);
-            CHECK(e <= 0.05 && !isnan(results[k].zncc), "simulated %s, window %d: error %.4f px, zncc %.4f",
-                  dbl ? "double" : "float", k, e, results[k].zncc);
+            CHECK(e <= 0.05 && !isnan(results[k].zncc), "simulated %s, %s, window %d: error %.4f px, zncc %.4f",
+                  dbl ? "double" : "float", opt.params, k, e, results[k].zncc);
         }
     }
 }

@@ -133,6 +133,15 @@ error:
     return status;
 }
 
+/* The iterations' kernel in the form p->icgn_form names. */
+static int create_iterate(struct icgn *g)
+{
+    if (g->params.icgn_form == 0)
+        return kernel_create(g->ctx, g->program, "icgn_iterate", &g->iterate);
+    int status = program_build_params(g->ctx, "icgn_vector.cl", &g->params, &g->vector_program);
+    return status == CLX_OK ? kernel_create(g->ctx, g->vector_program, "icgn_iterate_vector", &g->iterate) : status;
+}
+
 int icgn_create(struct clx_context *ctx, const struct kernel_params *p, int nwin, int nref, int ntiles,
                 const struct icgn_noise_filters *noise, struct icgn **out)
 {
@@ -156,7 +165,7 @@ int icgn_create(struct clx_context *ctx, const struct kernel_params *p, int nwin
     }
     if ((status = program_build_params(ctx, "icgn.cl", p, &g->program)) != CLX_OK ||
         (status = kernel_create(ctx, g->program, "icgn_reference", &g->reference)) != CLX_OK ||
-        (status = kernel_create(ctx, g->program, "icgn_iterate", &g->iterate)) != CLX_OK ||
+        (status = create_iterate(g)) != CLX_OK ||
         (status = ctx_create_buffer(ctx, rs * nref * window, &g->fref, "IC-GN reference windows")) != CLX_OK ||
         (status = ctx_create_buffer(ctx, 2 * rs * nref * window, &g->grad, "IC-GN reference gradients")) ||
         (status = ctx_create_buffer(ctx, rs * nref * ICGN_CONSTS(ICGN_NPAR(p->shape)), &g->consts,
@@ -218,7 +227,8 @@ int icgn_run(struct icgn *g, cl_mem source, int w, int h, cl_mem corners, int nt
 {
     struct clx_context *ctx = g->ctx;
     const struct kernel_params *p = &g->params;
-    size_t rs = real_size(p), local = (size_t)p->icgn_wg, global = local * ntiles;
+    /* The vector form: one work-item per tile, the runtime's choice of work-group. */
+    size_t rs = real_size(p), local = (size_t)p->icgn_wg, global = p->icgn_form == 1 ? (size_t)ntiles : local * ntiles;
     cl_kernel k = g->iterate;
     cl_float tol_f = (cl_float)tol;
     cl_double tol_d = tol;
@@ -250,7 +260,10 @@ int icgn_run(struct icgn *g, cl_mem source, int w, int h, cl_mem corners, int nt
     else
         CL_CALL(ctx, clSetKernelArg(k, 12, sizeof tol_f, &tol_f));
     CL_CALL(ctx, clSetKernelArg(k, 13, sizeof g->results, &g->results));
-    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, 0, NULL, NULL));
+    if (p->icgn_form == 1)
+        CL_CALL(ctx, clSetKernelArg(k, 14, sizeof ntiles, &ntiles));
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, p->icgn_form == 1 ? NULL : &local, 0, NULL,
+                                        NULL));
     /* Profiled bytes: the windows' taps are read from cache; count each
      * window's reference data and image window once per iteration. */
     ctx_profile_mark(ctx, "refine", 4.0 * ntiles * p->win_w * p->win_h * rs);
@@ -271,6 +284,8 @@ void icgn_destroy(struct icgn *g)
         clReleaseKernel(g->iterate);
     if (g->program)
         clReleaseProgram(g->program);
+    if (g->vector_program)
+        clReleaseProgram(g->vector_program);
     cl_mem bufs[] = { g->fref, g->grad, g->consts, g->noise_model, g->starts, g->results };
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i])

@@ -29,9 +29,10 @@ struct icgn_result {
 
 struct icgn {
     struct clx_context *ctx;
-    struct kernel_params params;    /* interp, shape, icgn_wg, precision, window size */
+    struct kernel_params params;    /* interp, shape, icgn_wg, icgn_form, precision, window size */
     int nwin, nref, ntiles;         /* windows; reference windows (nwin, or ntiles with pairs); tiles */
-    cl_program program;
+    cl_program program;             /* cl/icgn.cl */
+    cl_program vector_program;      /* cl/icgn_vector.cl, with icgn_form 1 */
     cl_kernel reference, iterate;
     cl_mem fref, grad, consts;      /* the reference's, per window */
     cl_mem noise_model;             /* icgn_layout.h: what the filters and the interpolation make of noise */

@@ -89,10 +89,15 @@
     X(sample_tx, SAMPLE_TX, INT, ANY, 1, 4096, WG(16), "sample_windows' work-group width")                          \
     X(sample_ty, SAMPLE_TY, INT, ANY, 1, 4096, WG_AFTER(p->sample_tx, 8), "sample_windows' work-group height")     \
     X(tile_wg, TILE_WG, INT, POW2, 1, 4096, WG(256), "work-items per tile in tile_prepare and zncc")                 \
+    X(tile_form, NONE, INT, ANY, 0, 1, (dev->info.type == CLX_DEVICE_CPU ? 1 : 0),                                  \
+      "tile_prepare: 0 one work-group per tile, 1 one work-item per tile with vectors (CPUs)")                      \
     X(interp, INTERP, INT, ANY, 0, 3, INTERP_LANCZOS3,                                                                \
       "sample_windows' interpolation: 0 Keys' cubic, 1 Lanczos-3, 2 cubic B-spline, 3 quintic B-spline")           \
     X(shape, SHAPE, INT, JOB, 0, 1, 0, "IC-GN's shape function: 0 translation, 1 first order")                     \
     X(icgn_wg, ICGN_WG, INT, POW2, 1, 4096, WG(256), "work-items per window or tile in IC-GN (cl/icgn.cl)")         \
+    X(icgn_form, NONE, INT, ANY, 0, 1, (dev->info.type == CLX_DEVICE_CPU ? 1 : 0),                                  \
+      "IC-GN's iterations: 0 one work-group per tile (cl/icgn.cl), 1 one work-item per tile with vectors "          \
+      "(cl/icgn_vector.cl, CPUs)")                                                                                   \
     /* the FFT path */                                                                                               \
     X(fft_pack, FFT_PACK, INT, ANY, 0, 1, 0, "FFT path: 0 R2C/C2R per tile, 1 one C2C per pair of tiles")          \
     /* the direct path (its correlator sizes them for each job) */                                                   \

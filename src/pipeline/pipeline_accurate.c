@@ -202,6 +202,12 @@ static int create_icgn(struct accurate_pipeline *a, const struct kernel_params *
 }
 
 /* Sampling, preparing and ZNCC kernels, and the device buffers. */
+/* cl/tile_prepare.cl's kernel in the form p->tile_form names. */
+static const char *tile_prepare_kernel(const struct kernel_params *p)
+{
+    return p->tile_form == 1 ? "tile_prepare_vector" : "tile_prepare";
+}
+
 static int create_kernels_and_buffers(struct accurate_pipeline *a, const struct kernel_params *base)
 {
     struct clx_context *ctx = a->job.ctx;
@@ -210,12 +216,12 @@ static int create_kernels_and_buffers(struct accurate_pipeline *a, const struct 
     size_t rs = real_size(a), window = (size_t)base->win_w * base->win_h;
     if ((status = build(ctx, "sample_windows.cl", base, "sample_windows", &a->sample_program, &a->sample)) ||
         (status = kernel_create(ctx, a->sample_program, "copy_windows", &a->copy)) ||
-        (status = build(ctx, "tile_prepare.cl", &a->coarse.params, "tile_prepare", &a->coarse_program,
+        (status = build(ctx, "tile_prepare.cl", &a->coarse.params, tile_prepare_kernel(base), &a->coarse_program,
                         &a->coarse_prepare)) ||
         /* Both moved stages are direct: compact windows, one layout. */
         ((o->passes > 1 || refines_by_correlation(o)) &&
          (status = build(ctx, "tile_prepare.cl", refines_by_correlation(o) ? &a->refine.params : &a->offset.params,
-                         "tile_prepare", &a->moved_program, &a->moved_prepare))) ||
+                         tile_prepare_kernel(base), &a->moved_program, &a->moved_prepare))) ||
         (status = build(ctx, "zncc.cl", base, "zncc", &a->zncc_program, &a->zncc_kernel)) ||
         (status = ctx_create_buffer(ctx, rs * a->job.batch * a->job.image_w * a->job.image_h, &a->filtered,
                                     "filtered images")) ||
@@ -390,15 +396,20 @@ error:
 static int prepare(struct accurate_pipeline *a, cl_kernel k, struct stage *s, cl_mem tiles, int ntiles)
 {
     struct clx_context *ctx = a->job.ctx;
-    size_t local = (size_t)a->job.params->tile_wg, global = local * ntiles;
+    const struct kernel_params *p = a->job.params;
+    /* The vector form: one work-item per tile, writing the windows only. */
+    const int vector = p->tile_form == 1;
+    size_t local = (size_t)p->tile_wg, global = vector ? (size_t)ntiles : local * ntiles;
     int status = CLX_OK;
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof tiles, &tiles));
     CL_CALL(ctx, clSetKernelArg(k, 1, sizeof s->prepared, &s->prepared));
-    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, 0, NULL, NULL));
-    /* Profiled bytes: the windows read, the stage's padded tiles written. */
-    ctx_profile_mark(ctx, "prepare",
-                 (double)ntiles * real_size(a) *
-                     ((double)a->job.params->win_w * a->job.params->win_h + (double)s->params.pad_w * s->params.pad_h));
+    if (vector)
+        CL_CALL(ctx, clSetKernelArg(k, 2, sizeof ntiles, &ntiles));
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, vector ? NULL : &local, 0, NULL, NULL));
+    /* Profiled bytes: the windows read, the stage's padded tiles (or the windows) written. */
+    double window = (double)p->win_w * p->win_h;
+    double written = vector ? window : (double)s->params.pad_w * s->params.pad_h;
+    ctx_profile_mark(ctx, "prepare", (double)ntiles * real_size(a) * (window + written));
 error:
     return status;
 }

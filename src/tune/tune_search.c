@@ -130,6 +130,8 @@ static const struct dimension dimensions[] = {
     { "prep_vec", { "prep_vec=1", "prep_vec=2", "prep_vec=4" }, 1, 0, 0 },
     { "prep_pad", { "prep_pad=0", "prep_pad=1", "prep_pad=2" }, 1, 0, 0 },
     { "tile_wg", { "tile_wg=64", "tile_wg=128", "tile_wg=256", "tile_wg=512" }, 0, 1, 1 },
+    { "tile_form", { "tile_form=0", "tile_form=1" }, 0, 1, 1 },
+    { "icgn_form", { "icgn_form=0", "icgn_form=1" }, 0, 1, 1 },
     { "argmax_wg", { "argmax_wg=64", "argmax_wg=128", "argmax_wg=256", "argmax_wg=512" }, 1, 1, 1 },
     { "argmax_form",
       { "argmax_form=0", "argmax_form=1,argmax_parts=4", "argmax_form=1,argmax_parts=16",
