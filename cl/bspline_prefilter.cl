@@ -32,7 +32,8 @@
  *    CPU runtime runs fir()'s tap loop scalar); outputs whose taps reach
  *    past a line's ends take fir() one by one.
  * NDRange: both global (w, rows) rounded up to (BSPLINE_WG, 1); the vector
- * kernels global (ceil(w / 8), rows), any local.
+ * kernels global (ceil(w / 8), rows), the columns' (ceil(w / 8),
+ * ceil(rows / BSPLINE_K)) (8 consecutive rows each), any local.
  */
 #include "filter_common.h"
 
@@ -87,6 +88,10 @@ __kernel void bspline_columns(__global const real *in, __global real *out, __con
     out[((size_t)first * h + r) * w + x] = fir(col, (size_t)w, y, h, taps, radius);
 }
 
+/* The vector column pass's rows per work-item: the rows their taps share
+ * stay in L1 from one output to the next. */
+#define BSPLINE_K 8
+
 #if USE_DOUBLE
 typedef double8 vreal;
 #else
@@ -115,20 +120,22 @@ __kernel void bspline_rows_vector(__global const real *in, __global real *out, _
 __kernel void bspline_columns_vector(__global const real *in, __global real *out, __constant const real *taps,
                                      int radius, int w, int h, int rows, int first)
 {
-    const int x0 = get_global_id(0) * 8, r = get_global_id(1);
-    if (x0 >= w || r >= rows)
+    const int x0 = get_global_id(0) * 8, r0 = get_global_id(1) * BSPLINE_K;
+    if (x0 >= w)
         return;
-    const int img = r / h, y = r - img * h;
-    __global const real *plane = in + (size_t)img * w * h;
-    __global real *dst = out + ((size_t)first * h + r) * w;
-    if (x0 + 8 > w) {
-        for (int x = x0; x < w; x++)
-            dst[x] = fir(plane + x, (size_t)w, y, h, taps, radius);
-        return;
+    for (int r = r0; r < r0 + BSPLINE_K && r < rows; r++) {
+        const int img = r / h, y = r - img * h;
+        __global const real *plane = in + (size_t)img * w * h;
+        __global real *dst = out + ((size_t)first * h + r) * w;
+        if (x0 + 8 > w) {
+            for (int x = x0; x < w; x++)
+                dst[x] = fir(plane + x, (size_t)w, y, h, taps, radius);
+            continue;
+        }
+        vreal sum = 0;
+        for (int k = radius; k >= 1; k--)
+            sum += taps[k] * (vload8(0, plane + (size_t)mirror_index(y - k, h) * w + x0) +
+                              vload8(0, plane + (size_t)mirror_index(y + k, h) * w + x0));
+        vstore8(sum + taps[0] * vload8(0, plane + (size_t)y * w + x0), 0, dst + x0);
     }
-    vreal sum = 0;
-    for (int k = radius; k >= 1; k--)
-        sum += taps[k] * (vload8(0, plane + (size_t)mirror_index(y - k, h) * w + x0) +
-                          vload8(0, plane + (size_t)mirror_index(y + k, h) * w + x0));
-    vstore8(sum + taps[0] * vload8(0, plane + (size_t)y * w + x0), 0, dst + x0);
 }

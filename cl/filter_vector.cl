@@ -11,11 +11,15 @@
  *    unaligned vector loads of the row, each times one tap. Work-items
  *    whose taps reach past the ROI's left or right edge take each output
  *    alone under the border rule.
- *  - filter_columns_vector: the same outputs of the temporary's column
- *    pass: FILTER_TAPS vector loads of the rows above and below (the border
- *    rule picks which rows), then the epilogue against the stage's input.
+ *  - filter_columns_vector: FV columns of FILTER_K consecutive rows of
+ *    the temporary's column pass: each of the FILTER_K + 2 FILTER_R rows
+ *    they need (the border rule picks which) is one vector load, reused
+ *    from registers for every output it weights, then the epilogue
+ *    against the stage's input. (One output row per work-item read each
+ *    input row from L2 FILTER_TAPS times.)
  *
- * NDRange: both global (ceil(w / FV), h, images), any local.
+ * NDRange: global (ceil(w / FV), h, images) for the rows and
+ * (ceil(w / FV), ceil(h / FILTER_K), images) for the columns, any local.
  */
 #include "filter_common.h"
 
@@ -72,32 +76,50 @@ __kernel void filter_columns_vector(__global const real *tmp, __global const in_
                                     int in_stride, __global real *out, int out_offset, int out_pitch,
                                     int out_stride, int w, int h, __constant real *taps)
 {
-    const int x0 = get_global_id(0) * FV, y = get_global_id(1);
+    const int x0 = get_global_id(0) * FV, y0 = get_global_id(1) * FILTER_K;
     const size_t img = get_global_id(2);
-    if (x0 >= w || y >= h)
+    if (x0 >= w || y0 >= h)
         return;
     __global const real *plane = tmp + img * w * h;
-    __global const in_t *src = in + img * in_stride + in_offset + y * in_pitch;
-    __global real *dst = out + img * out_stride + out_offset + y * out_pitch;
-    const int interior = y >= FILTER_R && y + FILTER_R < h;
+    __global const in_t *src = in + img * in_stride + in_offset;
+    __global real *dst = out + img * out_stride + out_offset;
+    const int interior = y0 >= FILTER_R && y0 + FILTER_K + FILTER_R <= h;
+    const int cols = min(FV, w - x0);
 
-    if (x0 + FV <= w) {
-        vreal acc = 0;
-        for (int k = 0; k < FILTER_TAPS; k++) {
-            const int at = interior ? y - FILTER_R + k : border_index(y - FILTER_R + k, h);
-            if (at >= 0)
-                acc = mad((vreal)taps[k], vload8(0, plane + (size_t)at * w + x0), acc);
+    /* Each of the FILTER_K + 2R rows read once, added to every output it
+     * weights (output k takes row j with tap j - k, in the order of the
+     * taps as the other paths add them). */
+    vreal acc[FILTER_K];
+    for (int k = 0; k < FILTER_K; k++)
+        acc[k] = 0;
+    for (int j = 0; j < FILTER_K + 2 * FILTER_R; j++) {
+        const int y = y0 - FILTER_R + j;
+        const int at = interior ? y : border_index(y, h);
+        vreal value = 0;
+        if (at >= 0 && cols == FV) {
+            value = vload8(0, plane + (size_t)at * w + x0);
+        } else if (at >= 0) {
+            real part[FV] = { 0 };
+            for (int x = 0; x < cols; x++)
+                part[x] = plane[(size_t)at * w + x0 + x];
+            value = vload8(0, part);
         }
-        vstore8(epilogue_vector(convert_vreal(vload8(0, src + x0)), acc), 0, dst + x0);
-        return;
+        for (int k = 0; k < FILTER_K; k++) {
+            const int tap = j - k;
+            if (tap >= 0 && tap < FILTER_TAPS)
+                acc[k] = mad((vreal)taps[tap], value, acc[k]);
+        }
     }
-    for (int x = x0; x < w; x++) {
-        real acc = 0;
-        for (int k = 0; k < FILTER_TAPS; k++) {
-            const int at = interior ? y - FILTER_R + k : border_index(y - FILTER_R + k, h);
-            if (at >= 0)
-                acc = mad(taps[k], plane[(size_t)at * w + x], acc);
+    for (int k = 0; k < FILTER_K && y0 + k < h; k++) {
+        __global const in_t *s = src + (y0 + k) * in_pitch + x0;
+        __global real *d = dst + (y0 + k) * out_pitch + x0;
+        if (cols == FV) {
+            vstore8(epilogue_vector(convert_vreal(vload8(0, s)), acc[k]), 0, d);
+        } else {
+            real part[FV];
+            vstore8(acc[k], 0, part);
+            for (int x = 0; x < cols; x++)
+                d[x] = epilogue((real)s[x], part[x]);
         }
-        dst[x] = epilogue((real)src[x], acc);
     }
 }

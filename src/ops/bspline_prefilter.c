@@ -26,6 +26,8 @@
 
 /* Work-items per work-group, along x: a coalesced row of reads per tap. */
 #define PREFILTER_WG 64
+/* Rows per work-item of the vector column pass: cl/bspline_prefilter.cl's BSPLINE_K. */
+#define BSPLINE_VECTOR_ROWS 8
 
 /* The tail left out of the FIR, relative to the centre tap: below float's
  * resolution, or in double far below test_bspline's 1e-10 of the image's
@@ -197,6 +199,8 @@ int bspline_prefilter_enqueue(struct bspline_prefilter *b, cl_mem images, int w,
                                             NULL));
         CL_CALL(ctx, clSetKernelArg(b->columns, 6, sizeof rows, &rows));
         CL_CALL(ctx, clSetKernelArg(b->columns, 7, sizeof first, &first));
+        if (b->vector)
+            global[1] = ((size_t)rows + BSPLINE_VECTOR_ROWS - 1) / BSPLINE_VECTOR_ROWS;
         CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, b->columns, 2, NULL, global, b->vector ? NULL : local, 0,
                                             NULL, NULL));
     }
