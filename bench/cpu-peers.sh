@@ -29,7 +29,7 @@ mkdir -p "$out"
 S=$out/set48
 [ -f "$S/image_0048.tif" ] || "$build/samples/clxcorr-samples" --out "$S" --count 48 >/dev/null
 first24=$(ls "$S"/image_*.tif | head -24)
-echo "device: $("$clx" devices | head -1)"
+echo "device: $("$clx" devices | grep -m1 -i -e cpu -e pthread)"
 echo "cores: $(nproc)  python: $(python3 -c 'import sys, numpy, scipy; print(sys.version.split()[0], "numpy", numpy.__version__, "scipy", scipy.__version__)')"
 
 wall() {
@@ -44,11 +44,11 @@ cold() {
 }
 echo "== the first run (empty caches), wall seconds"
 # shellcheck disable=SC2086
-echo "sample set, 24 images, accurate (make run-sample): $(cold "$clx" offsets -q --regions "$S/regions.txt" "$S/reference.tif" $first24) s"
+echo "sample set, 24 images, accurate (make run-sample): $(cold "$clx" offsets -q --device cpu --regions "$S/regions.txt" "$S/reference.tif" $first24) s"
 # shellcheck disable=SC2086
-echo "48 images, seed mode: $(cold "$clx" offsets -q --mode seed --regions "$S/regions.txt" "$S/reference.tif" "$S"/image_*.tif) s"
+echo "48 images, seed mode: $(cold "$clx" offsets -q --device cpu --mode seed --regions "$S/regions.txt" "$S/reference.tif" "$S"/image_*.tif) s"
 # shellcheck disable=SC2086
-echo "the same 48, seed mode, warm: $(wall "$clx" offsets -q --mode seed --regions "$S/regions.txt" "$S/reference.tif" "$S"/image_*.tif) s"
+echo "the same 48, seed mode, warm: $(wall "$clx" offsets -q --device cpu --mode seed --regions "$S/regions.txt" "$S/reference.tif" "$S"/image_*.tif) s"
 
 echo "== warm, from memory: images/s on the same images (48 x 50 windows of 100 x 100)"
 for round in 1 2; do

@@ -139,3 +139,122 @@ __kernel void bspline_columns_vector(__global const real *in, __global real *out
         vstore8(sum + taps[0] * vload8(0, plane + (size_t)y * w + x0), 0, dst + x0);
     }
 }
+
+#if INTERP == 2
+/*
+ * The recursive form, for CPU devices and the cubic B-spline (its one
+ * pole): Unser's causal and anticausal first-order recursions, about four
+ * operations a sample where the FIR takes 2 radius + 1 (a CPU is not short
+ * of serial work, as a GPU is). Lines mirror about their edge samples, as
+ * for the FIR; the causal recursion starts from its sum over the mirrored
+ * line, cut after `horizon` samples (the FIR's radius: the same tail) or
+ * exact on lines no longer than that. Each work-item runs 8 lines at once
+ * in the lanes of a vector.
+ *  - bspline_rows_recursive: rows [first_row, first_row + rows) of `in`
+ *    into the same rows of `out`, 8 rows a work-item.
+ *  - bspline_columns_recursive: in place in `out`, images [first, first +
+ *    nimages), 8 columns a work-item.
+ * NDRange: (ceil(rows / 8)) and (ceil(w / 8), nimages), any local.
+ */
+#define POLE ((real)-0.267949192431122706)   /* sqrt(3) - 2 */
+#define GAIN ((real)6)                        /* (1 - z)(1 - 1 / z) */
+
+/* Sample i of the 8 lines: lane l at p + i * step + lane[l]; `contiguous`
+ * when the lanes are 8 neighbouring values. */
+static vreal line_get(__global const real *p, size_t step, const int *lane, int contiguous, int i)
+{
+    __global const real *q = p + (size_t)i * step;
+    if (contiguous)
+        return vload8(0, q);
+    return (vreal)(q[lane[0]], q[lane[1]], q[lane[2]], q[lane[3]], q[lane[4]], q[lane[5]], q[lane[6]], q[lane[7]]);
+}
+
+/* Stores sample i of the first nl lines. */
+static void line_put(__global real *p, size_t step, const int *lane, int contiguous, int nl, int i, vreal v)
+{
+    __global real *q = p + (size_t)i * step;
+    if (contiguous) {
+        vstore8(v, 0, q);
+        return;
+    }
+    real t[8];
+    vstore8(v, 0, t);
+    for (int l = 0; l < nl; l++)
+        q[lane[l]] = t[l];
+}
+
+/* The coefficients of 8 lines of n samples from src into dst (which may
+ * be src: each sample is read before it is written). */
+static void recursive_lines(__global const real *src, __global real *dst, size_t step, const int *lane, int contiguous,
+                            int nl, int n, int horizon)
+{
+    const real z = POLE;
+    if (n == 1) {
+        line_put(dst, step, lane, contiguous, nl, 0, line_get(src, step, lane, contiguous, 0));
+        return;
+    }
+    /* c+(0) = sum over the mirrored line of z^k x(-k). */
+    vreal c;
+    if (n > horizon) {
+        real zk = 1;
+        c = 0;
+        for (int k = 0; k <= horizon; k++) {
+            c += zk * line_get(src, step, lane, contiguous, k);
+            zk *= z;
+        }
+    } else {
+        /* The mirrored line repeats every 2n - 2 samples. */
+        const real zn = pown(z, n - 1), z2n = zn * zn;
+        real zk = z, zr = z2n / z;
+        c = line_get(src, step, lane, contiguous, 0) + zn * line_get(src, step, lane, contiguous, n - 1);
+        for (int k = 1; k < n - 1; k++) {
+            c += (zk + zr) * line_get(src, step, lane, contiguous, k);
+            zk *= z;
+            zr /= z;
+        }
+        c /= 1 - z2n;
+    }
+    c *= GAIN;
+    line_put(dst, step, lane, contiguous, nl, 0, c);
+    vreal last = c;
+    for (int k = 1; k < n; k++) {
+        last = c;
+        c = GAIN * line_get(src, step, lane, contiguous, k) + z * c;
+        line_put(dst, step, lane, contiguous, nl, k, c);
+    }
+    /* The anticausal recursion, from its value at the mirrored end. */
+    c = z / (z * z - 1) * (c + z * last);
+    line_put(dst, step, lane, contiguous, nl, n - 1, c);
+    for (int k = n - 2; k >= 0; k--) {
+        c = z * (c - line_get(dst, step, lane, contiguous, k));
+        line_put(dst, step, lane, contiguous, nl, k, c);
+    }
+}
+
+__kernel void bspline_rows_recursive(__global const real *in, __global real *out, int horizon, int w, int rows,
+                                     int first_row)
+{
+    const int r0 = get_global_id(0) * 8;
+    if (r0 >= rows)
+        return;
+    const int nl = min(8, rows - r0);
+    int lane[8];
+    for (int l = 0; l < 8; l++)
+        lane[l] = min(l, nl - 1) * w;
+    const size_t at = ((size_t)first_row + r0) * w;
+    recursive_lines(in + at, out + at, 1, lane, 0, nl, w, horizon);
+}
+
+__kernel void bspline_columns_recursive(__global real *out, int horizon, int w, int h, int nimages, int first)
+{
+    const int x0 = get_global_id(0) * 8, img = get_global_id(1);
+    if (x0 >= w || img >= nimages)
+        return;
+    const int nl = min(8, w - x0);
+    int lane[8];
+    for (int l = 0; l < 8; l++)
+        lane[l] = min(l, nl - 1);
+    __global real *p = out + ((size_t)first + img) * h * w + x0;
+    recursive_lines(p, p, (size_t)w, lane, nl == 8, nl, h, horizon);
+}
+#endif

@@ -5,8 +5,9 @@
  *     define passes through every pixel (re-evaluated at whole pixels, on
  *     the host, with the mirror boundary): cubic and quintic, float and
  *     double, images from 1x1 to 97x83 (lines shorter and longer than the
- *     recursion's horizon), a batch of two different images; both kernel
- *     forms (the vector ones CPU devices take, and the others);
+ *     recursion's horizon), a batch of two different images; every kernel
+ *     form (on CPU devices the recursive ones for the cubic and the vector
+ *     FIR for the quintic, and the others);
  *   - sample_windows (cl/sample_windows.cl) on those coefficients matches
  *     the host's evaluation of the same spline at fractional offsets, at
  *     integer offsets (which must give the pixels back, not copy

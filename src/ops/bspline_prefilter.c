@@ -18,6 +18,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ops/bspline_prefilter.h"
 #include "runtime/cl_error.h"
@@ -105,6 +106,16 @@ void bspline_prefilter_destroy(struct bspline_prefilter *b)
     free(b);
 }
 
+/* The pass's kernel in the form b takes: "bspline_rows" -> "bspline_rows_vector", ... */
+static const char *kernel_name(const struct bspline_prefilter *b, const char *pass)
+{
+    static const char *const names[][3] = { { "bspline_rows", "bspline_rows_vector", "bspline_rows_recursive" },
+                                            { "bspline_columns", "bspline_columns_vector",
+                                              "bspline_columns_recursive" } };
+    const int form = b->recursive ? 2 : b->vector ? 1 : 0;
+    return names[strcmp(pass, "bspline_rows") == 0 ? 0 : 1][form];
+}
+
 int bspline_prefilter_create(struct clx_context *ctx, const struct kernel_params *p, struct bspline_prefilter **out)
 {
     int status;
@@ -123,8 +134,10 @@ int bspline_prefilter_create(struct clx_context *ctx, const struct kernel_params
     b->group = ctx->dev.max_work_group_size < PREFILTER_WG ? ctx->dev.max_work_group_size : PREFILTER_WG;
     b->real_size = p->use_double ? sizeof(double) : sizeof(float);
     b->radius = radius;
-    /* CPU devices: the vector kernels (cl/bspline_prefilter.cl says why). */
+    /* CPU devices: the vector kernels, or for the cubic B-spline the
+     * recursive ones (cl/bspline_prefilter.cl says why). */
     b->vector = ctx->dev.info.type == CLX_DEVICE_CPU;
+    b->recursive = b->vector && p->interp == INTERP_BSPLINE3;
     if (!(b->taps_host = malloc(sizeof *b->taps_host * (radius + 1)))) {
         free(b);
         return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
@@ -135,10 +148,8 @@ int bspline_prefilter_create(struct clx_context *ctx, const struct kernel_params
     for (int k = 0; k <= radius; k++)
         hf[k] = (float)h[k];
     if ((status = program_build_params(ctx, "bspline_prefilter.cl", p, &b->program)) != CLX_OK ||
-        (status = kernel_create(ctx, b->program, b->vector ? "bspline_rows_vector" : "bspline_rows", &b->rows)) !=
-            CLX_OK ||
-        (status = kernel_create(ctx, b->program, b->vector ? "bspline_columns_vector" : "bspline_columns",
-                                &b->columns)) != CLX_OK ||
+        (status = kernel_create(ctx, b->program, kernel_name(b, "bspline_rows"), &b->rows)) != CLX_OK ||
+        (status = kernel_create(ctx, b->program, kernel_name(b, "bspline_columns"), &b->columns)) != CLX_OK ||
         (status = ctx_create_buffer(ctx, b->real_size * (radius + 1), &b->taps, "B-spline prefilter taps")) != CLX_OK)
         goto error;
     CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, b->taps, CL_TRUE, 0, b->real_size * (radius + 1),
@@ -155,12 +166,40 @@ static size_t round_up(size_t n, size_t m)
     return (n + m - 1) / m * m;
 }
 
+/* The recursive form: rows from images into coeffs, then the columns in
+ * place, every image at once (it needs no scratch). */
+static int enqueue_recursive(struct bspline_prefilter *b, cl_mem images, int w, int h, int nimages, cl_mem coeffs)
+{
+    struct clx_context *ctx = b->ctx;
+    const int rows = nimages * h, first = 0;
+    size_t rows_global = ((size_t)rows + 7) / 8, columns_global[2] = { ((size_t)w + 7) / 8, (size_t)nimages };
+    int status = CLX_OK;
+    CL_CALL(ctx, clSetKernelArg(b->rows, 0, sizeof images, &images));
+    CL_CALL(ctx, clSetKernelArg(b->rows, 1, sizeof coeffs, &coeffs));
+    CL_CALL(ctx, clSetKernelArg(b->rows, 2, sizeof b->radius, &b->radius));
+    CL_CALL(ctx, clSetKernelArg(b->rows, 3, sizeof w, &w));
+    CL_CALL(ctx, clSetKernelArg(b->rows, 4, sizeof rows, &rows));
+    CL_CALL(ctx, clSetKernelArg(b->rows, 5, sizeof first, &first));
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, b->rows, 1, NULL, &rows_global, NULL, 0, NULL, NULL));
+    CL_CALL(ctx, clSetKernelArg(b->columns, 0, sizeof coeffs, &coeffs));
+    CL_CALL(ctx, clSetKernelArg(b->columns, 1, sizeof b->radius, &b->radius));
+    CL_CALL(ctx, clSetKernelArg(b->columns, 2, sizeof w, &w));
+    CL_CALL(ctx, clSetKernelArg(b->columns, 3, sizeof h, &h));
+    CL_CALL(ctx, clSetKernelArg(b->columns, 4, sizeof nimages, &nimages));
+    CL_CALL(ctx, clSetKernelArg(b->columns, 5, sizeof first, &first));
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, b->columns, 2, NULL, columns_global, NULL, 0, NULL, NULL));
+error:
+    return status;
+}
+
 int bspline_prefilter_enqueue(struct bspline_prefilter *b, cl_mem images, int w, int h, int nimages, cl_mem coeffs)
 {
     struct clx_context *ctx = b->ctx;
     int status = CLX_OK;
     if (nimages <= 0 || w <= 0 || h <= 0)
         return CLX_OK;
+    if (b->recursive)
+        return enqueue_recursive(b, images, w, h, nimages, coeffs);
     const size_t image = (size_t)w * h;
     int chunk = image >= CHUNK_SAMPLES ? 1 : (int)(CHUNK_SAMPLES / image);
     if (chunk > nimages)

@@ -4,7 +4,8 @@
  * (kernel_params.interp INTERP_BSPLINE3, INTERP_BSPLINE5): sample_windows
  * then weights coefficients, not pixels, and the spline it evaluates passes
  * through every pixel. A separable FIR (the exact inverse filter's impulse
- * response truncated where it falls below the precision), data-parallel. Run once per image, before any window is sampled
+ * response truncated where it falls below the precision), data-parallel;
+ * on CPU devices, for the cubic B-spline, the recursive filter. Run once per image, before any window is sampled
  * at a fractional offset (internal).
  */
 #ifndef CLX_BSPLINE_PREFILTER_H
@@ -23,6 +24,7 @@ struct bspline_prefilter {
     size_t real_size;           /* sizeof(float), or sizeof(double) with use_double */
     int radius;                 /* the FIR's taps to either side of the centre */
     int vector;                 /* 1: the vector kernels (CPU devices) */
+    int recursive;              /* 1: the recursive kernels (CPU devices, cubic B-spline) */
     cl_mem taps;                /* radius + 1 reals: the centre tap, then outwards */
     double *taps_host;          /* the same on the host, in double */
     cl_mem scratch;             /* the row pass's output for a chunk of images; grown on demand */
