@@ -67,23 +67,6 @@ static void group_sums(__local real *part, const real *v, int n, __local real *a
     }
 }
 
-/* Its slopes along x and y at the whole pixel (x, y). */
-static real2 slope_at(__global const real *src, int w, int h, int x, int y)
-{
-    const int ix = x - TAPS / 2 + 1, iy = y - TAPS / 2 + 1;
-    real2 g = (real2)(0, 0);
-    for (int m = 0; m < TAPS; m++) {
-        const real wy = tap_weight(0, m), dy = tap_deriv(0, m);
-        __global const real *row = src + (size_t)tap_index(iy + m, h) * w;
-        for (int k = 0; k < TAPS; k++) {
-            const real c = row[tap_index(ix + k, w)];
-            g.x += wy * tap_deriv(0, k) * c;
-            g.y += dy * tap_weight(0, k) * c;
-        }
-    }
-    return g;
-}
-
 /*
  * Q's share of this work-item's pixels: sum_i J_i (rho * J)_i, the
  * window's gradients g smoothed by the noise's correlation rho (separable,
@@ -96,25 +79,8 @@ static void noise_hessian_part(__global const real2 *g, __global const real *rho
 {
     for (int k = 0; k < NH; k++)
         q[k] = 0;
-    for (int i = get_local_id(0); i < WIN_PIXELS; i += ICGN_WG) {
-        const int x = i % WIN_W, y = i / WIN_W;
-        real2 sg = (real2)(0, 0);
-        for (int dy = -rho_radius; dy <= rho_radius; dy++) {
-            if (y + dy < 0 || y + dy >= WIN_H)
-                continue;
-            for (int dx = -rho_radius; dx <= rho_radius; dx++)
-                if (x + dx >= 0 && x + dx < WIN_W)
-                    sg += rho[abs(dx)] * rho[abs(dy)] * g[(y + dy) * WIN_W + x + dx];
-        }
-        real j[NPAR], js[NPAR];
-        const real xi = (x - CENTRE_X) / HALF_W, eta = (y - CENTRE_Y) / HALF_H;
-        jacobian(g[i], xi, eta, j);
-        jacobian(sg, xi, eta, js);
-        int n = 0;
-        for (int a = 0; a < NPAR; a++)
-            for (int b = a; b < NPAR; b++)
-                q[n++] += (real)0.5 * (j[a] * js[b] + j[b] * js[a]);
-    }
+    for (int i = get_local_id(0); i < WIN_PIXELS; i += ICGN_WG)
+        add_noise_pixel(g, rho, rho_radius, i, q);
 }
 
 /*
@@ -177,30 +143,12 @@ void icgn_reference(__global const real *src, int w, int h, __global const int2 
     group_sums(part, q, NH, all_q);
     if (lid != 0)
         return;
-    real hm[NPAR * NPAR], inv[NPAR * NPAR];
-    int n = 1;
-    for (int a = 0; a < NPAR; a++)
-        for (int b = a; b < NPAR; b++) {
-            hm[a * NPAR + b] = hm[b * NPAR + a] = all[n];
-            n++;
-        }
-    const int usable = all[0] > 0 && invert_spd(hm, inv);
-    c[C_NORM] = sqrt(all[0]);
-    c[C_MEAN] = mean;
-    c[C_USABLE] = usable;
-    for (int a = 0; a < NPAR; a++) {
-        c[C_SUM_J + a] = all[1 + NH + a];
-        c[C_SUM_JF + a] = all[1 + NH + NPAR + a];
-    }
-    n = 0;
-    for (int a = 0; a < NPAR; a++)
-        for (int b = a; b < NPAR; b++) {
-            c[C_H + a * NPAR + b] = c[C_H + b * NPAR + a] = all[1 + n];
-            c[C_Q + a * NPAR + b] = c[C_Q + b * NPAR + a] = all_q[n];
-            n++;
-        }
-    for (int k = 0; k < NPAR * NPAR; k++)
-        c[C_HINV + k] = usable ? inv[k] : 0;
+    real sums[NREF], qs[NH];
+    for (int k = 0; k < NREF; k++)
+        sums[k] = all[k];
+    for (int k = 0; k < NH; k++)
+        qs[k] = all_q[k];
+    write_consts(c, sums, qs, mean);
 }
 
 /*

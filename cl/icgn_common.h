@@ -4,7 +4,8 @@
  * function's parameters and Jacobian, the consts' layout, one pixel's
  * share of an iteration's sums, the Gauss-Newton step that turns the sums
  * into the next warp, and the result record with its standard deviations.
- * cl/icgn.cl says what the algorithm is. Include after common.h, interp.h
+ * the reference side's per-pixel pieces and consts; cl/icgn.cl says what
+ * the algorithm is. Include after common.h, interp.h
  * and icgn_layout.h.
  */
 #ifndef CLX_ICGN_COMMON_H
@@ -189,6 +190,78 @@ static struct warp compose_inverse(struct warp w, const real *dq)
 #endif
     return w;
 }
+
+/* The interpolant's slopes along x and y at the whole pixel (x, y) of a
+ * w x h image of values or coefficients (as sample_at reads it). */
+static real2 slope_at(__global const real *src, int w, int h, int x, int y)
+{
+    const int ix = x - TAPS / 2 + 1, iy = y - TAPS / 2 + 1;
+    real2 g = (real2)(0, 0);
+    for (int m = 0; m < TAPS; m++) {
+        const real wy = tap_weight(0, m), dy = tap_deriv(0, m);
+        __global const real *row = src + (size_t)tap_index(iy + m, h) * w;
+        for (int k = 0; k < TAPS; k++) {
+            const real c = row[tap_index(ix + k, w)];
+            g.x += wy * tap_deriv(0, k) * c;
+            g.y += dy * tap_weight(0, k) * c;
+        }
+    }
+    return g;
+}
+
+/* Pixel i's share of Q (noise_hessian_part in cl/icgn.cl says what Q is):
+ * its gradient smoothed by rho over the window, times its own, into q. */
+static void add_noise_pixel(__global const real2 *g, __global const real *rho, int rho_radius, int i, real *q)
+{
+    const int x = i % WIN_W, y = i / WIN_W;
+    real2 sg = (real2)(0, 0);
+    for (int dy = -rho_radius; dy <= rho_radius; dy++) {
+        if (y + dy < 0 || y + dy >= WIN_H)
+            continue;
+        for (int dx = -rho_radius; dx <= rho_radius; dx++)
+            if (x + dx >= 0 && x + dx < WIN_W)
+                sg += rho[abs(dx)] * rho[abs(dy)] * g[(y + dy) * WIN_W + x + dx];
+    }
+    real j[NPAR], js[NPAR];
+    const real xi = (x - CENTRE_X) / HALF_W, eta = (y - CENTRE_Y) / HALF_H;
+    jacobian(g[i], xi, eta, j);
+    jacobian(sg, xi, eta, js);
+    int n = 0;
+    for (int a = 0; a < NPAR; a++)
+        for (int b = a; b < NPAR; b++)
+            q[n++] += (real)0.5 * (j[a] * js[b] + j[b] * js[a]);
+}
+
+/* A reference window's consts (icgn_layout.h) from its sums (NREF: |f~|^2,
+ * H's upper triangle, sum J, sum J f~), Q's upper triangle and its mean. */
+static void write_consts(__global real *c, const real *all, const real *all_q, real mean)
+{
+    real hm[NPAR * NPAR], inv[NPAR * NPAR];
+    int n = 1;
+    for (int a = 0; a < NPAR; a++)
+        for (int b = a; b < NPAR; b++) {
+            hm[a * NPAR + b] = hm[b * NPAR + a] = all[n];
+            n++;
+        }
+    const int usable = all[0] > 0 && invert_spd(hm, inv);
+    c[C_NORM] = sqrt(all[0]);
+    c[C_MEAN] = mean;
+    c[C_USABLE] = usable;
+    for (int a = 0; a < NPAR; a++) {
+        c[C_SUM_J + a] = all[1 + NH + a];
+        c[C_SUM_JF + a] = all[1 + NH + NPAR + a];
+    }
+    n = 0;
+    for (int a = 0; a < NPAR; a++)
+        for (int b = a; b < NPAR; b++) {
+            c[C_H + a * NPAR + b] = c[C_H + b * NPAR + a] = all[1 + n];
+            c[C_Q + a * NPAR + b] = c[C_Q + b * NPAR + a] = all_q[n];
+            n++;
+        }
+    for (int k = 0; k < NPAR * NPAR; k++)
+        c[C_HINV + k] = usable ? inv[k] : 0;
+}
+
 
 /* Pixel i's share of an iteration's sums v[NITER] at the warp wp: the
  * image sampled at the warped position, less the reference's mean. */

@@ -19,8 +19,11 @@
  *
  * The step, the tolerance, the statuses and the results are
  * icgn_common.h's, as in the work-group form; only the order in which the
- * window's sums are added differs. The reference side is icgn.cl's.
- * NDRange: global (ntiles), any local.
+ * window's sums are added differs. icgn_reference_vector does the
+ * reference side the same way (with pairs of images, one reference window
+ * per tile, it was most of a PIV job's time on PoCL).
+ * NDRange: global at least ntiles, or nref for the reference (work-items
+ * past them return at once), any local.
  */
 #include "common.h"
 #include "interp.h"
@@ -142,6 +145,229 @@ static void window_sums(__global const real *image, int w, int h, int2 corner, s
     }
     for (int k = 0; k < NITER; k++)
         v[k] += lane_sum(s[k]);
+}
+
+/*
+ * The reference side, one work-item per reference window (icgn.cl's
+ * icgn_reference runs it as a work-group with sums through local memory,
+ * which a CPU runtime runs as loops split at every barrier). At whole
+ * pixels the interpolant's weights are the same for every pixel, so a row
+ * of 8 pixels is TAPS x TAPS vector loads weighted by constants, for the
+ * value and both slopes at once. Three passes over the window: values and
+ * slopes (into fref and grad) and their sum; the sums that make H; Q.
+ */
+
+/* Values and slopes of the 8 whole pixels (x0 .. x0 + 7, y) of a w x h
+ * image; wt, dt: the taps' weights and derivative weights at fraction 0. */
+static void whole_pixels_8(__global const real *src, int w, int h, int x0, int y, const real *wt, const real *dt,
+                           real norm, vreal *v, vreal *gx, vreal *gy)
+{
+    const int ix = x0 - TAPS / 2 + 1, iy = y - TAPS / 2 + 1;
+    if (ix >= 0 && ix + LANES - 1 + TAPS <= w && iy >= 0 && iy + TAPS <= h) {
+        vreal s = 0, sx = 0, sy = 0;
+        for (int m = 0; m < TAPS; m++) {
+            __global const real *row = src + (size_t)(iy + m) * w + ix;
+            vreal r = 0, rd = 0;
+            for (int k = 0; k < TAPS; k++) {
+                const vreal c = vload8(0, row + k);
+                r += wt[k] * c;
+                rd += dt[k] * c;
+            }
+            s += wt[m] * r;
+            sx += wt[m] * rd;
+            sy += dt[m] * r;
+        }
+        *v = s / norm;
+        *gx = sx;
+        *gy = sy;
+        return;
+    }
+    real vs[LANES], xs[LANES], ys[LANES];
+    for (int l = 0; l < LANES; l++) {
+        const real2 g = slope_at(src, w, h, x0 + l, y);
+        vs[l] = sample_at(src, w, h, x0 + l, y);
+        xs[l] = g.x;
+        ys[l] = g.y;
+    }
+    *v = vload8(0, vs);
+    *gx = vload8(0, xs);
+    *gy = vload8(0, ys);
+}
+
+/* Row y's gradients x0 .. x0 + 7 of a window, 0 in lanes outside it. */
+static vreal2 window_gradients_8(__global const real2 *g, int x0, int y)
+{
+    __global const real *row = (__global const real *)(g + y * WIN_W);
+    if (x0 >= 0 && x0 + LANES <= WIN_W)
+        return vload16(0, row + 2 * x0);
+    real t[2 * LANES];
+    for (int l = 0; l < LANES; l++) {
+        const int x = x0 + l, inside = x >= 0 && x < WIN_W;
+        t[2 * l] = inside ? row[2 * x] : 0;
+        t[2 * l + 1] = inside ? row[2 * x + 1] : 0;
+    }
+    return vload16(0, t);
+}
+
+__kernel void icgn_reference_vector(__global const real *src, int w, int h, __global const int2 *corners, int nwin,
+                                    __global real *fref, __global real2 *grad, __global real *consts,
+                                    __global const real *noise_model, int rho_radius, int nref)
+{
+    const int win = get_global_id(0);
+    if (win >= nref)
+        return;
+    const int2 corner = corners[win % nwin];
+    src += (size_t)(win / nwin) * w * h;
+    __global real *f = fref + (size_t)win * WIN_PIXELS;
+    __global real2 *g = grad + (size_t)win * WIN_PIXELS;
+    __global const real *rho = noise_model + ICGN_MODEL_RHO;
+    const vreal lane = (vreal)(0, 1, 2, 3, 4, 5, 6, 7);
+    real wt[TAPS], dt[TAPS], norm = 0;
+    for (int k = 0; k < TAPS; k++) {
+        wt[k] = tap_weight(0, k);
+        dt[k] = tap_deriv(0, k);
+        norm += wt[k];
+    }
+    norm *= norm;
+
+    /* Values (less no mean yet) and slopes, and the values' sum. */
+    vreal vsum = 0;
+    real sum = 0;
+    for (int y = 0; y < WIN_H; y++) {
+        int x = 0;
+        for (; x + LANES <= WIN_W; x += LANES) {
+            vreal v, gx, gy;
+            whole_pixels_8(src, w, h, corner.x + x, corner.y + y, wt, dt, norm, &v, &gx, &gy);
+            const int i = y * WIN_W + x;
+            vstore8(v, 0, f + i);
+            vreal2 gg;
+            gg.even = gx;
+            gg.odd = gy;
+            vstore16(gg, 0, (__global real *)(g + i));
+            vsum += v;
+        }
+        for (; x < WIN_W; x++) {
+            const int i = y * WIN_W + x;
+            f[i] = sample_at(src, w, h, corner.x + x, corner.y + y);
+            g[i] = slope_at(src, w, h, corner.x + x, corner.y + y);
+            sum += f[i];
+        }
+    }
+    const real mean = (sum + lane_sum(vsum)) / WIN_PIXELS;
+
+    /* f~ = f - mean, and the sums that make H. */
+    vreal acc[NREF];
+    real all[NREF];
+    for (int k = 0; k < NREF; k++) {
+        acc[k] = 0;
+        all[k] = 0;
+    }
+    for (int y = 0; y < WIN_H; y++) {
+        const real eta = (y - CENTRE_Y) / HALF_H;
+        int x = 0;
+        for (; x + LANES <= WIN_W; x += LANES) {
+            const int i = y * WIN_W + x;
+            const vreal fv = vload8(0, f + i) - mean;
+            vstore8(fv, 0, f + i);
+            const vreal2 gg = vload16(0, (__global const real *)(g + i));
+            const vreal xi = ((x + lane) - CENTRE_X) / HALF_W;
+            vreal j[NPAR];
+#if SHAPE == 0
+            j[0] = gg.even;
+            j[1] = gg.odd;
+#else
+            j[0] = gg.even;
+            j[1] = gg.even * xi;
+            j[2] = gg.even * eta;
+            j[3] = gg.odd;
+            j[4] = gg.odd * xi;
+            j[5] = gg.odd * eta;
+#endif
+            acc[0] += fv * fv;
+            int n = 1;
+            for (int a = 0; a < NPAR; a++)
+                for (int b = a; b < NPAR; b++)
+                    acc[n++] += j[a] * j[b];
+            for (int a = 0; a < NPAR; a++) {
+                acc[1 + NH + a] += j[a];
+                acc[1 + NH + NPAR + a] += j[a] * fv;
+            }
+        }
+        for (; x < WIN_W; x++) {
+            const int i = y * WIN_W + x;
+            const real fv = f[i] - mean;
+            f[i] = fv;
+            real j[NPAR];
+            jacobian(g[i], (x - CENTRE_X) / HALF_W, eta, j);
+            all[0] += fv * fv;
+            int n = 1;
+            for (int a = 0; a < NPAR; a++)
+                for (int b = a; b < NPAR; b++)
+                    all[n++] += j[a] * j[b];
+            for (int a = 0; a < NPAR; a++) {
+                all[1 + NH + a] += j[a];
+                all[1 + NH + NPAR + a] += j[a] * fv;
+            }
+        }
+    }
+    for (int k = 0; k < NREF; k++)
+        all[k] += lane_sum(acc[k]);
+
+    /* Q: each pixel's gradient smoothed by rho over the window, times its own. */
+    vreal qacc[NH];
+    real q[NH];
+    for (int k = 0; k < NH; k++) {
+        qacc[k] = 0;
+        q[k] = 0;
+    }
+    for (int y = 0; y < WIN_H; y++) {
+        const real eta = (y - CENTRE_Y) / HALF_H;
+        int x = 0;
+        for (; x + LANES <= WIN_W; x += LANES) {
+            vreal sgx = 0, sgy = 0;
+            for (int dy = -rho_radius; dy <= rho_radius; dy++) {
+                if (y + dy < 0 || y + dy >= WIN_H)
+                    continue;
+                for (int dx = -rho_radius; dx <= rho_radius; dx++) {
+                    const vreal2 gg = window_gradients_8(g, x + dx, y + dy);
+                    const real r = rho[abs(dx)] * rho[abs(dy)];
+                    sgx += r * gg.even;
+                    sgy += r * gg.odd;
+                }
+            }
+            const vreal2 gg = vload16(0, (__global const real *)(g + y * WIN_W + x));
+            const vreal xi = ((x + lane) - CENTRE_X) / HALF_W;
+            vreal j[NPAR], js[NPAR];
+#if SHAPE == 0
+            j[0] = gg.even;
+            j[1] = gg.odd;
+            js[0] = sgx;
+            js[1] = sgy;
+#else
+            j[0] = gg.even;
+            j[1] = gg.even * xi;
+            j[2] = gg.even * eta;
+            j[3] = gg.odd;
+            j[4] = gg.odd * xi;
+            j[5] = gg.odd * eta;
+            js[0] = sgx;
+            js[1] = sgx * xi;
+            js[2] = sgx * eta;
+            js[3] = sgy;
+            js[4] = sgy * xi;
+            js[5] = sgy * eta;
+#endif
+            int n = 0;
+            for (int a = 0; a < NPAR; a++)
+                for (int b = a; b < NPAR; b++)
+                    qacc[n++] += (real)0.5 * (j[a] * js[b] + j[b] * js[a]);
+        }
+        for (; x < WIN_W; x++)
+            add_noise_pixel(g, rho, rho_radius, y * WIN_W + x, q);
+    }
+    for (int k = 0; k < NH; k++)
+        q[k] += lane_sum(qacc[k]);
+    write_consts(consts + (size_t)win * CONSTS, all, q, mean);
 }
 
 /*

@@ -133,13 +133,34 @@ error:
     return status;
 }
 
-/* The iterations' kernel in the form p->icgn_form names. */
-static int create_iterate(struct icgn *g)
+/*
+ * The vector form's work-items per work-group. Left to the runtime, PoCL
+ * picked groups of thousands for a PIV batch's tiles and ran out of stack
+ * for their private sums; a small fixed group keeps each group's private
+ * memory small, and the kernels return at once past the last tile.
+ */
+#define VECTOR_WG 8
+
+/* The work-items for n tiles or windows in p's form, and the group size. */
+static void nd_range(const struct kernel_params *p, int n, size_t *global, size_t *local)
 {
-    if (g->params.icgn_form == 0)
+    *local = p->icgn_form == 1 ? VECTOR_WG : (size_t)p->icgn_wg;
+    *global = p->icgn_form == 1 ? ((size_t)n + VECTOR_WG - 1) / VECTOR_WG * VECTOR_WG : *local * n;
+}
+
+/* The reference's and the iterations' kernels in the form p->icgn_form names. */
+static int create_kernels(struct icgn *g)
+{
+    int status;
+    if (g->params.icgn_form == 0) {
+        if ((status = kernel_create(g->ctx, g->program, "icgn_reference", &g->reference)) != CLX_OK)
+            return status;
         return kernel_create(g->ctx, g->program, "icgn_iterate", &g->iterate);
-    int status = program_build_params(g->ctx, "icgn_vector.cl", &g->params, &g->vector_program);
-    return status == CLX_OK ? kernel_create(g->ctx, g->vector_program, "icgn_iterate_vector", &g->iterate) : status;
+    }
+    if ((status = program_build_params(g->ctx, "icgn_vector.cl", &g->params, &g->vector_program)) != CLX_OK ||
+        (status = kernel_create(g->ctx, g->vector_program, "icgn_reference_vector", &g->reference)) != CLX_OK)
+        return status;
+    return kernel_create(g->ctx, g->vector_program, "icgn_iterate_vector", &g->iterate);
 }
 
 int icgn_create(struct clx_context *ctx, const struct kernel_params *p, int nwin, int nref, int ntiles,
@@ -164,8 +185,7 @@ int icgn_create(struct clx_context *ctx, const struct kernel_params *p, int nwin
         goto fail;
     }
     if ((status = program_build_params(ctx, "icgn.cl", p, &g->program)) != CLX_OK ||
-        (status = kernel_create(ctx, g->program, "icgn_reference", &g->reference)) != CLX_OK ||
-        (status = create_iterate(g)) != CLX_OK ||
+        (status = create_kernels(g)) != CLX_OK ||
         (status = ctx_create_buffer(ctx, rs * nref * window, &g->fref, "IC-GN reference windows")) != CLX_OK ||
         (status = ctx_create_buffer(ctx, 2 * rs * nref * window, &g->grad, "IC-GN reference gradients")) ||
         (status = ctx_create_buffer(ctx, rs * nref * ICGN_CONSTS(ICGN_NPAR(p->shape)), &g->consts,
@@ -184,7 +204,10 @@ fail:
 int icgn_set_reference(struct icgn *g, cl_mem source, int w, int h, cl_mem corners, int nimages)
 {
     struct clx_context *ctx = g->ctx;
-    size_t local = (size_t)g->params.icgn_wg, global = local * (size_t)g->nwin * nimages;
+    /* The vector form: one work-item per reference window. */
+    const int vector = g->params.icgn_form == 1, nref = g->nwin * nimages;
+    size_t local, global;
+    nd_range(&g->params, nref, &global, &local);
     cl_kernel k = g->reference;
     int status = CLX_OK;
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof source, &source));
@@ -197,6 +220,8 @@ int icgn_set_reference(struct icgn *g, cl_mem source, int w, int h, cl_mem corne
     CL_CALL(ctx, clSetKernelArg(k, 7, sizeof g->consts, &g->consts));
     CL_CALL(ctx, clSetKernelArg(k, 8, sizeof g->noise_model, &g->noise_model));
     CL_CALL(ctx, clSetKernelArg(k, 9, sizeof g->rho_radius, &g->rho_radius));
+    if (vector)
+        CL_CALL(ctx, clSetKernelArg(k, 10, sizeof nref, &nref));
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, 0, NULL, NULL));
 error:
     return status;
@@ -227,8 +252,8 @@ int icgn_run(struct icgn *g, cl_mem source, int w, int h, cl_mem corners, int nt
 {
     struct clx_context *ctx = g->ctx;
     const struct kernel_params *p = &g->params;
-    /* The vector form: one work-item per tile, the runtime's choice of work-group. */
-    size_t rs = real_size(p), local = (size_t)p->icgn_wg, global = p->icgn_form == 1 ? (size_t)ntiles : local * ntiles;
+    size_t rs = real_size(p), local, global;
+    nd_range(p, ntiles, &global, &local);
     cl_kernel k = g->iterate;
     cl_float tol_f = (cl_float)tol;
     cl_double tol_d = tol;
@@ -262,8 +287,7 @@ int icgn_run(struct icgn *g, cl_mem source, int w, int h, cl_mem corners, int nt
     CL_CALL(ctx, clSetKernelArg(k, 13, sizeof g->results, &g->results));
     if (p->icgn_form == 1)
         CL_CALL(ctx, clSetKernelArg(k, 14, sizeof ntiles, &ntiles));
-    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, p->icgn_form == 1 ? NULL : &local, 0, NULL,
-                                        NULL));
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, 0, NULL, NULL));
     /* Profiled bytes: the windows' taps are read from cache; count each
      * window's reference data and image window once per iteration. */
     ctx_profile_mark(ctx, "refine", 4.0 * ntiles * p->win_w * p->win_h * rs);

@@ -397,15 +397,17 @@ static int prepare(struct accurate_pipeline *a, cl_kernel k, struct stage *s, cl
 {
     struct clx_context *ctx = a->job.ctx;
     const struct kernel_params *p = a->job.params;
-    /* The vector form: one work-item per tile, writing the windows only. */
+    /* The vector form: one work-item per tile, writing the windows only,
+     * in small groups (left to the runtime, PoCL makes groups of thousands,
+     * each with its tiles' private rows of weights on one thread's stack). */
     const int vector = p->tile_form == 1;
-    size_t local = (size_t)p->tile_wg, global = vector ? (size_t)ntiles : local * ntiles;
+    size_t local = vector ? 8 : (size_t)p->tile_wg, global = vector ? ((size_t)ntiles + 7) / 8 * 8 : local * ntiles;
     int status = CLX_OK;
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof tiles, &tiles));
     CL_CALL(ctx, clSetKernelArg(k, 1, sizeof s->prepared, &s->prepared));
     if (vector)
         CL_CALL(ctx, clSetKernelArg(k, 2, sizeof ntiles, &ntiles));
-    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, vector ? NULL : &local, 0, NULL, NULL));
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, 0, NULL, NULL));
     /* Profiled bytes: the windows read, the stage's padded tiles (or the windows) written. */
     double window = (double)p->win_w * p->win_h;
     double written = vector ? window : (double)s->params.pad_w * s->params.pad_h;
