@@ -228,12 +228,14 @@ static void check_icgn(clx_context *ctx, const struct images *im, const clx_regi
                 const clx_result *r = &results[t], *r0 = &form0[t];
                 apart = fmax(apart, fmax(fabs(r->dx - r0->dx), fabs(r->dy - r0->dy)));
                 /* The standard deviations through both forms' reference
-                 * sums (H, Q), within 1 %; not where the ZNCC is within
-                 * 1e-5 of 1, where the residual they scale, 2 (1 - ZNCC),
-                 * is a few float steps. A wrong sum is off by far more. */
-                if (r->zncc < 1 - 1e-5 && r0->zncc < 1 - 1e-5) {
-                    sigma_apart = fmax(sigma_apart, fabs(r->sigma_dx - r0->sigma_dx) / (1e-2 * r0->sigma_dx));
-                    sigma_apart = fmax(sigma_apart, fabs(r->sigma_dy - r0->sigma_dy) / (1e-2 * r0->sigma_dy));
+                 * sums (H, Q), within 1 % plus what the sums' float
+                 * rounding (about 1e-6 of the ZNCC, added in another
+                 * order) does to sigma ~ sqrt(1 - ZNCC). A wrong sum is
+                 * off by far more. */
+                if (r0->zncc < 1 - 1e-6) {
+                    const double tol = 1e-2 + 1e-6 / (1 - r0->zncc);
+                    sigma_apart = fmax(sigma_apart, fabs(r->sigma_dx - r0->sigma_dx) / (tol * r0->sigma_dx));
+                    sigma_apart = fmax(sigma_apart, fabs(r->sigma_dy - r0->sigma_dy) / (tol * r0->sigma_dy));
                     compared++;
                 }
                 same &= r->flags == r0->flags;
