@@ -125,15 +125,7 @@ void icgn_reference(__global const real *src, int w, int h, __global const int2 
         jacobian(gv, (x - CENTRE_X) / HALF_W, (y - CENTRE_Y) / HALF_H, j);
         f[i] = fv;
         g[i] = gv;
-        v[0] += fv * fv;
-        int n = 1;
-        for (int a = 0; a < NPAR; a++)
-            for (int b = a; b < NPAR; b++)
-                v[n++] += j[a] * j[b];
-        for (int a = 0; a < NPAR; a++) {
-            v[1 + NH + a] += j[a];
-            v[1 + NH + NPAR + a] += j[a] * fv;
-        }
+        ADD_REFERENCE_SUMS(v, j, fv);
     }
     group_sums(part, v, NREF, all);
     /* Every work-item's gradients are written: Q may read its neighbours'. */

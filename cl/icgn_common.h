@@ -47,20 +47,47 @@
 #define NITER (3 + NPAR)
 
 
-/* J = grad f dW/dq at a pixel whose scaled position is (xi, eta). */
+/*
+ * J = grad f dW/dq at a pixel whose scaled position is (xi, eta), from its
+ * slopes gx, gy, into j[NPAR]. Macros, for one pixel in reals or 8 in
+ * vectors (cl/icgn_vector.cl) alike; so are the sums below.
+ */
+#if SHAPE == 0
+#define JACOBIAN(gx, gy, xi, eta, j) ((j)[0] = (gx), (j)[1] = (gy))
+#else
+#define JACOBIAN(gx, gy, xi, eta, j)                                                                                  \
+    ((j)[0] = (gx), (j)[1] = (gx) * (xi), (j)[2] = (gx) * (eta), (j)[3] = (gy), (j)[4] = (gy) * (xi),               \
+     (j)[5] = (gy) * (eta))
+#endif
+
+/* A reference pixel's share of its sums s[NREF]: |f~|^2, H's upper
+ * triangle, sum J, sum J f~ (fv: its f~). */
+#define ADD_REFERENCE_SUMS(s, j, fv)                                                                                  \
+    do {                                                                                                             \
+        (s)[0] += (fv) * (fv);                                                                                       \
+        int n_ = 1;                                                                                                  \
+        for (int a_ = 0; a_ < NPAR; a_++)                                                                            \
+            for (int b_ = a_; b_ < NPAR; b_++)                                                                       \
+                (s)[n_++] += (j)[a_] * (j)[b_];                                                                      \
+        for (int a_ = 0; a_ < NPAR; a_++) {                                                                          \
+            (s)[1 + NH + a_] += (j)[a_];                                                                             \
+            (s)[1 + NH + NPAR + a_] += (j)[a_] * (fv);                                                               \
+        }                                                                                                            \
+    } while (0)
+
+/* A pixel's share of Q's upper triangle q[NH] from its J and the J of its
+ * smoothed gradients, js (add_noise_pixel says what Q is). */
+#define ADD_Q_SUMS(q, j, js)                                                                                          \
+    do {                                                                                                             \
+        int n_ = 0;                                                                                                  \
+        for (int a_ = 0; a_ < NPAR; a_++)                                                                            \
+            for (int b_ = a_; b_ < NPAR; b_++)                                                                       \
+                (q)[n_++] += (real)0.5 * ((j)[a_] * (js)[b_] + (j)[b_] * (js)[a_]);                                  \
+    } while (0)
+
 static void jacobian(real2 g, real xi, real eta, real *j)
 {
-#if SHAPE == 0
-    j[0] = g.x;
-    j[1] = g.y;
-#else
-    j[0] = g.x;
-    j[1] = g.x * xi;
-    j[2] = g.x * eta;
-    j[3] = g.y;
-    j[4] = g.y * xi;
-    j[5] = g.y * eta;
-#endif
+    JACOBIAN(g.x, g.y, xi, eta, j);
 }
 
 /* Inverts the symmetric n x n matrix a (row-major) by Cholesky into inv;
@@ -226,10 +253,7 @@ static void add_noise_pixel(__global const real2 *g, __global const real *rho, i
     const real xi = (x - CENTRE_X) / HALF_W, eta = (y - CENTRE_Y) / HALF_H;
     jacobian(g[i], xi, eta, j);
     jacobian(sg, xi, eta, js);
-    int n = 0;
-    for (int a = 0; a < NPAR; a++)
-        for (int b = a; b < NPAR; b++)
-            q[n++] += (real)0.5 * (j[a] * js[b] + j[b] * js[a]);
+    ADD_Q_SUMS(q, j, js);
 }
 
 /* A reference window's consts (icgn_layout.h) from its sums (NREF: |f~|^2,

@@ -122,23 +122,13 @@ static void window_sums(__global const real *image, int w, int h, int2 corner, s
             const vreal gv = sample_8(image, w, h, px, py) - mean;
             const int i = y * WIN_W + x;
             const vreal2 grad = vload16(0, (__global const real *)(g + i));
-            const vreal gx = grad.even * gv, gy = grad.odd * gv;
+            vreal j[NPAR];
+            JACOBIAN(grad.even, grad.odd, dx / HALF_W, dy / HALF_H, j);
             s[0] += gv;
             s[1] += gv * gv;
             s[2] += vload8(0, f + i) * gv;
-#if SHAPE == 0
-            s[3] += gx;
-            s[4] += gy;
-#else
-            const vreal xi = dx / HALF_W;
-            const real eta = dy / HALF_H;
-            s[3] += gx;
-            s[4] += gx * xi;
-            s[5] += gx * eta;
-            s[6] += gy;
-            s[7] += gy * xi;
-            s[8] += gy * eta;
-#endif
+            for (int a = 0; a < NPAR; a++)
+                s[3 + a] += j[a] * gv;
         }
         for (; x < WIN_W; x++)
             add_pixel(image, w, h, corner, wp, mean, f, g, y * WIN_W + x, v);
@@ -272,26 +262,8 @@ __kernel void icgn_reference_vector(__global const real *src, int w, int h, __gl
             const vreal2 gg = vload16(0, (__global const real *)(g + i));
             const vreal xi = ((x + lane) - CENTRE_X) / HALF_W;
             vreal j[NPAR];
-#if SHAPE == 0
-            j[0] = gg.even;
-            j[1] = gg.odd;
-#else
-            j[0] = gg.even;
-            j[1] = gg.even * xi;
-            j[2] = gg.even * eta;
-            j[3] = gg.odd;
-            j[4] = gg.odd * xi;
-            j[5] = gg.odd * eta;
-#endif
-            acc[0] += fv * fv;
-            int n = 1;
-            for (int a = 0; a < NPAR; a++)
-                for (int b = a; b < NPAR; b++)
-                    acc[n++] += j[a] * j[b];
-            for (int a = 0; a < NPAR; a++) {
-                acc[1 + NH + a] += j[a];
-                acc[1 + NH + NPAR + a] += j[a] * fv;
-            }
+            JACOBIAN(gg.even, gg.odd, xi, eta, j);
+            ADD_REFERENCE_SUMS(acc, j, fv);
         }
         for (; x < WIN_W; x++) {
             const int i = y * WIN_W + x;
@@ -299,15 +271,7 @@ __kernel void icgn_reference_vector(__global const real *src, int w, int h, __gl
             f[i] = fv;
             real j[NPAR];
             jacobian(g[i], (x - CENTRE_X) / HALF_W, eta, j);
-            all[0] += fv * fv;
-            int n = 1;
-            for (int a = 0; a < NPAR; a++)
-                for (int b = a; b < NPAR; b++)
-                    all[n++] += j[a] * j[b];
-            for (int a = 0; a < NPAR; a++) {
-                all[1 + NH + a] += j[a];
-                all[1 + NH + NPAR + a] += j[a] * fv;
-            }
+            ADD_REFERENCE_SUMS(all, j, fv);
         }
     }
     for (int k = 0; k < NREF; k++)
@@ -338,29 +302,9 @@ __kernel void icgn_reference_vector(__global const real *src, int w, int h, __gl
             const vreal2 gg = vload16(0, (__global const real *)(g + y * WIN_W + x));
             const vreal xi = ((x + lane) - CENTRE_X) / HALF_W;
             vreal j[NPAR], js[NPAR];
-#if SHAPE == 0
-            j[0] = gg.even;
-            j[1] = gg.odd;
-            js[0] = sgx;
-            js[1] = sgy;
-#else
-            j[0] = gg.even;
-            j[1] = gg.even * xi;
-            j[2] = gg.even * eta;
-            j[3] = gg.odd;
-            j[4] = gg.odd * xi;
-            j[5] = gg.odd * eta;
-            js[0] = sgx;
-            js[1] = sgx * xi;
-            js[2] = sgx * eta;
-            js[3] = sgy;
-            js[4] = sgy * xi;
-            js[5] = sgy * eta;
-#endif
-            int n = 0;
-            for (int a = 0; a < NPAR; a++)
-                for (int b = a; b < NPAR; b++)
-                    qacc[n++] += (real)0.5 * (j[a] * js[b] + j[b] * js[a]);
+            JACOBIAN(gg.even, gg.odd, xi, eta, j);
+            JACOBIAN(sgx, sgy, xi, eta, js);
+            ADD_Q_SUMS(qacc, j, js);
         }
         for (; x < WIN_W; x++)
             add_noise_pixel(g, rho, rho_radius, y * WIN_W + x, q);
