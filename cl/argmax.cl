@@ -198,14 +198,7 @@ __kernel void argmax_unpack(__global const ulong *packed, __global int *peaks, i
 
 #elif ARGMAX_FORM == 3
 
-#define VEC_N 8
-#if USE_DOUBLE
-typedef double8 vreal_n;
-typedef double4 vreal_half;
-#else
-typedef float8 vreal_n;
-typedef float4 vreal_half;
-#endif
+#define VEC_N 8              /* values per vector (common.h's vreal) */
 
 /* Rows (columns) whose shifts are searched: 0..SEARCH_RY and, for the
  * negative shifts, CORR_H - SEARCH_RY..CORR_H - 1 (common.h's layout). In
@@ -219,13 +212,13 @@ typedef float4 vreal_half;
 /* The largest number among row[x0 .. x1 - 1] and m (fmax: NaN never wins). */
 static inline real run_max(__global const real *row, int x0, int x1, real m)
 {
-    vreal_n mv = (vreal_n)m;
+    vreal mv = (vreal)m;
     int x = x0;
     for (; x + VEC_N <= x1; x += VEC_N)
         mv = fmax(mv, vload8(0, row + x));
     for (; x < x1; x++)
         m = fmax(m, row[x]);
-    const vreal_half m4 = fmax(mv.lo, mv.hi);
+    const vreal4 m4 = fmax(mv.lo, mv.hi);
     const real2 m2 = fmax(m4.lo, m4.hi);
     return fmax(m, fmax(m2.x, m2.y));
 }
@@ -235,7 +228,7 @@ static inline int run_find(__global const real *row, int x0, int x1, real m)
 {
     int x = x0;
     for (; x + VEC_N <= x1; x += VEC_N)
-        if (any(vload8(0, row + x) == (vreal_n)m))
+        if (any(vload8(0, row + x) == (vreal)m))
             break;
     for (; x < x1; x++)
         if (row[x] == m)
@@ -371,7 +364,7 @@ static inline real run_secondary(__global const real *c, int y, int x0, int x1, 
     __global const real *row = c + y * CORR_W;
     const int uy = corr_shift_y(y);
     for (int x = x0; x < x1; x += VEC_N) {
-        if (x + VEC_N <= x1 && !any(vload8(0, row + x) > (vreal_n)bv))
+        if (x + VEC_N <= x1 && !any(vload8(0, row + x) > (vreal)bv))
             continue;
         for (int j = x; j < x + VEC_N && j < x1; j++) {
             const real v = row[j];

@@ -38,6 +38,26 @@ typedef float real;
 typedef float2 real2;
 #endif
 
+/* The CPU forms' explicit vectors (argmax_rows, tile_prepare_vector, cl/icgn_vector.cl):
+ * 8 reals, their halves, and 8 real2 interleaved. */
+#if USE_DOUBLE
+typedef double4 vreal4;
+typedef double8 vreal;
+typedef double16 vreal2;
+#else
+typedef float4 vreal4;
+typedef float8 vreal;
+typedef float16 vreal2;
+#endif
+
+/* A vector's 8 lanes summed in a fixed order (halves, then halves again). */
+static inline real lane_sum(vreal a)
+{
+    const vreal4 b = a.lo + a.hi;
+    const real2 c = b.lo + b.hi;
+    return c.x + c.y;
+}
+
 #ifndef WIN_W
 #error "define WIN_W (window width in pixels)"
 #endif

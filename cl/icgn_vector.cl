@@ -30,24 +30,7 @@
 #include "icgn_layout.h"
 #include "icgn_common.h"
 
-#if USE_DOUBLE
-typedef double4 vreal4;
-typedef double8 vreal;
-typedef double16 vreal2;
-#else
-typedef float4 vreal4;
-typedef float8 vreal;
-typedef float16 vreal2;
-#endif
-#define LANES 8
-
-/* Horizontal sum in a fixed order. */
-static real lane_sum(vreal a)
-{
-    const vreal4 b = a.lo + a.hi;
-    const real2 c = b.lo + b.hi;
-    return c.x + c.y;
-}
+#define LANES 8              /* pixels per vector (common.h's vreal) */
 
 /* Tap i's weight for each lane's fraction f in [0, 1) (interp.h's tap_weight). */
 static void vector_tap_weights(vreal f, vreal *wt)

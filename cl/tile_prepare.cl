@@ -13,8 +13,8 @@
  * along x computed once per tile. It writes the window only: the stage's
  * buffer was filled with zeros when it was made (correlation_stage.c), the
  * FFT transforms out of place, and no kernel writes non-zeros into the
- * padding, so its zeros are still there. NDRange: global (ntiles), any
- * local.
+ * padding, so its zeros are still there. NDRange: global at least
+ * ntiles (work-items past them return at once), any local.
  */
 #include "common.h"
 
@@ -74,14 +74,6 @@ void tile_prepare(__global const real *tiles, __global real *prepared)
     }
 }
 
-#if USE_DOUBLE
-typedef double4 vreal4;
-typedef double8 vreal;
-#else
-typedef float4 vreal4;
-typedef float8 vreal;
-#endif
-
 __kernel void tile_prepare_vector(__global const real *tiles, __global real *prepared, int ntiles)
 {
     const int tile = get_global_id(0);
@@ -97,8 +89,7 @@ __kernel void tile_prepare_vector(__global const real *tiles, __global real *pre
         acc += vload8(0, src + i);
     for (; i < WIN_PIXELS; i++)
         sum += src[i];
-    const vreal4 a4 = acc.lo + acc.hi;
-    const real mean = (sum + (a4.x + a4.z) + (a4.y + a4.w)) / WIN_PIXELS;
+    const real mean = (sum + lane_sum(acc)) / WIN_PIXELS;
 
     real tx[WIN_W];
     for (int x = 0; x < WIN_W; x++)
