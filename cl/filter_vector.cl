@@ -1,38 +1,38 @@
 /*
  * filter_vector.cl - a separable stage of any radius FILTER_R for CPU
  * devices: the same row pass into a temporary and column pass through the
- * epilogue as filter_separable.cl, with the same results, but each
- * work-item computes FV consecutive outputs of one row with explicit
- * vectors and no local memory or barriers. (A CPU runtime vectorises across
- * work-items only in loop-free kernels; filter_separable.cl's tap loops
- * after a barrier run scalar there.)
+ * epilogue as filter_separable.cl, with the same results (every output
+ * adds its taps in the same order), shaped for a CPU core rather than a
+ * GPU's work-groups: few, long work-items, VECTOR_ACCUMULATORS
+ * independent vector sums each (vector_layout.h says why), no local
+ * memory and no barriers (a CPU runtime runs tap loops after a barrier one
+ * work-item at a time, without vectors).
  *
- *  - filter_rows_vector: outputs x0 .. x0 + FV - 1 of row y are FILTER_TAPS
- *    unaligned vector loads of the row, each times one tap. Work-items
- *    whose taps reach past the ROI's left or right edge take each output
- *    alone under the border rule.
- *  - filter_columns_vector: FV columns of FILTER_K consecutive rows of
- *    the temporary's column pass: each of the FILTER_K + 2 FILTER_R rows
- *    they need (the border rule picks which) is one vector load, reused
- *    from registers for every output it weights, then the epilogue
- *    against the stage's input. (One output row per work-item read each
- *    input row from L2 FILTER_TAPS times.)
- *
- * NDRange: global (ceil(w / FV), h, images) for the rows and
- * (ceil(w / FV), ceil(h / FILTER_K), images) for the columns, any local.
+ *  - filter_rows_vector: one row of one image. It stages the row piece by
+ *    piece (VECTOR_CHUNK outputs and their 2 FILTER_R neighbours)
+ *    in private memory as reals, the border rule applied there, so the
+ *    FILTER_TAPS unaligned loads of each output vector read converted
+ *    values from L1.
+ *  - filter_columns_vector: FILTER_K rows of a VECTOR_STRIP-column
+ *    strip. Each output row is FILTER_TAPS rows of the temporary, a
+ *    contiguous strip each, times one tap, then the epilogue against the
+ *    stage's input. The last strip of a row takes what is left one vector
+ *    and then one column at a time.
  */
 #include "filter_common.h"
+#include "vector_layout.h"
 
-#define FV 8                    /* outputs per work-item: the vector width */
+#define FV VECTOR_WIDTH
+#define NA VECTOR_ACCUMULATORS
 
 #if USE_DOUBLE
-typedef double8 vreal;
-typedef long8 vmask;
-#define convert_vreal convert_double8
+typedef double16 vreal;
+typedef long16 vmask;
+#define convert_vreal convert_double16
 #else
-typedef float8 vreal;
-typedef int8 vmask;
-#define convert_vreal convert_float8
+typedef float16 vreal;
+typedef int16 vmask;
+#define convert_vreal convert_float16
 #endif
 
 /* The epilogue of filter_common.h, FV values at a time. */
@@ -50,25 +50,42 @@ static inline vreal epilogue_vector(vreal s, vreal f)
 __kernel void filter_rows_vector(__global const in_t *in, int in_offset, int in_pitch, int in_stride,
                                  __global real *tmp, int w, int h, __constant real *taps)
 {
-    const int x0 = get_global_id(0) * FV, y = get_global_id(1);
+    const int y = get_global_id(1);
     const size_t img = get_global_id(2);
-    if (x0 >= w || y >= h)
+    if (y >= h)
         return;
     __global const in_t *row = in + img * in_stride + in_offset + y * in_pitch;
     __global real *out = tmp + img * w * h + (size_t)y * w;
+    real staged[VECTOR_CHUNK + 2 * FILTER_R];
 
-    if (x0 >= FILTER_R && x0 + FV + FILTER_R <= w) {
-        vreal acc = 0;
-        for (int k = 0; k < FILTER_TAPS; k++)
-            acc = mad((vreal)taps[k], convert_vreal(vload8(0, row + x0 - FILTER_R + k)), acc);
-        vstore8(acc, 0, out + x0);
-        return;
-    }
-    for (int x = x0; x < x0 + FV && x < w; x++) {
-        real acc = 0;
-        for (int k = 0; k < FILTER_TAPS; k++)
-            acc = mad(taps[k], fetch_border(row, 0, x - FILTER_R + k, 0, w, 1), acc);
-        out[x] = acc;
+    for (int c0 = 0; c0 < w; c0 += VECTOR_CHUNK) {
+        const int n = min(VECTOR_CHUNK, w - c0);
+        if (c0 >= FILTER_R && c0 + n + FILTER_R <= w) {
+            for (int i = 0; i < n + 2 * FILTER_R; i++)
+                staged[i] = (real)row[c0 - FILTER_R + i];
+        } else {
+            for (int i = 0; i < n + 2 * FILTER_R; i++)
+                staged[i] = fetch_border(row, 0, c0 - FILTER_R + i, 0, w, 1);
+        }
+        int x = 0;
+        for (; x + NA * FV <= n; x += NA * FV) {
+            vreal acc[NA];
+            for (int j = 0; j < NA; j++)
+                acc[j] = 0;
+            for (int k = 0; k < FILTER_TAPS; k++) {
+                const vreal tap = (vreal)taps[k];
+                for (int j = 0; j < NA; j++)
+                    acc[j] = mad(tap, vload16(0, staged + x + j * FV + k), acc[j]);
+            }
+            for (int j = 0; j < NA; j++)
+                vstore16(acc[j], 0, out + c0 + x + j * FV);
+        }
+        for (; x < n; x++) {
+            real acc = 0;
+            for (int k = 0; k < FILTER_TAPS; k++)
+                acc = mad(taps[k], staged[x + k], acc);
+            out[c0 + x] = acc;
+        }
     }
 }
 
@@ -76,50 +93,61 @@ __kernel void filter_columns_vector(__global const real *tmp, __global const in_
                                     int in_stride, __global real *out, int out_offset, int out_pitch,
                                     int out_stride, int w, int h, __constant real *taps)
 {
-    const int x0 = get_global_id(0) * FV, y0 = get_global_id(1) * FILTER_K;
+    const int x0 = get_global_id(0) * VECTOR_STRIP, y0 = get_global_id(1) * FILTER_K;
     const size_t img = get_global_id(2);
     if (x0 >= w || y0 >= h)
         return;
     __global const real *plane = tmp + img * w * h;
     __global const in_t *src = in + img * in_stride + in_offset;
     __global real *dst = out + img * out_stride + out_offset;
-    const int interior = y0 >= FILTER_R && y0 + FILTER_K + FILTER_R <= h;
-    const int cols = min(FV, w - x0);
+    const int strip = min(VECTOR_STRIP, w - x0), y1 = min(y0 + FILTER_K, h);
 
-    /* Each of the FILTER_K + 2R rows read once, added to every output it
-     * weights (output k takes row j with tap j - k, in the order of the
-     * taps as the other paths add them). */
-    vreal acc[FILTER_K];
-    for (int k = 0; k < FILTER_K; k++)
-        acc[k] = 0;
-    for (int j = 0; j < FILTER_K + 2 * FILTER_R; j++) {
-        const int y = y0 - FILTER_R + j;
-        const int at = interior ? y : border_index(y, h);
-        vreal value = 0;
-        if (at >= 0 && cols == FV) {
-            value = vload8(0, plane + (size_t)at * w + x0);
-        } else if (at >= 0) {
-            real part[FV] = { 0 };
-            for (int x = 0; x < cols; x++)
-                part[x] = plane[(size_t)at * w + x0 + x];
-            value = vload8(0, part);
+    for (int y = y0; y < y1; y++) {
+        const int interior = y >= FILTER_R && y + FILTER_R < h;     /* no border rule: a pointer walk */
+        __global const in_t *s = src + y * in_pitch;
+        __global real *d = dst + y * out_pitch;
+        if (strip == VECTOR_STRIP) {
+            vreal acc[NA];
+            for (int j = 0; j < NA; j++)
+                acc[j] = 0;
+            if (interior) {
+                __global const real *p = plane + (size_t)(y - FILTER_R) * w + x0;
+                for (int k = 0; k < FILTER_TAPS; k++, p += w) {
+                    const vreal tap = (vreal)taps[k];
+                    for (int j = 0; j < NA; j++)
+                        acc[j] = mad(tap, vload16(j, p), acc[j]);
+                }
+            } else {
+                for (int k = 0; k < FILTER_TAPS; k++) {
+                    const int at = border_index(y - FILTER_R + k, h);
+                    const vreal tap = (vreal)taps[k];
+                    for (int j = 0; j < NA && at >= 0; j++)     /* zero border: adds nothing */
+                        acc[j] = mad(tap, vload16(j, plane + (size_t)at * w + x0), acc[j]);
+                }
+            }
+            for (int j = 0; j < NA; j++)
+                vstore16(epilogue_vector(convert_vreal(vload16(0, s + x0 + j * FV)), acc[j]), 0, d + x0 + j * FV);
+            continue;
         }
-        for (int k = 0; k < FILTER_K; k++) {
-            const int tap = j - k;
-            if (tap >= 0 && tap < FILTER_TAPS)
-                acc[k] = mad((vreal)taps[tap], value, acc[k]);
+        /* The last, narrower strip: whole vectors, then single columns. */
+        int x = x0;
+        for (; x + FV <= w; x += FV) {
+            vreal acc = 0;
+            for (int k = 0; k < FILTER_TAPS; k++) {
+                const int at = border_index(y - FILTER_R + k, h);
+                if (at >= 0)
+                    acc = mad((vreal)taps[k], vload16(0, plane + (size_t)at * w + x), acc);
+            }
+            vstore16(epilogue_vector(convert_vreal(vload16(0, s + x)), acc), 0, d + x);
         }
-    }
-    for (int k = 0; k < FILTER_K && y0 + k < h; k++) {
-        __global const in_t *s = src + (y0 + k) * in_pitch + x0;
-        __global real *d = dst + (y0 + k) * out_pitch + x0;
-        if (cols == FV) {
-            vstore8(epilogue_vector(convert_vreal(vload8(0, s)), acc[k]), 0, d);
-        } else {
-            real part[FV];
-            vstore8(acc[k], 0, part);
-            for (int x = 0; x < cols; x++)
-                d[x] = epilogue((real)s[x], part[x]);
+        for (; x < w; x++) {
+            real acc = 0;
+            for (int k = 0; k < FILTER_TAPS; k++) {
+                const int at = border_index(y - FILTER_R + k, h);
+                if (at >= 0)
+                    acc = mad(taps[k], plane[(size_t)at * w + x], acc);
+            }
+            d[x] = epilogue((real)s[x], acc);
         }
     }
 }

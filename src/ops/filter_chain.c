@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cl/vector_layout.h"  /* the vector form's NDRange */
 #include "ops/filter_chain.h"
 #include "runtime/cl_error.h"
 #include "runtime/context.h"
@@ -322,11 +323,11 @@ error:
     return status;
 }
 
-/* cl/filter_vector.cl's NDRange: 8 columns of `rows` rows per work-item (the row pass 1, the column pass
- * FILTER_K), any local size. */
-static void vector_range(const struct stage_io *io, int rows, size_t global[3])
+/* cl/filter_vector.cl's NDRange (vector_layout.h): the row pass one work-item per row, the
+ * column pass one per strip of VECTOR_STRIP columns and `rows` (FILTER_K) rows; any local size. */
+static void vector_range(const struct stage_io *io, int columns, int rows, size_t global[3])
 {
-    global[0] = ((size_t)io->w + 7) / 8;
+    global[0] = ((size_t)io->w + columns - 1) / columns;
     global[1] = ((size_t)io->h + rows - 1) / rows;
     global[2] = (size_t)io->nimages;
 }
@@ -346,7 +347,7 @@ static int enqueue_rows(struct clx_filter *f, int s, const struct filter_kernels
     size_t global[3] = { round_up((size_t)io->w, local[0]), round_up((size_t)io->h, local[1]), (size_t)io->nimages };
     const int vector = stage_form_of(f, s) == STAGE_VECTOR;
     if (vector)
-        vector_range(io, 1, global);
+        vector_range(io, io->w, 1, global);
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k->rows, 3, NULL, global, vector ? NULL : local, 0, NULL, NULL));
 error:
     return status;
@@ -369,7 +370,7 @@ static int enqueue_columns(struct clx_filter *f, int s, const struct filter_kern
                          round_up(((size_t)io->h + fp->filter_k - 1) / fp->filter_k, local[1]), (size_t)io->nimages };
     const int vector = stage_form_of(f, s) == STAGE_VECTOR;
     if (vector)
-        vector_range(io, fp->filter_k, global);
+        vector_range(io, VECTOR_STRIP, fp->filter_k, global);
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k->columns, 3, NULL, global, vector ? NULL : local, 0, NULL, NULL));
 error:
     return status;
