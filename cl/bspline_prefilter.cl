@@ -27,13 +27,12 @@
  *    neighbouring columns, so every tap is one coalesced row of reads.
  * taps[0..radius]: taps[k] weights the samples k to either side.
  * Images: w x h reals each, rows tightly packed, one after another.
- *  - bspline_rows_vector, bspline_columns_vector: the same for CPU devices,
- *    8 consecutive outputs of a row per work-item with explicit vectors (a
- *    CPU runtime runs fir()'s tap loop scalar); outputs whose taps reach
- *    past a line's ends take fir() one by one.
+ *  - bspline_rows_vector, bspline_columns_vector: the same for CPU devices
+ *    (a CPU runtime runs fir()'s tap loop scalar), shaped as
+ *    vector_layout.h says, with the same results.
  * NDRange: both global (w, rows) rounded up to (BSPLINE_WG, 1); the vector
- * kernels global (ceil(w / 8), rows), the columns' (ceil(w / 8),
- * ceil(rows / BSPLINE_K)) (8 consecutive rows each), any local.
+ * kernels global (1, rows) and (ceil(w / VECTOR_STRIP),
+ * ceil(rows / VECTOR_STRIP_ROWS)), local (1, 1).
  */
 #include "filter_common.h"
 
@@ -88,74 +87,126 @@ __kernel void bspline_columns(__global const real *in, __global real *out, __con
     out[((size_t)first * h + r) * w + x] = fir(col, (size_t)w, y, h, taps, radius);
 }
 
-/* The vector column pass's rows per work-item: the rows their taps share
- * stay in L1 from one output to the next. */
-#define BSPLINE_K 8
+/* The vector forms (vector_layout.h): VECTOR_ACCUMULATORS vectors of
+ * VECTOR_WIDTH outputs at a time, each adding its taps in fir()'s order. */
+#include "vector_layout.h"
+
+#define FV VECTOR_WIDTH
+#define NA VECTOR_ACCUMULATORS
+#define MAX_RADIUS 128          /* ops/bspline_prefilter.c's largest radius */
+
+#if USE_DOUBLE
+typedef double16 vwide;
+#else
+typedef float16 vwide;
+#endif
+
+/* Row r of `rows` rows from first_row: the line staged piece by piece in
+ * private memory, mirrored at its ends there, so every tap is an unaligned
+ * load from L1 and no output takes the mirrored path alone. */
+__kernel void bspline_rows_vector(__global const real *in, __global real *out, __constant const real *taps,
+                                  int radius, int w, int rows, int first_row)
+{
+    const int r = get_global_id(1);
+    if (r >= rows)
+        return;
+    __global const real *line = in + ((size_t)first_row + r) * w;
+    __global real *dst = out + (size_t)r * w;
+    real staged[VECTOR_CHUNK + 2 * MAX_RADIUS];
+
+    for (int c0 = 0; c0 < w; c0 += VECTOR_CHUNK) {
+        const int n = min(VECTOR_CHUNK, w - c0);
+        if (c0 >= radius && c0 + n + radius <= w) {
+            for (int i = 0; i < n + 2 * radius; i++)
+                staged[i] = line[c0 - radius + i];
+        } else {
+            for (int i = 0; i < n + 2 * radius; i++)
+                staged[i] = line[mirror_index(c0 - radius + i, w)];
+        }
+        __private const real *centre = staged + radius;
+        int x = 0;
+        for (; x + NA * FV <= n; x += NA * FV) {
+            vwide sum[NA];
+            for (int j = 0; j < NA; j++)
+                sum[j] = 0;
+            for (int k = radius; k >= 1; k--)
+                for (int j = 0; j < NA; j++)
+                    sum[j] += taps[k] * (vload16(0, centre + x + j * FV - k) + vload16(0, centre + x + j * FV + k));
+            for (int j = 0; j < NA; j++)
+                vstore16(sum[j] + taps[0] * vload16(0, centre + x + j * FV), 0, dst + c0 + x + j * FV);
+        }
+        for (; x < n; x++) {
+            real sum = 0;
+            for (int k = radius; k >= 1; k--)
+                sum += taps[k] * (centre[x - k] + centre[x + k]);
+            dst[c0 + x] = sum + taps[0] * centre[x];
+        }
+    }
+}
+
+/* VECTOR_STRIP_ROWS rows of a VECTOR_STRIP-column strip; the last strip
+ * of a row takes what is left one column at a time. */
+__kernel void bspline_columns_vector(__global const real *in, __global real *out, __constant const real *taps,
+                                     int radius, int w, int h, int rows, int first)
+{
+    const int x0 = get_global_id(0) * VECTOR_STRIP, r0 = get_global_id(1) * VECTOR_STRIP_ROWS;
+    if (x0 >= w)
+        return;
+    for (int r = r0; r < r0 + VECTOR_STRIP_ROWS && r < rows; r++) {
+        const int img = r / h, y = r - img * h;
+        __global const real *plane = in + (size_t)img * w * h;
+        __global real *dst = out + ((size_t)first * h + r) * w;
+        if (x0 + VECTOR_STRIP > w) {
+            for (int x = x0; x < w; x++)
+                dst[x] = fir(plane + x, (size_t)w, y, h, taps, radius);
+            continue;
+        }
+        __global const real *centre = plane + (size_t)y * w + x0;
+        vwide sum[NA];
+        for (int j = 0; j < NA; j++)
+            sum[j] = 0;
+        if (y >= radius && y + radius < h) {
+            for (int k = radius; k >= 1; k--) {
+                __global const real *above = centre - (size_t)k * w, *below = centre + (size_t)k * w;
+                for (int j = 0; j < NA; j++)
+                    sum[j] += taps[k] * (vload16(j, above) + vload16(j, below));
+            }
+        } else {
+            for (int k = radius; k >= 1; k--) {
+                __global const real *above = plane + (size_t)mirror_index(y - k, h) * w + x0;
+                __global const real *below = plane + (size_t)mirror_index(y + k, h) * w + x0;
+                for (int j = 0; j < NA; j++)
+                    sum[j] += taps[k] * (vload16(j, above) + vload16(j, below));
+            }
+        }
+        for (int j = 0; j < NA; j++)
+            vstore16(sum[j] + taps[0] * vload16(j, centre), j, dst + x0);
+    }
+}
+
+#if INTERP == 2
+/*
+ * The recursive form of the column pass, for CPU devices and the cubic
+ * B-spline (its one pole): Unser's causal and anticausal first-order
+ * recursions, about four operations a sample where the FIR takes
+ * 2 radius + 1 (a CPU is not short of serial work, as a GPU is). Lines
+ * mirror about their edge samples, as for the FIR; the causal recursion
+ * starts from its sum over the mirrored line, cut after `horizon` samples
+ * (the FIR's radius: the same tail) or exact on lines no longer than that.
+ * Each work-item runs 8 lines at once in the lanes of a vector: 8
+ * neighbouring columns, one vector load a sample. (Rows in lanes took a
+ * gather and a scatter a sample and ran slower than bspline_rows_vector,
+ * which the rows take instead.)
+ *  - bspline_columns_recursive: in place in `out`, images [first, first +
+ *    nimages), 8 columns a work-item.
+ * NDRange: (ceil(w / 8), nimages), any local.
+ */
 
 #if USE_DOUBLE
 typedef double8 vreal;
 #else
 typedef float8 vreal;
 #endif
-
-__kernel void bspline_rows_vector(__global const real *in, __global real *out, __constant const real *taps,
-                                  int radius, int w, int rows, int first_row)
-{
-    const int x0 = get_global_id(0) * 8, r = get_global_id(1);
-    if (x0 >= w || r >= rows)
-        return;
-    __global const real *line = in + ((size_t)first_row + r) * w;
-    __global real *dst = out + (size_t)r * w;
-    if (x0 >= radius && x0 + 8 + radius <= w) {
-        vreal sum = 0;
-        for (int k = radius; k >= 1; k--)
-            sum += taps[k] * (vload8(0, line + x0 - k) + vload8(0, line + x0 + k));
-        vstore8(sum + taps[0] * vload8(0, line + x0), 0, dst + x0);
-        return;
-    }
-    for (int x = x0; x < x0 + 8 && x < w; x++)
-        dst[x] = fir(line, 1, x, w, taps, radius);
-}
-
-__kernel void bspline_columns_vector(__global const real *in, __global real *out, __constant const real *taps,
-                                     int radius, int w, int h, int rows, int first)
-{
-    const int x0 = get_global_id(0) * 8, r0 = get_global_id(1) * BSPLINE_K;
-    if (x0 >= w)
-        return;
-    for (int r = r0; r < r0 + BSPLINE_K && r < rows; r++) {
-        const int img = r / h, y = r - img * h;
-        __global const real *plane = in + (size_t)img * w * h;
-        __global real *dst = out + ((size_t)first * h + r) * w;
-        if (x0 + 8 > w) {
-            for (int x = x0; x < w; x++)
-                dst[x] = fir(plane + x, (size_t)w, y, h, taps, radius);
-            continue;
-        }
-        vreal sum = 0;
-        for (int k = radius; k >= 1; k--)
-            sum += taps[k] * (vload8(0, plane + (size_t)mirror_index(y - k, h) * w + x0) +
-                              vload8(0, plane + (size_t)mirror_index(y + k, h) * w + x0));
-        vstore8(sum + taps[0] * vload8(0, plane + (size_t)y * w + x0), 0, dst + x0);
-    }
-}
-
-#if INTERP == 2
-/*
- * The recursive form, for CPU devices and the cubic B-spline (its one
- * pole): Unser's causal and anticausal first-order recursions, about four
- * operations a sample where the FIR takes 2 radius + 1 (a CPU is not short
- * of serial work, as a GPU is). Lines mirror about their edge samples, as
- * for the FIR; the causal recursion starts from its sum over the mirrored
- * line, cut after `horizon` samples (the FIR's radius: the same tail) or
- * exact on lines no longer than that. Each work-item runs 8 lines at once
- * in the lanes of a vector.
- *  - bspline_rows_recursive: rows [first_row, first_row + rows) of `in`
- *    into the same rows of `out`, 8 rows a work-item.
- *  - bspline_columns_recursive: in place in `out`, images [first, first +
- *    nimages), 8 columns a work-item.
- * NDRange: (ceil(rows / 8)) and (ceil(w / 8), nimages), any local.
- */
 #define POLE ((real)-0.267949192431122706)   /* sqrt(3) - 2 */
 #define GAIN ((real)6)                        /* (1 - z)(1 - 1 / z) */
 
@@ -229,20 +280,6 @@ static void recursive_lines(__global const real *src, __global real *dst, size_t
         c = z * (c - line_get(dst, step, lane, contiguous, k));
         line_put(dst, step, lane, contiguous, nl, k, c);
     }
-}
-
-__kernel void bspline_rows_recursive(__global const real *in, __global real *out, int horizon, int w, int rows,
-                                     int first_row)
-{
-    const int r0 = get_global_id(0) * 8;
-    if (r0 >= rows)
-        return;
-    const int nl = min(8, rows - r0);
-    int lane[8];
-    for (int l = 0; l < 8; l++)
-        lane[l] = min(l, nl - 1) * w;
-    const size_t at = ((size_t)first_row + r0) * w;
-    recursive_lines(in + at, out + at, 1, lane, 0, nl, w, horizon);
 }
 
 __kernel void bspline_columns_recursive(__global real *out, int horizon, int w, int h, int nimages, int first)

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cl/vector_layout.h"    /* the vector forms' NDRanges */
 #include "ops/bspline_prefilter.h"
 #include "runtime/cl_error.h"
 #include "runtime/context.h"
@@ -27,8 +28,6 @@
 
 /* Work-items per work-group, along x: a coalesced row of reads per tap. */
 #define PREFILTER_WG 64
-/* Rows per work-item of the vector column pass: cl/bspline_prefilter.cl's BSPLINE_K. */
-#define BSPLINE_VECTOR_ROWS 8
 
 /* The tail left out of the FIR, relative to the centre tap: below float's
  * resolution, or in double far below test_bspline's 1e-10 of the image's
@@ -106,14 +105,13 @@ void bspline_prefilter_destroy(struct bspline_prefilter *b)
     free(b);
 }
 
-/* The pass's kernel in the form b takes: "bspline_rows" -> "bspline_rows_vector", ... */
-static const char *kernel_name(const struct bspline_prefilter *b, const char *pass)
+/* The pass's kernel in the form b takes: the vector FIR along rows on CPU
+ * devices, and along columns the recursion for the cubic B-spline there. */
+static const char *kernel_name(const struct bspline_prefilter *b, int columns)
 {
-    static const char *const names[][3] = { { "bspline_rows", "bspline_rows_vector", "bspline_rows_recursive" },
-                                            { "bspline_columns", "bspline_columns_vector",
-                                              "bspline_columns_recursive" } };
-    const int form = b->recursive ? 2 : b->vector ? 1 : 0;
-    return names[strcmp(pass, "bspline_rows") == 0 ? 0 : 1][form];
+    if (!columns)
+        return b->vector ? "bspline_rows_vector" : "bspline_rows";
+    return b->recursive ? "bspline_columns_recursive" : b->vector ? "bspline_columns_vector" : "bspline_columns";
 }
 
 int bspline_prefilter_create(struct clx_context *ctx, const struct kernel_params *p, struct bspline_prefilter **out)
@@ -134,8 +132,8 @@ int bspline_prefilter_create(struct clx_context *ctx, const struct kernel_params
     b->group = ctx->dev.max_work_group_size < PREFILTER_WG ? ctx->dev.max_work_group_size : PREFILTER_WG;
     b->real_size = p->use_double ? sizeof(double) : sizeof(float);
     b->radius = radius;
-    /* CPU devices: the vector kernels, or for the cubic B-spline the
-     * recursive ones (cl/bspline_prefilter.cl says why). */
+    /* CPU devices: the vector kernels, and for the cubic B-spline's
+     * columns the recursive one (cl/bspline_prefilter.cl says why). */
     b->vector = ctx->dev.info.type == CLX_DEVICE_CPU;
     b->recursive = b->vector && p->interp == INTERP_BSPLINE3;
     if (!(b->taps_host = malloc(sizeof *b->taps_host * (radius + 1)))) {
@@ -148,8 +146,8 @@ int bspline_prefilter_create(struct clx_context *ctx, const struct kernel_params
     for (int k = 0; k <= radius; k++)
         hf[k] = (float)h[k];
     if ((status = program_build_params(ctx, "bspline_prefilter.cl", p, &b->program)) != CLX_OK ||
-        (status = kernel_create(ctx, b->program, kernel_name(b, "bspline_rows"), &b->rows)) != CLX_OK ||
-        (status = kernel_create(ctx, b->program, kernel_name(b, "bspline_columns"), &b->columns)) != CLX_OK ||
+        (status = kernel_create(ctx, b->program, kernel_name(b, 0), &b->rows)) != CLX_OK ||
+        (status = kernel_create(ctx, b->program, kernel_name(b, 1), &b->columns)) != CLX_OK ||
         (status = ctx_create_buffer(ctx, b->real_size * (radius + 1), &b->taps, "B-spline prefilter taps")) != CLX_OK)
         goto error;
     CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, b->taps, CL_TRUE, 0, b->real_size * (radius + 1),
@@ -166,21 +164,40 @@ static size_t round_up(size_t n, size_t m)
     return (n + m - 1) / m * m;
 }
 
-/* The recursive form: rows from images into coeffs, then the columns in
- * place, every image at once (it needs no scratch). */
+/* The row pass over rows [first_row, first_row + rows) of `images` into
+ * `out` from its start. The vector form runs one work-item per row, in
+ * work-groups of one: PoCL's own choice of several work-items, which it
+ * interleaves, ran the vector passes at half speed. */
+static int enqueue_rows(struct bspline_prefilter *b, cl_mem images, cl_mem out, int w, int rows, int first_row)
+{
+    struct clx_context *ctx = b->ctx;
+    int status = CLX_OK;
+    size_t global[2] = { round_up((size_t)w, b->group), (size_t)rows }, local[2] = { b->group, 1 };
+    if (b->vector) {
+        global[0] = local[0] = 1;
+    }
+    CL_CALL(ctx, clSetKernelArg(b->rows, 0, sizeof images, &images));
+    CL_CALL(ctx, clSetKernelArg(b->rows, 1, sizeof out, &out));
+    CL_CALL(ctx, clSetKernelArg(b->rows, 2, sizeof b->taps, &b->taps));
+    CL_CALL(ctx, clSetKernelArg(b->rows, 3, sizeof b->radius, &b->radius));
+    CL_CALL(ctx, clSetKernelArg(b->rows, 4, sizeof w, &w));
+    CL_CALL(ctx, clSetKernelArg(b->rows, 5, sizeof rows, &rows));
+    CL_CALL(ctx, clSetKernelArg(b->rows, 6, sizeof first_row, &first_row));
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, b->rows, 2, NULL, global, local, 0, NULL, NULL));
+error:
+    return status;
+}
+
+/* The cubic B-spline on a CPU: the rows from images into coeffs, then the
+ * columns in place by the recursion, every image at once (no scratch). */
 static int enqueue_recursive(struct bspline_prefilter *b, cl_mem images, int w, int h, int nimages, cl_mem coeffs)
 {
     struct clx_context *ctx = b->ctx;
-    const int rows = nimages * h, first = 0;
-    size_t rows_global = ((size_t)rows + 7) / 8, columns_global[2] = { ((size_t)w + 7) / 8, (size_t)nimages };
-    int status = CLX_OK;
-    CL_CALL(ctx, clSetKernelArg(b->rows, 0, sizeof images, &images));
-    CL_CALL(ctx, clSetKernelArg(b->rows, 1, sizeof coeffs, &coeffs));
-    CL_CALL(ctx, clSetKernelArg(b->rows, 2, sizeof b->radius, &b->radius));
-    CL_CALL(ctx, clSetKernelArg(b->rows, 3, sizeof w, &w));
-    CL_CALL(ctx, clSetKernelArg(b->rows, 4, sizeof rows, &rows));
-    CL_CALL(ctx, clSetKernelArg(b->rows, 5, sizeof first, &first));
-    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, b->rows, 1, NULL, &rows_global, NULL, 0, NULL, NULL));
+    const int first = 0;
+    size_t columns_global[2] = { ((size_t)w + 7) / 8, (size_t)nimages };
+    int status = enqueue_rows(b, images, coeffs, w, nimages * h, 0);
+    if (status != CLX_OK)
+        return status;
     CL_CALL(ctx, clSetKernelArg(b->columns, 0, sizeof coeffs, &coeffs));
     CL_CALL(ctx, clSetKernelArg(b->columns, 1, sizeof b->radius, &b->radius));
     CL_CALL(ctx, clSetKernelArg(b->columns, 2, sizeof w, &w));
@@ -216,12 +233,6 @@ int bspline_prefilter_enqueue(struct bspline_prefilter *b, cl_mem images, int w,
             return status;
         b->scratch_bytes = bytes;
     }
-    size_t local[2] = { b->group, 1 };
-    CL_CALL(ctx, clSetKernelArg(b->rows, 0, sizeof images, &images));
-    CL_CALL(ctx, clSetKernelArg(b->rows, 1, sizeof b->scratch, &b->scratch));
-    CL_CALL(ctx, clSetKernelArg(b->rows, 2, sizeof b->taps, &b->taps));
-    CL_CALL(ctx, clSetKernelArg(b->rows, 3, sizeof b->radius, &b->radius));
-    CL_CALL(ctx, clSetKernelArg(b->rows, 4, sizeof w, &w));
     CL_CALL(ctx, clSetKernelArg(b->columns, 0, sizeof b->scratch, &b->scratch));
     CL_CALL(ctx, clSetKernelArg(b->columns, 1, sizeof coeffs, &coeffs));
     CL_CALL(ctx, clSetKernelArg(b->columns, 2, sizeof b->taps, &b->taps));
@@ -231,17 +242,18 @@ int bspline_prefilter_enqueue(struct bspline_prefilter *b, cl_mem images, int w,
     for (int first = 0; first < nimages; first += chunk) {
         const int count = nimages - first < chunk ? nimages - first : chunk;
         const int rows = count * h, first_row = first * h;
-        size_t global[2] = { b->vector ? ((size_t)w + 7) / 8 : round_up((size_t)w, b->group), (size_t)rows };
-        CL_CALL(ctx, clSetKernelArg(b->rows, 5, sizeof rows, &rows));
-        CL_CALL(ctx, clSetKernelArg(b->rows, 6, sizeof first_row, &first_row));
-        CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, b->rows, 2, NULL, global, b->vector ? NULL : local, 0, NULL,
-                                            NULL));
+        if ((status = enqueue_rows(b, images, b->scratch, w, rows, first_row)) != CLX_OK)
+            return status;
         CL_CALL(ctx, clSetKernelArg(b->columns, 6, sizeof rows, &rows));
         CL_CALL(ctx, clSetKernelArg(b->columns, 7, sizeof first, &first));
-        if (b->vector)
-            global[1] = ((size_t)rows + BSPLINE_VECTOR_ROWS - 1) / BSPLINE_VECTOR_ROWS;
-        CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, b->columns, 2, NULL, global, b->vector ? NULL : local, 0,
-                                            NULL, NULL));
+        /* The vector form: strips of VECTOR_STRIP columns by VECTOR_STRIP_ROWS rows, groups of one. */
+        size_t global[2] = { round_up((size_t)w, b->group), (size_t)rows }, local[2] = { b->group, 1 };
+        if (b->vector) {
+            global[0] = ((size_t)w + VECTOR_STRIP - 1) / VECTOR_STRIP;
+            global[1] = ((size_t)rows + VECTOR_STRIP_ROWS - 1) / VECTOR_STRIP_ROWS;
+            local[0] = 1;
+        }
+        CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, b->columns, 2, NULL, global, local, 0, NULL, NULL));
     }
 error:
     return status;
