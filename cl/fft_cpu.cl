@@ -26,6 +26,9 @@
  *   rebuilds each column pair's full complex line from the half-spectra,
  *   transforms it back, and writes column c from the real parts and column
  *   c + VEC from the imaginary ones, scaled by 1 / (N_X N_Y).
+ *   The correlation (fft_backend.h's correlate): fft_r2c_columns, then
+ *   fft_rows_correlate (fft_rows forward, the multiply by the reference's
+ *   conjugate, fft_rows inverse, in one pass), then fft_c2r_columns.
  *
  * Spectrum layout (the multiply only needs it to be the same for the image
  * and the reference): per array, N_X rows of SPEC_PITCH complex values,
@@ -324,6 +327,44 @@ __kernel void fft_rows(__global real2 *spec, __global const real2 *tw_x, int dir
         im0[x] = v.odd;
     }
     const int in_second = fft_lines(re0, im0, re1, im1, N_X, tw_x, (real)dir);
+    const vreal *zr = in_second ? re1 : re0, *zi = in_second ? im1 : im0;
+    for (int x = 0; x < N_X; x++)
+        vstore16(interleave(zr[x], zi[x]), 0, s + (size_t)x * 2 * SPEC_PITCH);
+}
+
+/*
+ * The correlation's middle in one pass, for src/ops/correlate_fft.c:
+ * fft_rows forward, each value times the conjugate of the reference
+ * spectrum's (array % nwin: the tiles of a batch cycle through the nwin
+ * windows, as spectrum_multiply.cl reads them), then fft_rows inverse,
+ * while the lines stay in the work-item's private arrays. Separately, those
+ * three passes each read and wrote every spectrum once more.
+ */
+__kernel void fft_rows_correlate(__global real2 *spec, __global const real2 *ref_spectra, __global const real2 *tw_x,
+                                 int nwin)
+{
+    const int ky0 = get_global_id(0) * VEC;
+    const size_t array = get_global_id(1);
+    if (ky0 >= SPEC_PITCH)
+        return;
+    __global real *s = (__global real *)(spec + array * N_X * SPEC_PITCH + ky0);
+    __global const real *r = (__global const real *)(ref_spectra + (array % nwin) * N_X * SPEC_PITCH + ky0);
+    vreal re0[N_X], im0[N_X], re1[N_X], im1[N_X];
+    for (int x = 0; x < N_X; x++) {
+        const vreal2 v = vload16(0, s + (size_t)x * 2 * SPEC_PITCH);
+        re0[x] = v.even;
+        im0[x] = v.odd;
+    }
+    int in_second = fft_lines(re0, im0, re1, im1, N_X, tw_x, 1);
+    const vreal *dr = in_second ? re1 : re0, *di = in_second ? im1 : im0;
+    /* conj(r) d, as spectrum_multiply.cl; the product back into the first arrays. */
+    for (int x = 0; x < N_X; x++) {
+        const vreal2 v = vload16(0, r + (size_t)x * 2 * SPEC_PITCH);
+        const vreal rx = v.even, ry = v.odd, px = dr[x], py = di[x];
+        re0[x] = rx * px + ry * py;
+        im0[x] = rx * py - ry * px;
+    }
+    in_second = fft_lines(re0, im0, re1, im1, N_X, tw_x, -1);
     const vreal *zr = in_second ? re1 : re0, *zi = in_second ? im1 : im0;
     for (int x = 0; x < N_X; x++)
         vstore16(interleave(zr[x], zi[x]), 0, s + (size_t)x * 2 * SPEC_PITCH);

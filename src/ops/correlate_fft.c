@@ -277,7 +277,15 @@ static int fft_enqueue(struct clx_context *ctx, void *opaque, cl_mem prepared, i
         return enqueue_packed(ctx, st, prepared, corr);
     /* Profiled bytes: what each step must read and write at least. */
     double tiles = st->ntiles, spectra = tiles * (double)st->spectrum_bytes, reals = tiles * (double)st->tile_bytes;
-    int status = fft_plan_execute(st->r2c, prepared, st->spectra);
+    int status;
+    if (fft_plan_fuses_correlation(st->r2c)) {
+        status = fft_plan_correlate(st->r2c, st->c2r, prepared, st->spectra, st->ref_spectra, st->nwin, corr);
+        if (status == CLX_OK)
+            ctx_profile_mark(ctx, "fft+multiply",
+                             2 * reals + 2 * spectra + (double)st->nwin * st->spectrum_bytes);
+        return status;
+    }
+    status = fft_plan_execute(st->r2c, prepared, st->spectra);
     if (status != CLX_OK)
         return status;
     ctx_profile_mark(ctx, "fft forward", reals + spectra);

@@ -67,6 +67,14 @@ struct fft_backend {
     int (*create)(struct clx_context *ctx, enum fft_kind kind, int nx, int ny, int batch,
                   int use_double, int data_w, int data_h, void **state);
     int (*execute)(struct clx_context *ctx, void *state, cl_mem in, cl_mem out);
+    /* Optional (NULL where the backend has none): the correlation's three
+     * steps fused where the backend can keep data between them: the R2C
+     * `forward` of `in` into `spectra`, each spectrum i times the conjugate
+     * of ref_spectra[i % nwin], and the C2R `inverse` of the products into
+     * `out` (`spectra` is overwritten). The same result as execute, the
+     * element-wise multiply and execute again. */
+    int (*correlate)(struct clx_context *ctx, void *forward, void *inverse, cl_mem in, cl_mem spectra,
+                     cl_mem ref_spectra, int nwin, cl_mem out);
     void (*destroy)(void *state);
 };
 

@@ -35,6 +35,7 @@ struct cpu_fft_state {
     cl_program program;
     cl_kernel columns;           /* fft_r2c_columns or fft_c2r_columns */
     cl_kernel rows;              /* fft_rows */
+    cl_kernel rows_correlate;    /* R2C plans: fft_rows_correlate, for cpu_correlate */
     cl_mem twiddles_x, twiddles_y;
     size_t columns_global[2], rows_global[2];
 };
@@ -68,6 +69,8 @@ static void cpu_destroy(void *p)
         clReleaseKernel(st->columns);
     if (st->rows)
         clReleaseKernel(st->rows);
+    if (st->rows_correlate)
+        clReleaseKernel(st->rows_correlate);
     if (st->program)
         clReleaseProgram(st->program);
     if (st->twiddles_x)
@@ -131,6 +134,8 @@ static int cpu_create(struct clx_context *ctx, enum fft_kind kind, int nx, int n
                                &st->columns);
     if (status == CLX_OK)
         status = kernel_create(ctx, st->program, "fft_rows", &st->rows);
+    if (status == CLX_OK && kind == FFT_R2C)
+        status = kernel_create(ctx, st->program, "fft_rows_correlate", &st->rows_correlate);
     if (status == CLX_OK)
         status = twiddles_create(ctx, nx, use_double, &st->twiddles_x);
     if (status == CLX_OK)
@@ -156,28 +161,63 @@ error:
     return status;
 }
 
-static int cpu_execute(struct clx_context *ctx, void *p, cl_mem in, cl_mem out)
+/* R2C, step 1: the columns of `in` into the half-spectra `out`. */
+static int enqueue_r2c_columns(struct clx_context *ctx, struct cpu_fft_state *st, cl_mem in, cl_mem out)
 {
-    struct cpu_fft_state *st = p;
+    cl_kernel k = st->columns;
+    cl_int rows = st->data_h, cols = st->data_w;
+    int status = CLX_OK;
+    CL_CALL(ctx, clSetKernelArg(k, 0, sizeof in, &in));
+    CL_CALL(ctx, clSetKernelArg(k, 1, sizeof out, &out));
+    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof st->twiddles_y, &st->twiddles_y));
+    CL_CALL(ctx, clSetKernelArg(k, 3, sizeof rows, &rows));
+    CL_CALL(ctx, clSetKernelArg(k, 4, sizeof cols, &cols));
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, st->columns_global, one_item, 0, NULL, NULL));
+error:
+    return status;
+}
+
+/* C2R, step 2: the half-spectra `in`, their rows already transformed back, to the columns of `out`. */
+static int enqueue_c2r_columns(struct clx_context *ctx, struct cpu_fft_state *st, cl_mem in, cl_mem out)
+{
     cl_kernel k = st->columns;
     int status = CLX_OK;
-    if (st->kind == FFT_R2C) {
-        cl_int rows = st->data_h, cols = st->data_w;
-        CL_CALL(ctx, clSetKernelArg(k, 0, sizeof in, &in));
-        CL_CALL(ctx, clSetKernelArg(k, 1, sizeof out, &out));
-        CL_CALL(ctx, clSetKernelArg(k, 2, sizeof st->twiddles_y, &st->twiddles_y));
-        CL_CALL(ctx, clSetKernelArg(k, 3, sizeof rows, &rows));
-        CL_CALL(ctx, clSetKernelArg(k, 4, sizeof cols, &cols));
-        CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, st->columns_global, one_item, 0, NULL, NULL));
-        return enqueue_rows(ctx, st, out, 1);
-    }
-    /* C2R: the rows in place (the input is overwritten, as fft_backend.h allows), then the columns. */
-    if ((status = enqueue_rows(ctx, st, in, -1)) != CLX_OK)
-        return status;
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof in, &in));
     CL_CALL(ctx, clSetKernelArg(k, 1, sizeof out, &out));
     CL_CALL(ctx, clSetKernelArg(k, 2, sizeof st->twiddles_y, &st->twiddles_y));
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, st->columns_global, one_item, 0, NULL, NULL));
+error:
+    return status;
+}
+
+static int cpu_execute(struct clx_context *ctx, void *p, cl_mem in, cl_mem out)
+{
+    struct cpu_fft_state *st = p;
+    int status;
+    if (st->kind == FFT_R2C)
+        return (status = enqueue_r2c_columns(ctx, st, in, out)) != CLX_OK ? status : enqueue_rows(ctx, st, out, 1);
+    /* C2R: the rows in place (the input is overwritten, as fft_backend.h allows), then the columns. */
+    return (status = enqueue_rows(ctx, st, in, -1)) != CLX_OK ? status : enqueue_c2r_columns(ctx, st, in, out);
+}
+
+/* fft_backend.h's correlate: the R2C's columns, fft_rows_correlate (its rows
+ * forward, the multiply and the C2R's rows inverse in one pass), the C2R's
+ * columns. */
+static int cpu_correlate(struct clx_context *ctx, void *forward, void *inverse, cl_mem in, cl_mem spectra,
+                         cl_mem ref_spectra, int nwin, cl_mem out)
+{
+    struct cpu_fft_state *f = forward;
+    cl_kernel k = f->rows_correlate;
+    cl_int n = nwin;
+    int status = enqueue_r2c_columns(ctx, f, in, spectra);
+    if (status != CLX_OK)
+        return status;
+    CL_CALL(ctx, clSetKernelArg(k, 0, sizeof spectra, &spectra));
+    CL_CALL(ctx, clSetKernelArg(k, 1, sizeof ref_spectra, &ref_spectra));
+    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof f->twiddles_x, &f->twiddles_x));
+    CL_CALL(ctx, clSetKernelArg(k, 3, sizeof n, &n));
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, f->rows_global, one_item, 0, NULL, NULL));
+    return enqueue_c2r_columns(ctx, inverse, spectra, out);
 error:
     return status;
 }
@@ -188,5 +228,6 @@ const struct fft_backend fft_backend_cpu = {
     .spectrum_elements = cpu_spectrum_elements,
     .create = cpu_create,
     .execute = cpu_execute,
+    .correlate = cpu_correlate,
     .destroy = cpu_destroy,
 };

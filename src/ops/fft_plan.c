@@ -56,6 +56,17 @@ int fft_plan_execute(struct fft_plan *plan, cl_mem in, cl_mem out)
     return plan->backend->execute(plan->ctx, plan->state, in, out);
 }
 
+int fft_plan_fuses_correlation(const struct fft_plan *r2c)
+{
+    return r2c->backend->correlate != NULL;
+}
+
+int fft_plan_correlate(struct fft_plan *r2c, struct fft_plan *c2r, cl_mem in, cl_mem spectra, cl_mem ref_spectra,
+                       int nwin, cl_mem out)
+{
+    return r2c->backend->correlate(r2c->ctx, r2c->state, c2r->state, in, spectra, ref_spectra, nwin, out);
+}
+
 void fft_plan_destroy(struct fft_plan *plan)
 {
     if (!plan)

@@ -25,6 +25,11 @@ int fft_plan_create(struct clx_context *ctx, const struct fft_backend *backend, 
                     struct fft_plan **plan);
 /* Enqueues the transform on the context's queue. */
 int fft_plan_execute(struct fft_plan *plan, cl_mem in, cl_mem out);
+/* 1 when r2c's backend fuses the correlation's steps (fft_backend.h's correlate). */
+int fft_plan_fuses_correlation(const struct fft_plan *r2c);
+/* Enqueues the fused correlation: r2c of `in`, times conj(ref_spectra[i % nwin]), c2r into `out`. */
+int fft_plan_correlate(struct fft_plan *r2c, struct fft_plan *c2r, cl_mem in, cl_mem spectra, cl_mem ref_spectra,
+                       int nwin, cl_mem out);
 void fft_plan_destroy(struct fft_plan *plan);
 
 #endif
