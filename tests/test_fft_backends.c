@@ -5,8 +5,9 @@
  * whose members differ, a plan run on other buffers, forward transforms
  * leaving their input alone, in float and (where the device has fp64)
  * double; VkFFT and the cpu backend against clFFT on a larger batch; and
- * the correlation stage with fft=vkfft and fft=cpu (its fused correlate) against fft=clfft
- * through the public API. The cpu backend (real transforms only, its own
+ * the correlation stage with fft=vkfft and fft=cpu (whose correlate fuses
+ * the multiply into the transforms) against fft=clfft through the public
+ * API. The cpu backend (real transforms only, its own
  * half-spectrum layout) is compared after its spectra are put in the
  * libraries' layout, and its R2C reading only part of the input against
  * one reading all of it. In a build without VkFFT, fft=vkfft must fail with
