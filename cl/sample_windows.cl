@@ -10,8 +10,10 @@
  * images, taps outside them repeating the edge pixel; or a cubic or
  * quintic B-spline (INTERP 2, 3) on the images' B-spline coefficients
  * (bspline_prefilter.cl), mirrored outside. copy_windows copies pixels
- * for integer offsets, from the images in every case.
- * NDRange: global (WIN_W, WIN_H, slots) rounded up to (SAMPLE_TX, SAMPLE_TY, 1).
+ * for integer offsets, from the images in every case; copy_windows_rows
+ * does the same on CPU devices (tile_form 1).
+ * NDRange: global (WIN_W, WIN_H, slots) rounded up to (SAMPLE_TX, SAMPLE_TY, 1);
+ * copy_windows_rows (WIN_H, slots), any local.
  */
 #include "common.h"
 
@@ -123,4 +125,36 @@ void copy_windows(__global const real *images, int image_w, int image_h, __globa
     const int ix = clamp(corner.x + x + (int)o.x, 0, image_w - 1), iy = clamp(corner.y + y + (int)o.y, 0, image_h - 1);
     tiles[(size_t)slot * WIN_PIXELS + y * WIN_W + x] =
         images[(size_t)img * image_w * image_h + (size_t)iy * image_w + ix];
+}
+
+/*
+ * copy_windows_rows: copy_windows for CPU devices (tile_form 1), the same
+ * values: one work-item per row of a window, a run of vector copies where
+ * the row lies inside the image. (One work-item per pixel spent more of a
+ * CPU runtime's time starting work-items than copying.)
+ */
+__kernel void copy_windows_rows(__global const real *images, int image_w, int image_h, __global const int2 *corners,
+                                int nwin, __global const real2 *offsets, __global const int *tile_ids,
+                                __global real *tiles)
+{
+    const int y = get_global_id(0), slot = get_global_id(1);
+    if (y >= WIN_H)
+        return;
+    const int tile = tile_ids ? tile_ids[slot] : slot;
+    const int img = tile / nwin;
+    const int2 corner = corners[tile - img * nwin];
+    const real2 o = offsets[tile];
+    const int x0 = corner.x + (int)o.x, iy = clamp(corner.y + y + (int)o.y, 0, image_h - 1);
+    __global const real *row = images + (size_t)img * image_w * image_h + (size_t)iy * image_w;
+    __global real *out = tiles + (size_t)slot * WIN_PIXELS + y * WIN_W;
+    if (x0 >= 0 && x0 + WIN_W <= image_w) {
+        int x = 0;
+        for (; x + 8 <= WIN_W; x += 8)
+            vstore8(vload8(0, row + x0 + x), 0, out + x);
+        for (; x < WIN_W; x++)
+            out[x] = row[x0 + x];
+        return;
+    }
+    for (int x = 0; x < WIN_W; x++)
+        out[x] = row[clamp(x0 + x, 0, image_w - 1)];
 }

@@ -215,7 +215,8 @@ static int create_kernels_and_buffers(struct accurate_pipeline *a, const struct 
     int ntiles = ntiles_of(a), status;
     size_t rs = real_size(a), window = (size_t)base->win_w * base->win_h;
     if ((status = build(ctx, "sample_windows.cl", base, "sample_windows", &a->sample_program, &a->sample)) ||
-        (status = kernel_create(ctx, a->sample_program, "copy_windows", &a->copy)) ||
+        (status = kernel_create(ctx, a->sample_program, base->tile_form == 1 ? "copy_windows_rows" : "copy_windows",
+                                &a->copy)) ||
         (status = build(ctx, "tile_prepare.cl", &a->coarse.params, tile_prepare_kernel(base), &a->coarse_program,
                         &a->coarse_prepare)) ||
         /* Both moved stages are direct: compact windows, one layout. */
@@ -385,7 +386,13 @@ static int sample(struct accurate_pipeline *a, int nslots, cl_mem tile_ids, int 
     size_t local[3] = { (size_t)p->sample_tx, (size_t)p->sample_ty, 1 };
     size_t global[3] = { ((size_t)p->win_w + local[0] - 1) / local[0] * local[0],
                          ((size_t)p->win_h + local[1] - 1) / local[1] * local[1], (size_t)nslots };
-    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 3, NULL, global, local, 0, NULL, NULL));
+    if (integer && p->tile_form == 1) {
+        /* copy_windows_rows: a work-item per window row. */
+        size_t rows[2] = { (size_t)p->win_h, (size_t)nslots };
+        CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, rows, NULL, 0, NULL, NULL));
+    } else {
+        CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 3, NULL, global, local, 0, NULL, NULL));
+    }
     /* Profiled bytes: each window read (interpolation reads a few more rows) and written. */
     ctx_profile_mark(ctx, "sample", 2.0 * nslots * p->win_w * p->win_h * real_size(a));
 error:
