@@ -247,12 +247,9 @@ static inline int row_find(__global const real *row, real m)
     return x >= 0 ? x : run_find(row, FIRST_NEGATIVE_COL, CORR_W, m);
 }
 
-__kernel void argmax_rows(__global const real *corr, __global int *peaks, int ntiles)
+/* The logical index of correlation c's peak, or -1. */
+static int tile_argmax(__global const real *c)
 {
-    const int tile = get_global_id(0);
-    if (tile >= ntiles)
-        return;
-    __global const real *c = corr + (size_t)tile * CORR_PIXELS;
     real m = -INFINITY;
     for (int y = 0; y < CORR_H; y = NEXT_ROW(y))
         m = row_max(c + y * CORR_W, m);
@@ -262,7 +259,14 @@ __kernel void argmax_rows(__global const real *corr, __global int *peaks, int nt
         if (x >= 0)
             key = logical_index(corr_shift_x(x), corr_shift_y(y));
     }
-    peaks[tile] = key;
+    return key;
+}
+
+__kernel void argmax_rows(__global const real *corr, __global int *peaks, int ntiles)
+{
+    const int tile = get_global_id(0);
+    if (tile < ntiles)
+        peaks[tile] = tile_argmax(corr + (size_t)tile * CORR_PIXELS);
 }
 
 #else
@@ -353,8 +357,10 @@ void second_peak(__global const real *corr, __global const int *peaks, __global 
 
 #if ARGMAX_FORM == 3
 /*
- * second_peak_rows - second_peak for CPU devices (with argmax_rows): one
- * work-item per tile scans the searched rows with vector loads; only a
+ * argmax_second_rows - argmax_rows and second_peak for CPU devices, one
+ * work-item per tile: the second scan (tile_second) reads the tile from the
+ * core's cache, where as a kernel of its own it read every correlation from
+ * memory again. It scans the searched rows with vector loads; only a
  * vector holding a value above the best so far is looked at value by value.
  *
  * NDRange: global (ntiles rounded up), any local.
@@ -375,14 +381,9 @@ static inline real run_secondary(__global const real *c, int y, int x0, int x1, 
     return bv;
 }
 
-__kernel void second_peak_rows(__global const real *corr, __global const int *peaks, __global real *second,
-                               int ntiles)
+/* second_peak's value for correlation c whose peak is `key`. */
+static real tile_second(__global const real *c, int key)
 {
-    const int tile = get_global_id(0);
-    if (tile >= ntiles)
-        return;
-    __global const real *c = corr + (size_t)tile * CORR_PIXELS;
-    const int key = peaks[tile];
     int px, py;
     primary_shift(key, &px, &py);
     real bv = -INFINITY;
@@ -390,6 +391,17 @@ __kernel void second_peak_rows(__global const real *corr, __global const int *pe
         bv = run_secondary(c, y, 0, SEARCH_RX + 1, bv, px, py);
         bv = run_secondary(c, y, FIRST_NEGATIVE_COL, CORR_W, bv, px, py);
     }
-    second[tile] = key >= 0 && bv > -INFINITY ? bv : NAN;
+    return key >= 0 && bv > -INFINITY ? bv : NAN;
+}
+
+__kernel void argmax_second_rows(__global const real *corr, __global int *peaks, __global real *second, int ntiles)
+{
+    const int tile = get_global_id(0);
+    if (tile >= ntiles)
+        return;
+    __global const real *c = corr + (size_t)tile * CORR_PIXELS;
+    const int key = tile_argmax(c);
+    peaks[tile] = key;
+    second[tile] = tile_second(c, key);
 }
 #endif

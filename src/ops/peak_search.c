@@ -33,7 +33,7 @@ int peak_finder_build(struct clx_context *ctx, const struct kernel_params *p, in
     if ((status = program_build_params(ctx, "argmax.cl", p, &pf->argmax_program)) != CLX_OK ||
         (status = kernel_create(ctx, pf->argmax_program, search, &pf->argmax)) != CLX_OK ||
         (finish && (status = kernel_create(ctx, pf->argmax_program, finish, &pf->argmax_finish)) != CLX_OK) ||
-        (status = kernel_create(ctx, pf->argmax_program, p->argmax_form == 3 ? "second_peak_rows" : "second_peak",
+        (status = kernel_create(ctx, pf->argmax_program, p->argmax_form == 3 ? "argmax_second_rows" : "second_peak",
                                 &pf->second_peak)) != CLX_OK ||
         (status = program_build_params(ctx, "neighbourhood.cl", p, &pf->neighbourhood_program)) != CLX_OK ||
         (status = kernel_create(ctx, pf->neighbourhood_program, "neighbourhood", &pf->neighbourhood)) != CLX_OK ||
@@ -101,7 +101,9 @@ error:
 int peak_finder_enqueue(struct clx_context *ctx, struct peak_finder *pf, cl_mem corr, int ntiles,
                         cl_mem peaks, cl_mem neighbourhoods, cl_mem second)
 {
-    int status = argmax_enqueue(ctx, pf, corr, ntiles, peaks);
+    /* Form 3 with a second peak: argmax_second_rows does both, one work-item per tile. */
+    const int fused = second && pf->params.argmax_form == 3;
+    int status = fused ? CLX_OK : argmax_enqueue(ctx, pf, corr, ntiles, peaks);
     cl_kernel k;
     size_t wg = (size_t)pf->params.argmax_wg;
     size_t global = wg * ntiles;
@@ -113,8 +115,7 @@ int peak_finder_enqueue(struct clx_context *ctx, struct peak_finder *pf, cl_mem 
         CL_CALL(ctx, clSetKernelArg(k, 0, sizeof corr, &corr));
         CL_CALL(ctx, clSetKernelArg(k, 1, sizeof peaks, &peaks));
         CL_CALL(ctx, clSetKernelArg(k, 2, sizeof second, &second));
-        if (pf->params.argmax_form == 3) {
-            /* second_peak_rows: one work-item per tile, like argmax_rows. */
+        if (fused) {
             size_t tiles = one_per_tile(ntiles);
             CL_CALL(ctx, clSetKernelArg(k, 3, sizeof ntiles, &ntiles));
             CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &tiles, NULL, 0, NULL, NULL));
