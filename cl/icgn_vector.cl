@@ -53,68 +53,115 @@ static void vector_tap_weights(vreal f, vreal *wt)
 #endif
 }
 
+/* Among three vectors by a lane's offset o (-1, 0 or 1): lo, mid or hi. */
+static inline vreal by_offset(vreal o, vreal lo, vreal mid, vreal hi)
+{
+    return o < 0 ? lo : (o > 0 ? hi : mid);
+}
+
 /* The interpolant at 8 positions (px, py) along one row of the window. */
 static vreal sample_8(__global const real *src, int w, int h, vreal px, vreal py)
 {
+    const vreal lane = (vreal)(0, 1, 2, 3, 4, 5, 6, 7);
     const vreal x0 = floor(px), y0 = floor(py);
-    /* The taps of floor(x) run from floor(x) - TAPS / 2 + 1 to floor(x) + TAPS / 2. */
-    if (x0.s0 >= TAPS / 2 - 1 && x0.s7 + TAPS / 2 < w && y0.s0 >= TAPS / 2 - 1 && y0.s0 + TAPS / 2 < h &&
-        x0.s7 - x0.s0 == LANES - 1 && y0.s7 == y0.s0) {
-        const int ix = (int)x0.s0 - TAPS / 2 + 1, iy = (int)y0.s0 - TAPS / 2 + 1;
-        vreal wx[TAPS], wy[TAPS], v = 0, sx = 0, sy = 0;
-        vector_tap_weights(px - x0, wx);
-        vector_tap_weights(py - y0, wy);
-        for (int k = 0; k < TAPS; k++)
-            sx += wx[k];
+    /* Each lane's taps against those of 8 consecutive columns from lane 0's,
+     * on lane 0's row of taps: -1, 0 or 1 column or row off, for a
+     * first-order warp that crosses a column or row of the grid within the
+     * 8 pixels (0 and 0 in every lane: the common case, a translation). */
+    const vreal ox = x0 - (x0.s0 + lane), oy = y0 - y0.s0;
+    const int ix = (int)x0.s0 - TAPS / 2 + 1, iy = (int)y0.s0 - TAPS / 2 + 1;
+    const int flat = !any(ox != 0) && !any(oy != 0), near = all(fabs(ox) <= 1) && all(fabs(oy) <= 1);
+    /* Inside the image: the TAPS x TAPS taps of every lane, and for an
+     * offset the one more tap column or row each side it may reach. */
+    const int inside = flat ? ix >= 0 && ix + LANES + TAPS - 2 < w && iy >= 0 && iy + TAPS - 1 < h
+                            : ix >= 1 && ix + LANES + TAPS <= w && iy >= 1 && iy + TAPS < h;
+    if (!near || !inside) {
+        real xs[LANES], ys[LANES], out[LANES];
+        vstore8(px, 0, xs);
+        vstore8(py, 0, ys);
+        for (int l = 0; l < LANES; l++)
+            out[l] = sample_at(src, w, h, xs[l], ys[l]);
+        return vload8(0, out);
+    }
+    vreal wx[TAPS], wy[TAPS], v = 0, sx = 0, sy = 0;
+    vector_tap_weights(px - x0, wx);
+    vector_tap_weights(py - y0, wy);
+    for (int k = 0; k < TAPS; k++)
+        sx += wx[k];
+    for (int m = 0; m < TAPS; m++)
+        sy += wy[m];
+    if (flat) {
+        /* TAPS x TAPS vector loads. */
         for (int m = 0; m < TAPS; m++) {
             __global const real *row = src + (size_t)(iy + m) * w + ix;
             vreal r = 0;
             for (int k = 0; k < TAPS; k++)
                 r += wx[k] * vload8(0, row + k);
             v += wy[m] * r;
-            sy += wy[m];
         }
         return v / (sx * sy);
     }
-    real xs[LANES], ys[LANES], out[LANES];
-    vstore8(px, 0, xs);
-    vstore8(py, 0, ys);
-    for (int l = 0; l < LANES; l++)
-        out[l] = sample_at(src, w, h, xs[l], ys[l]);
-    return vload8(0, out);
+    /* TAPS + 2 rows of TAPS + 2 vector loads, each lane taking its column
+     * and its row of them. */
+    vreal r[TAPS + 2];
+    for (int m = 0; m < TAPS + 2; m++) {
+        __global const real *row = src + (size_t)(iy - 1 + m) * w + ix - 1;
+        vreal c[TAPS + 2];
+        for (int k = 0; k < TAPS + 2; k++)
+            c[k] = vload8(0, row + k);
+        r[m] = 0;
+        for (int k = 0; k < TAPS; k++)
+            r[m] += wx[k] * by_offset(ox, c[k], c[k + 1], c[k + 2]);
+    }
+    for (int m = 0; m < TAPS; m++)
+        v += wy[m] * by_offset(oy, r[m], r[m + 1], r[m + 2]);
+    return v / (sx * sy);
+}
+
+/* Pixels x0 + skip .. x0 + 7 of window row y: their shares of an
+ * iteration's sums, added to s (lanes below `skip` add nothing). */
+static void add_8(__global const real *image, int w, int h, int2 corner, struct warp wp, real mean,
+                  __global const real *f, __global const real2 *g, int x0, int y, int skip, vreal *s)
+{
+    const vreal lane = (vreal)(0, 1, 2, 3, 4, 5, 6, 7);
+    const real dy = y - CENTRE_Y;
+    /* As add_pixel computes each position. */
+    const vreal xv = x0 + lane, dx = xv - CENTRE_X;
+    const vreal px = corner.x + xv + wp.u + wp.ux * dx + wp.uy * dy;
+    const vreal py = corner.y + y + wp.v + wp.vx * dx + wp.vy * dy;
+    vreal gv = sample_8(image, w, h, px, py) - mean;
+    if (skip)
+        gv = lane < skip ? (vreal)0 : gv;      /* every share below is a multiple of gv */
+    const int i = y * WIN_W + x0;
+    const vreal2 grad = vload16(0, (__global const real *)(g + i));
+    vreal j[NPAR];
+    JACOBIAN(grad.even, grad.odd, dx / HALF_W, dy / HALF_H, j);
+    s[0] += gv;
+    s[1] += gv * gv;
+    s[2] += vload8(0, f + i) * gv;
+    for (int a = 0; a < NPAR; a++)
+        s[3 + a] += j[a] * gv;
 }
 
 /* An iteration's sums (NITER) over tile's window at the warp wp. */
 static void window_sums(__global const real *image, int w, int h, int2 corner, struct warp wp, real mean,
                         __global const real *f, __global const real2 *g, real *v)
 {
-    const vreal lane = (vreal)(0, 1, 2, 3, 4, 5, 6, 7);
     vreal s[NITER];
     for (int k = 0; k < NITER; k++) {
         s[k] = 0;
         v[k] = 0;
     }
     for (int y = 0; y < WIN_H; y++) {
-        const real dy = y - CENTRE_Y;
         int x = 0;
-        for (; x + LANES <= WIN_W; x += LANES) {
-            /* As add_pixel computes each position. */
-            const vreal xv = x + lane, dx = xv - CENTRE_X;
-            const vreal px = corner.x + xv + wp.u + wp.ux * dx + wp.uy * dy;
-            const vreal py = corner.y + y + wp.v + wp.vx * dx + wp.vy * dy;
-            const vreal gv = sample_8(image, w, h, px, py) - mean;
-            const int i = y * WIN_W + x;
-            const vreal2 grad = vload16(0, (__global const real *)(g + i));
-            vreal j[NPAR];
-            JACOBIAN(grad.even, grad.odd, dx / HALF_W, dy / HALF_H, j);
-            s[0] += gv;
-            s[1] += gv * gv;
-            s[2] += vload8(0, f + i) * gv;
-            for (int a = 0; a < NPAR; a++)
-                s[3 + a] += j[a] * gv;
-        }
-        for (; x < WIN_W; x++)
-            add_pixel(image, w, h, corner, wp, mean, f, g, y * WIN_W + x, v);
+        for (; x + LANES <= WIN_W; x += LANES)
+            add_8(image, w, h, corner, wp, mean, f, g, x, y, 0, s);
+        /* The row's last WIN_W % 8 pixels: the last 8, those already added left out. */
+        if (x < WIN_W && WIN_W >= LANES)
+            add_8(image, w, h, corner, wp, mean, f, g, WIN_W - LANES, y, x - (WIN_W - LANES), s);
+        else
+            for (; x < WIN_W; x++)
+                add_pixel(image, w, h, corner, wp, mean, f, g, y * WIN_W + x, v);
     }
     for (int k = 0; k < NITER; k++)
         v[k] += lane_sum(s[k]);
