@@ -37,7 +37,7 @@
  *
  * Each 1D transform is Stockham's autosort FFT (E. Bainville's "OpenCL Fast
  * Fourier Transform" form): pass after pass of radix R butterflies,
- * ping-ponging between two private arrays, in radix 4, 2, 3, 5, 7 order.
+ * ping-ponging between two private arrays, in radix 8, 4, 2, 3, 5, 7 order.
  * Twiddles come from a table of exp(-2 pi i t / N), t = 0..N-1, the host
  * computes in double precision.
  *
@@ -111,8 +111,82 @@ static inline void dft4(vreal *re, vreal *im, real dir)
     im[3] = di0 + dir * dr1;
 }
 
+/* Radix 8 as two radix-4 DFTs of the even and the odd inputs: y_s = E_s +
+ * w^s O_s, y_{s+4} = E_s - w^s O_s, w = exp(-2 pi i dir / 8). (One pass in
+ * place of a radix-4 and a radix-2 one: a length of 200, the default
+ * windows' padding, is 8 x 5 x 5.) */
+static inline void dft8(vreal *re, vreal *im, real dir)
+{
+    const real h = 0.70710678118654752;     /* 1 / sqrt 2 */
+    vreal er[4] = { re[0], re[2], re[4], re[6] }, ei[4] = { im[0], im[2], im[4], im[6] };
+    vreal odr[4] = { re[1], re[3], re[5], re[7] }, odi[4] = { im[1], im[3], im[5], im[7] };
+    dft4(er, ei, dir);
+    dft4(odr, odi, dir);
+    /* w O_1 = (1 - i dir) O_1 / sqrt 2, w^2 O_2 = -i dir O_2, w^3 O_3 = (-1 - i dir) O_3 / sqrt 2 */
+    const vreal w1r = h * (odr[1] + dir * odi[1]), w1i = h * (odi[1] - dir * odr[1]);
+    const vreal w2r = dir * odi[2], w2i = -dir * odr[2];
+    const vreal w3r = h * (dir * odi[3] - odr[3]), w3i = -h * (odi[3] + dir * odr[3]);
+    re[0] = er[0] + odr[0];
+    im[0] = ei[0] + odi[0];
+    re[4] = er[0] - odr[0];
+    im[4] = ei[0] - odi[0];
+    re[1] = er[1] + w1r;
+    im[1] = ei[1] + w1i;
+    re[5] = er[1] - w1r;
+    im[5] = ei[1] - w1i;
+    re[2] = er[2] + w2r;
+    im[2] = ei[2] + w2i;
+    re[6] = er[2] - w2r;
+    im[6] = ei[2] - w2i;
+    re[3] = er[3] + w3r;
+    im[3] = ei[3] + w3i;
+    re[7] = er[3] - w3r;
+    im[7] = ei[3] - w3i;
+}
+
 /* Odd R: y_s = a_0 + sum_{r=1}^{(R-1)/2} cos(2 pi r s / R) (a_r + a_{R-r})
- *                   - i dir sin(2 pi r s / R) (a_r - a_{R-r}). */
+ *                   - i dir sin(2 pi r s / R) (a_r - a_{R-r}).
+ * Radix 3 and 5 (every length of the default windows' padding has them)
+ * are written out with their constants; a loop over s and r with the
+ * table's index (r s) mod R ran as such, through the stack, on PoCL. */
+static inline void dft3(vreal *re, vreal *im, real dir)
+{
+    const real c1 = -0.5, s1 = 0.86602540378443865;
+    const vreal tr = re[1] + re[2], ti = im[1] + im[2], dr = re[1] - re[2], di = im[1] - im[2];
+    const vreal br = re[0] + c1 * tr, bi = im[0] + c1 * ti;
+    const vreal sr = dir * s1 * dr, si = dir * s1 * di;
+    re[0] += tr;
+    im[0] += ti;
+    /* y_1 = b - i dir s1 d, y_2 = b + i dir s1 d */
+    re[1] = br + si;
+    im[1] = bi - sr;
+    re[2] = br - si;
+    im[2] = bi + sr;
+}
+
+static inline void dft5(vreal *re, vreal *im, real dir)
+{
+    const real c1 = 0.30901699437494742, c2 = -0.80901699437494742;
+    const real s1 = 0.95105651629515357, s2 = 0.58778525229247313;
+    const vreal t1r = re[1] + re[4], t1i = im[1] + im[4], t2r = re[2] + re[3], t2i = im[2] + im[3];
+    const vreal t3r = re[1] - re[4], t3i = im[1] - im[4], t4r = re[2] - re[3], t4i = im[2] - im[3];
+    const vreal b1r = re[0] + c1 * t1r + c2 * t2r, b1i = im[0] + c1 * t1i + c2 * t2i;
+    const vreal b2r = re[0] + c2 * t1r + c1 * t2r, b2i = im[0] + c2 * t1i + c1 * t2i;
+    const vreal d1r = dir * (s1 * t3r + s2 * t4r), d1i = dir * (s1 * t3i + s2 * t4i);
+    const vreal d2r = dir * (s2 * t3r - s1 * t4r), d2i = dir * (s2 * t3i - s1 * t4i);
+    re[0] += t1r + t2r;
+    im[0] += t1i + t2i;
+    /* y_1 = b1 - i d1, y_4 = b1 + i d1, y_2 = b2 - i d2, y_3 = b2 + i d2 (d with dir) */
+    re[1] = b1r + d1i;
+    im[1] = b1i - d1r;
+    re[4] = b1r - d1i;
+    im[4] = b1i + d1r;
+    re[2] = b2r + d2i;
+    im[2] = b2i - d2r;
+    re[3] = b2r - d2i;
+    im[3] = b2i + d2r;
+}
+
 #define DEFINE_DFT_ODD(R)                                                                    \
     static inline void dft##R(vreal *re, vreal *im, real dir)                                \
     {                                                                                        \
@@ -140,19 +214,11 @@ static inline void dft4(vreal *re, vreal *im, real dir)
         }                                                                                    \
     }
 
-/* cos and sin of 2 pi j / R, j = 0..R-1 */
-__constant real cos_3[3] = { 1.0, -0.5, -0.5 };
-__constant real sin_3[3] = { 0.0, 0.86602540378443865, -0.86602540378443865 };
-__constant real cos_5[5] = { 1.0, 0.30901699437494742, -0.80901699437494742, -0.80901699437494742,
-                             0.30901699437494742 };
-__constant real sin_5[5] = { 0.0, 0.95105651629515357, 0.58778525229247313, -0.58778525229247313,
-                             -0.95105651629515357 };
+/* cos and sin of 2 pi j / 7, j = 0..6 */
 __constant real cos_7[7] = { 1.0, 0.62348980185873353, -0.22252093395631440, -0.90096886790241913,
                              -0.90096886790241913, -0.22252093395631440, 0.62348980185873353 };
 __constant real sin_7[7] = { 0.0, 0.78183148246802981, 0.97492791218182361, 0.43388373911755812,
                              -0.43388373911755812, -0.97492791218182361, -0.78183148246802981 };
-DEFINE_DFT_ODD(3)
-DEFINE_DFT_ODD(5)
 DEFINE_DFT_ODD(7)
 
 /*
@@ -173,6 +239,11 @@ DEFINE_DFT_ODD(7)
             ai[0] = xi[i];                                                                       \
             for (int r = 1; r < R; r++) {                                                        \
                 const vreal u = xr[i + r * m], v = xi[i + r * m];                                \
+                if (k == 0) { /* w = 1: the first pass's every butterfly, 1 / p of the others */ \
+                    ar[r] = u;                                                                   \
+                    ai[r] = v;                                                                   \
+                    continue;                                                                    \
+                }                                                                                \
                 const real2 w = tw[r * k * step];                                                \
                 const real wy = dir * w.y;                                                       \
                 ar[r] = u * w.x - v * wy;                                                        \
@@ -190,6 +261,7 @@ DEFINE_DFT_ODD(7)
 DEFINE_PASS(2, dft2(ar, ai))
 DEFINE_PASS(3, dft3(ar, ai, dir))
 DEFINE_PASS(4, dft4(ar, ai, dir))
+DEFINE_PASS(8, dft8(ar, ai, dir))
 DEFINE_PASS(5, dft5(ar, ai, dir))
 DEFINE_PASS(7, dft7(ar, ai, dir))
 
@@ -203,7 +275,10 @@ static int fft_lines(vreal *re0, vreal *im0, vreal *re1, vreal *im1, int n, __gl
     int in_second = 0;
     for (int p = 1, rest = n; rest > 1;) {
         int radix;
-        if (rest % 4 == 0) {
+        if (rest % 8 == 0) {
+            radix = 8;
+            pass8(xr, xi, yr, yi, n, p, tw, dir);
+        } else if (rest % 4 == 0) {
             radix = 4;
             pass4(xr, xi, yr, yi, n, p, tw, dir);
         } else if (rest % 2 == 0) {
