@@ -132,13 +132,16 @@ __kernel void bspline_rows_vector(__global const real *in, __global real *out, _
         int x = 0;
         for (; x + NA * FV <= n; x += NA * FV) {
             vwide sum[NA];
+            #pragma unroll
             for (int j = 0; j < NA; j++)
                 sum[j] = 0;
             for (int k = 0; k <= 2 * radius; k++) {
                 const vwide tap = (vwide)full[k];
+                #pragma unroll
                 for (int j = 0; j < NA; j++)
                     sum[j] = mad(tap, vload16(0, staged + x + j * FV + k), sum[j]);
             }
+            #pragma unroll
             for (int j = 0; j < NA; j++)
                 vstore16(sum[j], 0, dst + c0 + x + j * FV);
         }
@@ -170,11 +173,13 @@ __kernel void bspline_columns_vector(__global const real *in, __global real *out
         }
         __global const real *centre = plane + (size_t)y * w + x0;
         vwide sum[NA];
+        #pragma unroll
         for (int j = 0; j < NA; j++)
             sum[j] = 0;
         if (y >= radius && y + radius < h) {
             for (int k = radius; k >= 1; k--) {
                 __global const real *above = centre - (size_t)k * w, *below = centre + (size_t)k * w;
+                #pragma unroll
                 for (int j = 0; j < NA; j++)
                     sum[j] += taps[k] * (vload16(j, above) + vload16(j, below));
             }
@@ -182,10 +187,12 @@ __kernel void bspline_columns_vector(__global const real *in, __global real *out
             for (int k = radius; k >= 1; k--) {
                 __global const real *above = plane + (size_t)mirror_index(y - k, h) * w + x0;
                 __global const real *below = plane + (size_t)mirror_index(y + k, h) * w + x0;
+                #pragma unroll
                 for (int j = 0; j < NA; j++)
                     sum[j] += taps[k] * (vload16(j, above) + vload16(j, below));
             }
         }
+        #pragma unroll
         for (int j = 0; j < NA; j++)
             vstore16(sum[j] + taps[0] * vload16(j, centre), j, dst + x0);
     }

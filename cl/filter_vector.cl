@@ -70,13 +70,16 @@ __kernel void filter_rows_vector(__global const in_t *in, int in_offset, int in_
         int x = 0;
         for (; x + NA * FV <= n; x += NA * FV) {
             vreal acc[NA];
+            #pragma unroll
             for (int j = 0; j < NA; j++)
                 acc[j] = 0;
             for (int k = 0; k < FILTER_TAPS; k++) {
                 const vreal tap = (vreal)taps[k];
+                #pragma unroll
                 for (int j = 0; j < NA; j++)
                     acc[j] = mad(tap, vload16(0, staged + x + j * FV + k), acc[j]);
             }
+            #pragma unroll
             for (int j = 0; j < NA; j++)
                 vstore16(acc[j], 0, out + c0 + x + j * FV);
         }
@@ -108,12 +111,14 @@ __kernel void filter_columns_vector(__global const real *tmp, __global const in_
         __global real *d = dst + y * out_pitch;
         if (strip == VECTOR_STRIP) {
             vreal acc[NA];
+            #pragma unroll
             for (int j = 0; j < NA; j++)
                 acc[j] = 0;
             if (interior) {
                 __global const real *p = plane + (size_t)(y - FILTER_R) * w + x0;
                 for (int k = 0; k < FILTER_TAPS; k++, p += w) {
                     const vreal tap = (vreal)taps[k];
+                    #pragma unroll
                     for (int j = 0; j < NA; j++)
                         acc[j] = mad(tap, vload16(j, p), acc[j]);
                 }
@@ -121,10 +126,12 @@ __kernel void filter_columns_vector(__global const real *tmp, __global const in_
                 for (int k = 0; k < FILTER_TAPS; k++) {
                     const int at = border_index(y - FILTER_R + k, h);
                     const vreal tap = (vreal)taps[k];
+                    #pragma unroll
                     for (int j = 0; j < NA && at >= 0; j++)     /* zero border: adds nothing */
                         acc[j] = mad(tap, vload16(j, plane + (size_t)at * w + x0), acc[j]);
                 }
             }
+            #pragma unroll
             for (int j = 0; j < NA; j++)
                 vstore16(epilogue_vector(convert_vreal(vload16(0, s + x0 + j * FV)), acc[j]), 0, d + x0 + j * FV);
             continue;

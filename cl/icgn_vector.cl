@@ -10,12 +10,14 @@
  * 8 consecutive columns whenever the warp's x slope keeps their whole
  * parts apart by exactly 1 and its y slope keeps them on one row of taps
  * (always for a translation; for a first-order warp of a few degrees all
- * but the few groups that cross a row of the grid). Then the TAPS x TAPS
- * taps are TAPS x TAPS vector loads, and the weights are polynomials
- * of the fractions in vectors (the cubic B-spline's, the accurate mode's
- * default; the other kernels take interp.h's weights lane by lane).
- * Groups near the image's edge or crossing a tap row, and the last
- * WIN_W % 8 pixels of a row, take add_pixel one by one.
+ * but the few groups that cross a column or row of the grid). Then the
+ * TAPS x TAPS taps are TAPS x TAPS vector loads, and the weights are
+ * polynomials of the fractions in vectors (the cubic B-spline's, the
+ * accurate mode's default; the other kernels take interp.h's weights lane
+ * by lane). A group that crosses a column or row loads one more tap column
+ * and row each side and each lane takes its own; a row's last WIN_W % 8
+ * pixels are its last 8 with the lanes already added masked out. Only
+ * groups near the image's edge take sample_at lane by lane.
  *
  * The step, the tolerance, the statuses and the results are
  * icgn_common.h's, as in the work-group form; only the order in which the
@@ -31,6 +33,9 @@
 #include "icgn_common.h"
 
 #define LANES 8              /* pixels per vector (common.h's vreal) */
+
+/* The tap loops are unrolled (#pragma unroll): PoCL left them as loops,
+ * with the weights and sums going through the stack. */
 
 /* Tap i's weight for each lane's fraction f in [0, 1) (interp.h's tap_weight). */
 static void vector_tap_weights(vreal f, vreal *wt)
@@ -86,15 +91,19 @@ static vreal sample_8(__global const real *src, int w, int h, vreal px, vreal py
     vreal wx[TAPS], wy[TAPS], v = 0, sx = 0, sy = 0;
     vector_tap_weights(px - x0, wx);
     vector_tap_weights(py - y0, wy);
+    #pragma unroll
     for (int k = 0; k < TAPS; k++)
         sx += wx[k];
+    #pragma unroll
     for (int m = 0; m < TAPS; m++)
         sy += wy[m];
     if (flat) {
         /* TAPS x TAPS vector loads. */
+        #pragma unroll
         for (int m = 0; m < TAPS; m++) {
             __global const real *row = src + (size_t)(iy + m) * w + ix;
             vreal r = 0;
+            #pragma unroll
             for (int k = 0; k < TAPS; k++)
                 r += wx[k] * vload8(0, row + k);
             v += wy[m] * r;
@@ -104,15 +113,19 @@ static vreal sample_8(__global const real *src, int w, int h, vreal px, vreal py
     /* TAPS + 2 rows of TAPS + 2 vector loads, each lane taking its column
      * and its row of them. */
     vreal r[TAPS + 2];
+    #pragma unroll
     for (int m = 0; m < TAPS + 2; m++) {
         __global const real *row = src + (size_t)(iy - 1 + m) * w + ix - 1;
         vreal c[TAPS + 2];
+        #pragma unroll
         for (int k = 0; k < TAPS + 2; k++)
             c[k] = vload8(0, row + k);
         r[m] = 0;
+        #pragma unroll
         for (int k = 0; k < TAPS; k++)
             r[m] += wx[k] * by_offset(ox, c[k], c[k + 1], c[k + 2]);
     }
+    #pragma unroll
     for (int m = 0; m < TAPS; m++)
         v += wy[m] * by_offset(oy, r[m], r[m + 1], r[m + 2]);
     return v / (sx * sy);
@@ -139,6 +152,7 @@ static void add_8(__global const real *image, int w, int h, int2 corner, struct 
     s[0] += gv;
     s[1] += gv * gv;
     s[2] += vload8(0, f + i) * gv;
+    #pragma unroll
     for (int a = 0; a < NPAR; a++)
         s[3 + a] += j[a] * gv;
 }
@@ -185,9 +199,11 @@ static void whole_pixels_8(__global const real *src, int w, int h, int x0, int y
     const int ix = x0 - TAPS / 2 + 1, iy = y - TAPS / 2 + 1;
     if (ix >= 0 && ix + LANES - 1 + TAPS <= w && iy >= 0 && iy + TAPS <= h) {
         vreal s = 0, sx = 0, sy = 0;
+        #pragma unroll
         for (int m = 0; m < TAPS; m++) {
             __global const real *row = src + (size_t)(iy + m) * w + ix;
             vreal r = 0, rd = 0;
+            #pragma unroll
             for (int k = 0; k < TAPS; k++) {
                 const vreal c = vload8(0, row + k);
                 r += wt[k] * c;

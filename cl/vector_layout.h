@@ -14,7 +14,9 @@
  * starts (a 7-tap pass of one output per work-item spent more time there
  * than in arithmetic), and one chain of dependent multiply-adds waits on
  * each one's latency, so a work-item keeps VECTOR_ACCUMULATORS independent
- * vector sums.
+ * vector sums. The kernels unroll their loops over those sums (#pragma
+ * unroll): left as loops, PoCL kept the sums in memory, a load and a store
+ * around every add.
  */
 #ifndef CLX_VECTOR_LAYOUT_H
 #define CLX_VECTOR_LAYOUT_H
