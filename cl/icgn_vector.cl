@@ -170,12 +170,14 @@ static void window_sums(__global const real *image, int w, int h, int2 corner, s
         int x = 0;
         for (; x + LANES <= WIN_W; x += LANES)
             add_8(image, w, h, corner, wp, mean, f, g, x, y, 0, s);
+#if WIN_W >= LANES
         /* The row's last WIN_W % 8 pixels: the last 8, those already added left out. */
-        if (x < WIN_W && WIN_W >= LANES)
+        if (x < WIN_W)
             add_8(image, w, h, corner, wp, mean, f, g, WIN_W - LANES, y, x - (WIN_W - LANES), s);
-        else
-            for (; x < WIN_W; x++)
-                add_pixel(image, w, h, corner, wp, mean, f, g, y * WIN_W + x, v);
+#else
+        for (; x < WIN_W; x++)
+            add_pixel(image, w, h, corner, wp, mean, f, g, y * WIN_W + x, v);
+#endif
     }
     for (int k = 0; k < NITER; k++)
         v[k] += lane_sum(s[k]);
