@@ -144,7 +144,7 @@ int main(void)
                     /* IC-GN: both shape functions, a work-group size each. */
                     p.shape = n % 2;
                     p.icgn_wg = 64 << (n % 3);
-                    bad |= print("icgn.cl icgn_vector.cl", &p);
+                    bad |= print("icgn.cl icgn_vector.cl icgn_noise.cl", &p);
                     p.shape = 0;
                     if (paths[path] == &correlator_direct && !p.direct_few && !dbl) {
                         /* The texture and hybrid variants, and a split. */

@@ -129,19 +129,18 @@ static void fft_release(void *opaque)
     free(st);
 }
 
-/* fft_pack=0's kernel and plans. */
+/* fft_pack=0's plans and, unless the backend fuses it into them, the multiply's kernel. */
 static int create_per_tile(struct clx_context *ctx, const struct fft_backend *fft, const struct kernel_params *p,
                            struct fft_state *st)
 {
-    int status = program_build_params(ctx, "spectrum_multiply.cl", p, &st->program);
-    if (status == CLX_OK)
-        status = kernel_create(ctx, st->program, "spectrum_multiply", &st->multiply);
-    if (status == CLX_OK)
-        status = fft_plan_create(ctx, fft, FFT_R2C, p->pad_w, p->pad_h, st->ntiles, p->use_double, p->win_w,
+    int status = fft_plan_create(ctx, fft, FFT_R2C, p->pad_w, p->pad_h, st->ntiles, p->use_double, p->win_w,
                                  p->win_h, &st->r2c);
     if (status == CLX_OK)
         status = fft_plan_create(ctx, fft, FFT_C2R, p->pad_w, p->pad_h, st->ntiles, p->use_double, p->pad_w,
                                  p->pad_h, &st->c2r);
+    if (status == CLX_OK && !fft_plan_fuses_correlation(st->r2c) &&
+        (status = program_build_params(ctx, "spectrum_multiply.cl", p, &st->program)) == CLX_OK)
+        status = kernel_create(ctx, st->program, "spectrum_multiply", &st->multiply);
     if (status == CLX_OK)
         status = ctx_create_buffer(ctx, st->spectrum_bytes * st->ntiles, &st->spectra, "spectra");
     return status;

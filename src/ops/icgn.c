@@ -95,7 +95,8 @@ static int noise_model_make(struct icgn *g, const struct icgn_noise_filters *noi
         set_real(g, raw, (size_t)i, taps[i]);
     if ((status = ctx_create_buffer(ctx, rs * ICGN_MODEL_SIZE, &g->noise_model, "IC-GN noise model")) != CLX_OK ||
         (status = ctx_create_buffer(ctx, rs * (radius + 1), &taps_buf, "IC-GN noise filter")) != CLX_OK ||
-        (status = kernel_create(ctx, g->program, "icgn_noise_model", &k)) != CLX_OK)
+        (status = program_build_params(ctx, "icgn_noise.cl", &g->params, &g->noise_program)) != CLX_OK ||
+        (status = kernel_create(ctx, g->noise_program, "icgn_noise_model", &k)) != CLX_OK)
         goto error;
     CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, taps_buf, CL_TRUE, 0, rs * (radius + 1), raw, 0, NULL, NULL));
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof taps_buf, &taps_buf));
@@ -148,12 +149,14 @@ static void nd_range(const struct kernel_params *p, int n, size_t *global, size_
     *global = p->icgn_form == 1 ? ((size_t)n + VECTOR_WG - 1) / VECTOR_WG * VECTOR_WG : *local * n;
 }
 
-/* The reference's and the iterations' kernels in the form p->icgn_form names. */
+/* The reference's and the iterations' kernels in the form p->icgn_form names
+ * (only that form's program is built: a first run compiles what it uses). */
 static int create_kernels(struct icgn *g)
 {
     int status;
     if (g->params.icgn_form == 0) {
-        if ((status = kernel_create(g->ctx, g->program, "icgn_reference", &g->reference)) != CLX_OK)
+        if ((status = program_build_params(g->ctx, "icgn.cl", &g->params, &g->program)) != CLX_OK ||
+            (status = kernel_create(g->ctx, g->program, "icgn_reference", &g->reference)) != CLX_OK)
             return status;
         return kernel_create(g->ctx, g->program, "icgn_iterate", &g->iterate);
     }
@@ -184,8 +187,7 @@ int icgn_create(struct clx_context *ctx, const struct kernel_params *p, int nwin
         status = ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
         goto fail;
     }
-    if ((status = program_build_params(ctx, "icgn.cl", p, &g->program)) != CLX_OK ||
-        (status = create_kernels(g)) != CLX_OK ||
+    if ((status = create_kernels(g)) != CLX_OK ||
         (status = ctx_create_buffer(ctx, rs * nref * window, &g->fref, "IC-GN reference windows")) != CLX_OK ||
         (status = ctx_create_buffer(ctx, 2 * rs * nref * window, &g->grad, "IC-GN reference gradients")) ||
         (status = ctx_create_buffer(ctx, rs * nref * ICGN_CONSTS(ICGN_NPAR(p->shape)), &g->consts,
@@ -310,6 +312,8 @@ void icgn_destroy(struct icgn *g)
         clReleaseProgram(g->program);
     if (g->vector_program)
         clReleaseProgram(g->vector_program);
+    if (g->noise_program)
+        clReleaseProgram(g->noise_program);
     cl_mem bufs[] = { g->fref, g->grad, g->consts, g->noise_model, g->starts, g->results };
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i])

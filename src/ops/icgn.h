@@ -31,8 +31,9 @@ struct icgn {
     struct clx_context *ctx;
     struct kernel_params params;    /* interp, shape, icgn_wg, icgn_form, precision, window size */
     int nwin, nref, ntiles;         /* windows; reference windows (nwin, or ntiles with pairs); tiles */
-    cl_program program;             /* cl/icgn.cl */
+    cl_program program;             /* cl/icgn.cl, with icgn_form 0 */
     cl_program vector_program;      /* cl/icgn_vector.cl, with icgn_form 1 */
+    cl_program noise_program;       /* cl/icgn_noise.cl */
     cl_kernel reference, iterate;
     cl_mem fref, grad, consts;      /* the reference's, per window */
     cl_mem noise_model;             /* icgn_layout.h: what the filters and the interpolation make of noise */

@@ -223,7 +223,8 @@ static int create_kernels_and_buffers(struct accurate_pipeline *a, const struct 
         ((o->passes > 1 || refines_by_correlation(o)) &&
          (status = build(ctx, "tile_prepare.cl", refines_by_correlation(o) ? &a->refine.params : &a->offset.params,
                          tile_prepare_kernel(base), &a->moved_program, &a->moved_prepare))) ||
-        (status = build(ctx, "zncc.cl", base, "zncc", &a->zncc_program, &a->zncc_kernel)) ||
+        /* IC-GN measures its own ZNCC. */
+        (!refines_by_icgn(o) && (status = build(ctx, "zncc.cl", base, "zncc", &a->zncc_program, &a->zncc_kernel))) ||
         (status = ctx_create_buffer(ctx, rs * a->job.batch * a->job.image_w * a->job.image_h, &a->filtered,
                                     "filtered images")) ||
         (status = ctx_create_buffer(ctx, 2 * rs * ntiles, &a->offsets, "offsets")) ||
