@@ -86,14 +86,27 @@ void filter_columns(__global const real *tmp, __global const in_t *in, int in_of
     real acc[FILTER_K];
     for (int k = 0; k < FILTER_K; k++)
         acc[k] = 0;
-    for (int j = 0; j < FILTER_K + 2 * FILTER_R; j++) {
-        const int y = y0 - FILTER_R + j;
-        const int at = interior ? y : border_index(y, h);
-        const real value = at < 0 ? (real)0 : column[(size_t)at * w];
-        for (int k = 0; k < FILTER_K; k++) {
-            const int tap = j - k;
-            if (tap >= 0 && tap < FILTER_TAPS)
-                acc[k] = mad(taps[tap], value, acc[k]);
+    /* Two loops, not one with a choice per row: compilers computed the
+     * border rule's index (a modulo) for every row and then chose. */
+    if (interior) {
+        __global const real *p = column + (size_t)(y0 - FILTER_R) * w;
+        for (int j = 0; j < FILTER_K + 2 * FILTER_R; j++, p += w) {
+            const real value = *p;
+            for (int k = 0; k < FILTER_K; k++) {
+                const int tap = j - k;
+                if (tap >= 0 && tap < FILTER_TAPS)
+                    acc[k] = mad(taps[tap], value, acc[k]);
+            }
+        }
+    } else {
+        for (int j = 0; j < FILTER_K + 2 * FILTER_R; j++) {
+            const int at = border_index(y0 - FILTER_R + j, h);
+            const real value = at < 0 ? (real)0 : column[(size_t)at * w];
+            for (int k = 0; k < FILTER_K; k++) {
+                const int tap = j - k;
+                if (tap >= 0 && tap < FILTER_TAPS)
+                    acc[k] = mad(taps[tap], value, acc[k]);
+            }
         }
     }
 
