@@ -8,7 +8,8 @@
 #   images in seed mode; wall time, start-up included;
 # - warm, from memory: images/s of clxcorr's seed and accurate modes
 #   (clxcorr-throughput) against the seed pipeline written with scipy.fft
-#   on all cores (bench/peer_scipy.py), on the same images;
+#   on all cores (bench/peer_scipy.py), on the same images, 96 of them each
+#   (both leave their first batch untimed);
 # - a PIV-sized job: one 1024 x 1024 pair, 32 x 32 windows every 16 px
 #   (3969 vectors), clxcorr's one pass (clxcorr-piv-bench) against OpenPIV's
 #   extended_search_area_piv (window 32, overlap 16, search area 32) when
@@ -55,7 +56,7 @@ echo "== warm, from memory: images/s on the same images (48 x 50 windows of 100 
 for round in 1 2; do
     "$build/bench/clxcorr-throughput" --device cpu --repeat 96 --mode seed --regions "$S/regions.txt" \
         "$S/reference.tif" "$S"/image_*.tif
-    "$build/bench/clxcorr-throughput" --device cpu --repeat 48 --mode accurate --regions "$S/regions.txt" \
+    "$build/bench/clxcorr-throughput" --device cpu --repeat 96 --mode accurate --regions "$S/regions.txt" \
         "$S/reference.tif" "$S"/image_*.tif
     python3 "$here/bench/peer_scipy.py" --ref "$S/reference.tif" --regions "$S/regions.txt" --repeat 96 \
         "$S"/image_*.tif
