@@ -91,6 +91,7 @@ __kernel void bspline_columns(__global const real *in, __global real *out, __con
  * VECTOR_WIDTH outputs at a time; the columns add their taps in fir()'s
  * order, the rows left to right (the same sums, rounded differently). */
 #include "vector_layout.h"
+#include "vector_fir.h"
 
 #define FV VECTOR_WIDTH
 #define NA VECTOR_ACCUMULATORS
@@ -129,28 +130,7 @@ __kernel void bspline_rows_vector(__global const real *in, __global real *out, _
             for (int i = 0; i < n + 2 * radius; i++)
                 staged[i] = line[mirror_index(c0 - radius + i, w)];
         }
-        int x = 0;
-        for (; x + NA * FV <= n; x += NA * FV) {
-            vwide sum[NA];
-            #pragma unroll
-            for (int j = 0; j < NA; j++)
-                sum[j] = 0;
-            for (int k = 0; k <= 2 * radius; k++) {
-                const vwide tap = (vwide)full[k];
-                #pragma unroll
-                for (int j = 0; j < NA; j++)
-                    sum[j] = mad(tap, vload16(0, staged + x + j * FV + k), sum[j]);
-            }
-            #pragma unroll
-            for (int j = 0; j < NA; j++)
-                vstore16(sum[j], 0, dst + c0 + x + j * FV);
-        }
-        for (; x < n; x++) {
-            real sum = 0;
-            for (int k = 0; k <= 2 * radius; k++)
-                sum = mad(full[k], staged[x + k], sum);
-            dst[c0 + x] = sum;
-        }
+        fir_staged_row(staged, n, full, 2 * radius + 1, dst + c0);
     }
 }
 

@@ -12,7 +12,8 @@
  *    piece (VECTOR_CHUNK outputs and their 2 FILTER_R neighbours)
  *    in private memory as reals, the border rule applied there, so the
  *    FILTER_TAPS unaligned loads of each output vector read converted
- *    values from L1.
+ *    values from L1 (vector_fir.h, which the B-spline prefilter's rows
+ *    share).
  *  - filter_columns_vector: FILTER_K rows of a VECTOR_STRIP-column
  *    strip. Each output row is FILTER_TAPS rows of the temporary, a
  *    contiguous strip each, times one tap, then the epilogue against the
@@ -21,6 +22,7 @@
  */
 #include "filter_common.h"
 #include "vector_layout.h"
+#include "vector_fir.h"
 
 #define FV VECTOR_WIDTH
 #define NA VECTOR_ACCUMULATORS
@@ -56,7 +58,9 @@ __kernel void filter_rows_vector(__global const in_t *in, int in_offset, int in_
         return;
     __global const in_t *row = in + img * in_stride + in_offset + y * in_pitch;
     __global real *out = tmp + img * w * h + (size_t)y * w;
-    real staged[VECTOR_CHUNK + 2 * FILTER_R];
+    real staged[VECTOR_CHUNK + 2 * FILTER_R], t[FILTER_TAPS];
+    for (int k = 0; k < FILTER_TAPS; k++)
+        t[k] = taps[k];
 
     for (int c0 = 0; c0 < w; c0 += VECTOR_CHUNK) {
         const int n = min(VECTOR_CHUNK, w - c0);
@@ -67,28 +71,7 @@ __kernel void filter_rows_vector(__global const in_t *in, int in_offset, int in_
             for (int i = 0; i < n + 2 * FILTER_R; i++)
                 staged[i] = fetch_border(row, 0, c0 - FILTER_R + i, 0, w, 1);
         }
-        int x = 0;
-        for (; x + NA * FV <= n; x += NA * FV) {
-            vreal acc[NA];
-            #pragma unroll
-            for (int j = 0; j < NA; j++)
-                acc[j] = 0;
-            for (int k = 0; k < FILTER_TAPS; k++) {
-                const vreal tap = (vreal)taps[k];
-                #pragma unroll
-                for (int j = 0; j < NA; j++)
-                    acc[j] = mad(tap, vload16(0, staged + x + j * FV + k), acc[j]);
-            }
-            #pragma unroll
-            for (int j = 0; j < NA; j++)
-                vstore16(acc[j], 0, out + c0 + x + j * FV);
-        }
-        for (; x < n; x++) {
-            real acc = 0;
-            for (int k = 0; k < FILTER_TAPS; k++)
-                acc = mad(taps[k], staged[x + k], acc);
-            out[c0 + x] = acc;
-        }
+        fir_staged_row(staged, n, t, FILTER_TAPS, out + c0);
     }
 }
 
