@@ -28,7 +28,8 @@
  *     scans it row by row with vector loads (VEC_N values at a time, SIMD
  *     within the work-item rather than across work-items, which a CPU
  *     runtime vectorises only in loop-free kernels), first for the largest
- *     value, then for the first place holding it. No local memory.
+ *     value, then for the first place holding it. No local memory. Where
+ *     the second peak is wanted too, kernel argmax_second_rows does both.
  *     NDRange: global (ntiles rounded up), any local.
  */
 #include "common.h"

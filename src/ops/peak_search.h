@@ -14,7 +14,9 @@ struct clx_context;
 struct peak_finder {
     cl_program argmax_program, neighbourhood_program;
     /* argmax_form 0: argmax; 1: argmax_parts then argmax_combine; 2:
-     * argmax_atomic then argmax_unpack (cl/argmax.cl). */
+     * argmax_atomic then argmax_unpack; 3: argmax_rows (cl/argmax.cl).
+     * second_peak: the second_peak kernel, or with form 3
+     * argmax_second_rows, which finds the peak too. */
     cl_kernel argmax, argmax_finish, second_peak, neighbourhood;
     cl_mem part_values, part_indices; /* form 1: per tile, argmax_parts' pairs */
     cl_mem packed;                    /* form 2: per tile, the atomically combined (value, index) word */
