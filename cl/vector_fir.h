@@ -20,6 +20,16 @@ typedef double16 vfir;
 typedef float16 vfir;
 #endif
 
+/* The tap loop's unrolling: PoCL unrolls it whole, and needs to (left a
+ * loop it ran at half the speed); AMD's compiler, unrolling it with 16-wide
+ * doubles, spilled past its 128 KiB stack limit from radius 17 on (these
+ * CPU forms reach a GPU only in tests that force them). */
+#ifdef __AMDGCN__
+#define TAP_LOOP _Pragma("unroll 1")
+#else
+#define TAP_LOOP
+#endif
+
 static inline void fir_staged_row(const real *staged, int n, const real *taps, int ntaps, __global real *out)
 {
     int x = 0;
@@ -28,6 +38,7 @@ static inline void fir_staged_row(const real *staged, int n, const real *taps, i
         #pragma unroll
         for (int j = 0; j < VECTOR_ACCUMULATORS; j++)
             acc[j] = 0;
+        TAP_LOOP
         for (int k = 0; k < ntaps; k++) {
             const vfir tap = (vfir)taps[k];
             #pragma unroll
