@@ -69,6 +69,18 @@ void filter_rows(__global const in_t *in, int in_offset, int in_pitch, int in_st
     tmp[img * w * h + (size_t)y * w + x] = acc;
 }
 
+/* Input row j of a column pass's FILTER_K + 2R (output k takes it with tap
+ * j - k), added to every output it weights, in the order of the taps as
+ * the other paths add them. */
+static inline void add_to_outputs(real *acc, int j, real value, __constant real *taps)
+{
+    for (int k = 0; k < FILTER_K; k++) {
+        const int tap = j - k;
+        if (tap >= 0 && tap < FILTER_TAPS)
+            acc[k] = mad(taps[tap], value, acc[k]);
+    }
+}
+
 __kernel __attribute__((reqd_work_group_size(FILTER_COLS_TX, FILTER_COLS_TY, 1)))
 void filter_columns(__global const real *tmp, __global const in_t *in, int in_offset, int in_pitch, int in_stride,
                     __global real *out, int out_offset, int out_pitch, int out_stride, int w, int h,
@@ -90,23 +102,12 @@ void filter_columns(__global const real *tmp, __global const in_t *in, int in_of
      * border rule's index (a modulo) for every row and then chose. */
     if (interior) {
         __global const real *p = column + (size_t)(y0 - FILTER_R) * w;
-        for (int j = 0; j < FILTER_K + 2 * FILTER_R; j++, p += w) {
-            const real value = *p;
-            for (int k = 0; k < FILTER_K; k++) {
-                const int tap = j - k;
-                if (tap >= 0 && tap < FILTER_TAPS)
-                    acc[k] = mad(taps[tap], value, acc[k]);
-            }
-        }
+        for (int j = 0; j < FILTER_K + 2 * FILTER_R; j++, p += w)
+            add_to_outputs(acc, j, *p, taps);
     } else {
         for (int j = 0; j < FILTER_K + 2 * FILTER_R; j++) {
             const int at = border_index(y0 - FILTER_R + j, h);
-            const real value = at < 0 ? (real)0 : column[(size_t)at * w];
-            for (int k = 0; k < FILTER_K; k++) {
-                const int tap = j - k;
-                if (tap >= 0 && tap < FILTER_TAPS)
-                    acc[k] = mad(taps[tap], value, acc[k]);
-            }
+            add_to_outputs(acc, j, at < 0 ? (real)0 : column[(size_t)at * w], taps);
         }
     }
 
