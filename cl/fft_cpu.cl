@@ -187,39 +187,39 @@ static inline void dft5(vreal *re, vreal *im, real dir)
     im[3] = b2i + d2r;
 }
 
-#define DEFINE_DFT_ODD(R)                                                                    \
-    static inline void dft##R(vreal *re, vreal *im, real dir)                                \
-    {                                                                                        \
-        vreal pr[R / 2 + 1], pi_[R / 2 + 1], mr[R / 2 + 1], mi[R / 2 + 1];                   \
-        for (int r = 1; r <= R / 2; r++) {                                                   \
-            pr[r] = re[r] + re[R - r];                                                       \
-            pi_[r] = im[r] + im[R - r];                                                      \
-            mr[r] = re[r] - re[R - r];                                                       \
-            mi[r] = im[r] - im[R - r];                                                       \
-        }                                                                                    \
-        vreal yr[R], yi[R];                                                                  \
-        for (int s = 0; s < R; s++) {                                                        \
-            vreal accr = re[0], acci = im[0];                                                \
-            for (int r = 1; r <= R / 2; r++) {                                               \
-                const real c = cos_##R[(r * s) % R], sn = dir * sin_##R[(r * s) % R];        \
-                accr += c * pr[r] + sn * mi[r];                                              \
-                acci += c * pi_[r] - sn * mr[r];                                             \
-            }                                                                                \
-            yr[s] = accr;                                                                    \
-            yi[s] = acci;                                                                    \
-        }                                                                                    \
-        for (int s = 0; s < R; s++) {                                                        \
-            re[s] = yr[s];                                                                   \
-            im[s] = yi[s];                                                                   \
-        }                                                                                    \
-    }
-
 /* cos and sin of 2 pi j / 7, j = 0..6 */
 __constant real cos_7[7] = { 1.0, 0.62348980185873353, -0.22252093395631440, -0.90096886790241913,
                              -0.90096886790241913, -0.22252093395631440, 0.62348980185873353 };
 __constant real sin_7[7] = { 0.0, 0.78183148246802981, 0.97492791218182361, 0.43388373911755812,
                              -0.43388373911755812, -0.97492791218182361, -0.78183148246802981 };
-DEFINE_DFT_ODD(7)
+
+/* Radix 7 (rare in the padding's lengths) by the odd-R formula above, its
+ * tables indexed (r s) mod 7. */
+static inline void dft7(vreal *re, vreal *im, real dir)
+{
+    vreal pr[4], pi_[4], mr[4], mi[4];
+    for (int r = 1; r <= 3; r++) {
+        pr[r] = re[r] + re[7 - r];
+        pi_[r] = im[r] + im[7 - r];
+        mr[r] = re[r] - re[7 - r];
+        mi[r] = im[r] - im[7 - r];
+    }
+    vreal yr[7], yi[7];
+    for (int s = 0; s < 7; s++) {
+        vreal accr = re[0], acci = im[0];
+        for (int r = 1; r <= 3; r++) {
+            const real c = cos_7[(r * s) % 7], sn = dir * sin_7[(r * s) % 7];
+            accr += c * pr[r] + sn * mi[r];
+            acci += c * pi_[r] - sn * mr[r];
+        }
+        yr[s] = accr;
+        yi[s] = acci;
+    }
+    for (int s = 0; s < 7; s++) {
+        re[s] = yr[s];
+        im[s] = yi[s];
+    }
+}
 
 /*
  * One Stockham pass of radix R over n-point lines: butterfly i (of n / R)
@@ -383,6 +383,23 @@ __kernel void fft_r2c_columns(__global const real *in, __global real2 *spec, __g
             s[(size_t)(x0 + j) * SPEC_PITCH + k] = (real2)(0, 0);
 }
 
+/* The VEC spectrum rows' lines along x from s (frequency ky0's place in
+ * the array's first row) into (re, im), and back. */
+static inline void load_lines(__global const real *s, vreal *re, vreal *im)
+{
+    for (int x = 0; x < N_X; x++) {
+        const vreal2 v = vload16(0, s + (size_t)x * 2 * SPEC_PITCH);
+        re[x] = v.even;
+        im[x] = v.odd;
+    }
+}
+
+static inline void store_lines(__global real *s, const vreal *re, const vreal *im)
+{
+    for (int x = 0; x < N_X; x++)
+        vstore16(interleave(re[x], im[x]), 0, s + (size_t)x * 2 * SPEC_PITCH);
+}
+
 /*
  * Both directions, step 2 of R2C and step 1 of C2R: frequencies
  * ky0 .. ky0 + VEC - 1 of every spectrum row along x, in place.
@@ -396,15 +413,10 @@ __kernel void fft_rows(__global real2 *spec, __global const real2 *tw_x, int dir
         return;
     __global real *s = (__global real *)(spec + array * N_X * SPEC_PITCH + ky0);
     vreal re0[N_X], im0[N_X], re1[N_X], im1[N_X];
-    for (int x = 0; x < N_X; x++) {
-        const vreal2 v = vload16(0, s + (size_t)x * 2 * SPEC_PITCH);
-        re0[x] = v.even;
-        im0[x] = v.odd;
-    }
+    load_lines(s, re0, im0);
     const int in_second = fft_lines(re0, im0, re1, im1, N_X, tw_x, (real)dir);
     const vreal *zr = in_second ? re1 : re0, *zi = in_second ? im1 : im0;
-    for (int x = 0; x < N_X; x++)
-        vstore16(interleave(zr[x], zi[x]), 0, s + (size_t)x * 2 * SPEC_PITCH);
+    store_lines(s, zr, zi);
 }
 
 /*
@@ -425,11 +437,7 @@ __kernel void fft_rows_correlate(__global real2 *spec, __global const real2 *ref
     __global real *s = (__global real *)(spec + array * N_X * SPEC_PITCH + ky0);
     __global const real *r = (__global const real *)(ref_spectra + (array % nwin) * N_X * SPEC_PITCH + ky0);
     vreal re0[N_X], im0[N_X], re1[N_X], im1[N_X];
-    for (int x = 0; x < N_X; x++) {
-        const vreal2 v = vload16(0, s + (size_t)x * 2 * SPEC_PITCH);
-        re0[x] = v.even;
-        im0[x] = v.odd;
-    }
+    load_lines(s, re0, im0);
     int in_second = fft_lines(re0, im0, re1, im1, N_X, tw_x, 1);
     const vreal *dr = in_second ? re1 : re0, *di = in_second ? im1 : im0;
     /* conj(r) d, as spectrum_multiply.cl; the product back into the first arrays. */
@@ -441,8 +449,7 @@ __kernel void fft_rows_correlate(__global real2 *spec, __global const real2 *ref
     }
     in_second = fft_lines(re0, im0, re1, im1, N_X, tw_x, -1);
     const vreal *zr = in_second ? re1 : re0, *zi = in_second ? im1 : im0;
-    for (int x = 0; x < N_X; x++)
-        vstore16(interleave(zr[x], zi[x]), 0, s + (size_t)x * 2 * SPEC_PITCH);
+    store_lines(s, zr, zi);
 }
 
 /*
