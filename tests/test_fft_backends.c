@@ -37,7 +37,8 @@ static const char *const backend_names[] = { "clfft", "vkfft", "cpu" };
  * clFFT's kernels take PoCL 2 to 10 s per length to compile (VkFFT's under
  * 3 s) and test_stages checks clFFT at many lengths through the
  * correlations, so the longer lengths run on VkFFT alone here; the
- * 200x200 float round trips of both are in check_agree.
+ * 200x200 float round trips of both are in check_agree. 14 x 24 puts the
+ * cpu backend's radix-7 and radix-8 passes against the host DFT.
  */
 static const struct {
     int nx, ny, batch;
@@ -47,6 +48,7 @@ static const struct {
 } cases[] = {
     { 12, 10, 3, 1, 0, 0 },
     { 30, 18, 2, 1, 1, 0 },
+    { 14, 24, 2, 1, 1, 0 },
     { 200, 200, 2, 0, 1, 1 },
 };
 
