@@ -18,7 +18,6 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cl/vector_layout.h"    /* the vector forms' NDRanges */
 #include "ops/bspline_prefilter.h"
