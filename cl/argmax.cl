@@ -298,11 +298,17 @@ static inline void primary_shift(int key, int *px, int *py)
 }
 
 /* Whether value v at searched shift (ux, uy) is a local maximum (at least its
- * 8 neighbours) outside the F x F neighbourhood of the primary (px, py). */
+ * 8 neighbours) outside the F x F neighbourhood of the primary (px, py).
+ * The neighbour towards the primary is looked at first: a value on the
+ * primary peak's flanks, above every secondary found so far, is most of
+ * what reaches this test, and that neighbour rules it out with one load
+ * instead of up to eight. */
 static inline int is_secondary(__global const real *c, int ux, int uy, real v, int px, int py)
 {
     const int r = (FIT_SIZE - 1) / 2;
     if (abs(ux - px) <= r && abs(uy - py) <= r)
+        return 0;
+    if (value_at(c, ux + (px > ux) - (px < ux), uy + (py > uy) - (py < uy)) > v)
         return 0;
     for (int dy = -1; dy <= 1; dy++)
         for (int dx = -1; dx <= 1; dx++)
