@@ -12,26 +12,27 @@
  * |z|^k (cubic z = sqrt(3) - 2; quintic |z| = 0.431 and 0.043), so here it
  * is a separable FIR instead: the response truncated at `radius` taps each
  * side, where the neglected tail is below the working precision's
- * resolution (ops/bspline_prefilter.c computes and normalises the taps),
- * one work-item per output value. Lines are mirrored about their edge
- * samples ("101": -1 -> 1, n -> n - 2, folded as often as needed on lines
- * shorter than the filter), which is how sample_windows reads coefficients
- * outside the image, and on that mirrored line the truncated FIR agrees
- * with the exact recursion to the working precision.
+ * resolution (ops/bspline_prefilter.c computes and normalises the taps).
+ * Lines are mirrored about their edge samples ("101": -1 -> 1, n -> n - 2,
+ * folded as often as needed on lines shorter than the filter), which is
+ * how sample_windows reads coefficients outside the image, and on that
+ * mirrored line the truncated FIR agrees with the exact recursion to the
+ * working precision.
  *
- *  - bspline_rows: rows [first_row, first_row + rows) of `in` (the batch's
- *    images follow one another in memory, so the batch is one tall image)
- *    filtered along x into `out` from its start.
- *  - bspline_columns: `rows` rows (whole images of h rows) of `in` filtered
- *    along y into `out` from image `first`. Neighbouring work-items take
- *    neighbouring columns, so every tap is one coalesced row of reads.
+ * GPUs run that FIR on the pre-filter's separable kernels
+ * (cl/filter_separable.cl); this file holds the CPU devices' forms:
+ *  - bspline_rows_vector: rows [first_row, first_row + rows) of `in` (the
+ *    batch's images follow one another in memory, so the batch is one tall
+ *    image) filtered along x into `out` from its start;
+ *  - bspline_columns_vector: `rows` rows (whole images of h rows) of `in`
+ *    filtered along y into `out` from image `first`;
+ *  shaped as vector_layout.h says (a CPU runtime runs a scalar tap loop
+ *  one lane at a time);
+ *  - bspline_columns_recursive: the cubic B-spline's columns in place by
+ *    the recursion (see there).
  * taps[0..radius]: taps[k] weights the samples k to either side.
  * Images: w x h reals each, rows tightly packed, one after another.
- *  - bspline_rows_vector, bspline_columns_vector: the same for CPU devices
- *    (a CPU runtime runs fir()'s tap loop scalar), shaped as
- *    vector_layout.h says: the same sums, the rows' added in another order.
- * NDRange: both global (w, rows) rounded up to (BSPLINE_WG, 1); the vector
- * kernels global (1, rows) and (ceil(w / VECTOR_STRIP),
+ * NDRange: the vector kernels global (1, rows) and (ceil(w / VECTOR_STRIP),
  * ceil(rows / VECTOR_STRIP_ROWS)), local (1, 1).
  */
 #include "filter_common.h"
@@ -60,31 +61,6 @@ static real fir(__global const real *s, size_t stride, int i, int n, __constant 
             sum += taps[k] * (s[(size_t)mirror_index(i - k, n) * stride] + s[(size_t)mirror_index(i + k, n) * stride]);
     }
     return sum + taps[0] * s[(size_t)i * stride];
-}
-
-/* Rows: rows [first_row, first_row + rows) of `in`, w samples each, to
- * coefficients along x in `out`'s first `rows` rows. */
-__kernel void bspline_rows(__global const real *in, __global real *out, __constant const real *taps, int radius,
-                           int w, int rows, int first_row)
-{
-    const int x = get_global_id(0), r = get_global_id(1);
-    if (x >= w || r >= rows)
-        return;
-    out[(size_t)r * w + x] = fir(in + ((size_t)first_row + r) * w, 1, x, w, taps, radius);
-}
-
-/* Columns: the whole images of h rows in `in`'s first `rows` rows to
- * coefficients along y in `out` from image `first` on (the gain is per
- * pass: each direction inverts its own convolution). */
-__kernel void bspline_columns(__global const real *in, __global real *out, __constant const real *taps, int radius,
-                              int w, int h, int rows, int first)
-{
-    const int x = get_global_id(0), r = get_global_id(1);
-    if (x >= w || r >= rows)
-        return;
-    const int img = r / h, y = r - img * h;
-    __global const real *col = in + (size_t)img * w * h + x;
-    out[((size_t)first * h + r) * w + x] = fir(col, (size_t)w, y, h, taps, radius);
 }
 
 /* The vector forms (vector_layout.h): VECTOR_ACCUMULATORS vectors of

@@ -6,8 +6,9 @@
  *     the host, with the mirror boundary): cubic and quintic, float and
  *     double, images from 1x1 to 97x83 (lines shorter and longer than the
  *     recursion's horizon), a batch of two different images; every kernel
- *     form (on CPU devices the recursive ones for the cubic and the vector
- *     FIR for the quintic, and the others);
+ *     form (bspline_form 0, the pre-filter's separable kernels, as on GPUs,
+ *     and 1, on CPU devices the recursive ones for the cubic and the vector
+ *     FIR for the quintic);
  *   - sample_windows (cl/sample_windows.cl) on those coefficients matches
  *     the host's evaluation of the same spline at fractional offsets, at
  *     integer offsets (which must give the pixels back, not copy
@@ -184,7 +185,7 @@ static const char *interp_name(int interp)
 
 /* ---- the prefilter ------------------------------------------------------- */
 
-static void test_prefilter(clx_context *ctx, int interp, int use_double, int w, int h, int nimages)
+static void test_prefilter(clx_context *ctx, int interp, int use_double, int form, int w, int h, int nimages)
 {
     struct kernel_params p;
     struct bspline_prefilter *bp = NULL;
@@ -194,6 +195,7 @@ static void test_prefilter(clx_context *ctx, int interp, int use_double, int w, 
     p.win_w = p.win_h = 8;
     p.interp = interp;
     p.use_double = use_double;
+    p.bspline_form = form;
     double *img = malloc(sizeof *img * n), *ref = malloc(sizeof *ref * n);
     for (int i = 0; i < nimages; i++)
         image_make(img + i * px, w, h, (unsigned)i);
@@ -213,10 +215,10 @@ static void test_prefilter(clx_context *ctx, int interp, int use_double, int w, 
                     worst_px = fmax(worst_px, fabs(spline_at(c + i * px, w, h, interp, x, y) - img[k]));
                 }
         }
-        CHECK(worst_c <= tol * scale, "%s %s %dx%dx%d: coefficients off the host's by %.3g (of %.3g)",
-              interp_name(interp), use_double ? "double" : "float", w, h, nimages, worst_c, scale);
-        CHECK(worst_px <= tol * scale, "%s %s %dx%dx%d: the spline misses a pixel by %.3g (of %.3g)",
-              interp_name(interp), use_double ? "double" : "float", w, h, nimages, worst_px, scale);
+        CHECK(worst_c <= tol * scale, "%s %s form %d %dx%dx%d: coefficients off the host's by %.3g (of %.3g)",
+              interp_name(interp), use_double ? "double" : "float", form, w, h, nimages, worst_c, scale);
+        CHECK(worst_px <= tol * scale, "%s %s form %d %dx%dx%d: the spline misses a pixel by %.3g (of %.3g)",
+              interp_name(interp), use_double ? "double" : "float", form, w, h, nimages, worst_px, scale);
         free(c);
     } else if (status == CLX_OK) {
         CHECK(0, "bspline_prefilter_enqueue: %s", clx_context_message(ctx));
@@ -336,21 +338,21 @@ int main(void)
     int doubles = ctx->dev.info.has_fp64 ? 2 : 1;
     /* make check-oclgrind (td_simulator): the small sizes only. */
     size_t nsizes = td_simulator() ? 5 : sizeof sizes / sizeof sizes[0];
-    for (int interp = INTERP_BSPLINE3; interp <= INTERP_BSPLINE5; interp++)
-        for (int dbl = 0; dbl < doubles; dbl++) {
-            for (size_t s = 0; s < nsizes; s++)
-                test_prefilter(ctx, interp, dbl, sizes[s][0], sizes[s][1], sizes[s][2]);
-            test_sampling(ctx, interp, dbl);
-        }
-    /* The prefilter's other kernels: it takes the vector ones on CPU devices
-     * and the others elsewhere, so the device's type is flipped for a round. */
-    clx_device_type actual = ctx->dev.info.type;
-    ctx->dev.info.type = actual == CLX_DEVICE_CPU ? CLX_DEVICE_GPU : CLX_DEVICE_CPU;
-    for (int interp = INTERP_BSPLINE3; interp <= INTERP_BSPLINE5; interp++)
-        for (int dbl = 0; dbl < doubles; dbl++)
-            for (size_t s = 0; s < nsizes; s++)
-                test_prefilter(ctx, interp, dbl, sizes[s][0], sizes[s][1], sizes[s][2]);
-    ctx->dev.info.type = actual;
+    /* Both forms of the prefilter on any device: the device's own (the
+     * default: the separable kernels on GPUs, the vector ones on CPUs) with
+     * the sampling, then the other. */
+    struct kernel_params defaults;
+    kernel_params_defaults(&defaults, &ctx->dev);
+    for (int round = 0; round < 2; round++) {
+        const int form = round == 0 ? defaults.bspline_form : 1 - defaults.bspline_form;
+        for (int interp = INTERP_BSPLINE3; interp <= INTERP_BSPLINE5; interp++)
+            for (int dbl = 0; dbl < doubles; dbl++) {
+                for (size_t s = 0; s < nsizes; s++)
+                    test_prefilter(ctx, interp, dbl, form, sizes[s][0], sizes[s][1], sizes[s][2]);
+                if (round == 0)
+                    test_sampling(ctx, interp, dbl);
+            }
+    }
     /* A prefilter for an interpolation that is no B-spline is refused. */
     struct kernel_params p;
     struct bspline_prefilter *bp = (struct bspline_prefilter *)&p;

@@ -1,11 +1,13 @@
 /*
  * bspline_prefilter.h - the B-spline coefficients of images already on the
- * device (cl/bspline_prefilter.cl), for the B-spline interpolations
- * (kernel_params.interp INTERP_BSPLINE3, INTERP_BSPLINE5): sample_windows
- * then weights coefficients, not pixels, and the spline it evaluates passes
- * through every pixel. A separable FIR (the exact inverse filter's impulse
- * response truncated where it falls below the precision), data-parallel;
- * on CPU devices, for the cubic B-spline, the recursive filter. Run once per image, before any window is sampled
+ * device, for the B-spline interpolations (kernel_params.interp
+ * INTERP_BSPLINE3, INTERP_BSPLINE5): sample_windows then weights
+ * coefficients, not pixels, and the spline it evaluates passes through
+ * every pixel. A separable FIR (the exact inverse filter's impulse response
+ * truncated where it falls below the precision), data-parallel: on GPUs
+ * through the pre-filter's separable kernels, on CPU devices through
+ * cl/bspline_prefilter.cl's vector forms, for the cubic B-spline's columns
+ * the recursive filter. Run once per image, before any window is sampled
  * at a fractional offset (internal).
  */
 #ifndef CLX_BSPLINE_PREFILTER_H
@@ -16,17 +18,20 @@
 
 struct clx_context;
 
+struct clx_filter;
+
 struct bspline_prefilter {
     struct clx_context *ctx;
-    cl_program program;
-    cl_kernel rows, columns;
-    size_t group;               /* work-items per work-group, both passes */
     size_t real_size;           /* sizeof(float), or sizeof(double) with use_double */
     int radius;                 /* the FIR's taps to either side of the centre */
-    int vector;                 /* 1: the vector kernels (CPU devices) */
-    int recursive;              /* 1: the recursive kernels (CPU devices, cubic B-spline) */
-    cl_mem taps;                /* radius + 1 reals: the centre tap, then outwards */
-    double *taps_host;          /* the same on the host, in double */
+    double *taps_host;          /* taps[0 .. radius] on the host, in double: the centre tap, then outwards */
+    /* GPUs: the FIR on the pre-filter's separable kernels. */
+    struct clx_filter *fir;
+    /* CPUs: cl/bspline_prefilter.cl's forms. */
+    int recursive;              /* 1: the cubic B-spline's columns by the recursion, in place */
+    cl_program program;
+    cl_kernel rows, columns;
+    cl_mem taps;                /* taps_host as reals */
     cl_mem scratch;             /* the row pass's output for a chunk of images; grown on demand */
     size_t scratch_bytes;
 };

@@ -159,6 +159,48 @@ error:
 }
 
 /* The handle table's way to free a filter whose context goes first. */
+int filter_create_taps(struct clx_context *ctx, const double *taps, int radius, clx_border border, int use_double,
+                       struct clx_filter **out)
+{
+    clx_filter_options o;
+    clx_filter_options_init(&o);
+    o.border = border;
+    o.use_double = use_double;
+    int status;
+    *out = NULL;
+    if (radius < 1 || radius > CLX_FILTER_MAX_RADIUS)
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "filter taps of radius %d: from 1 to %d", radius,
+                        CLX_FILTER_MAX_RADIUS);
+    if ((status = check_options(ctx, &o)) != CLX_OK)
+        return status;
+    struct clx_filter *f = calloc(1, sizeof *f);
+    if (!f)
+        return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+    f->ctx = ctx;
+    f->opt = o;
+    f->input_real = 1;
+    struct filter_stage *st = &f->chain.stages[0];
+    f->chain.nstages = 1;
+    st->kind = FILTER_TAPS;
+    st->radius = radius;
+    st->epilogue = EPILOGUE_FILTERED;
+    for (int k = 0; k <= radius; k++)
+        st->taps[radius - k] = st->taps[radius + k] = taps[k];
+    if (!(f->spec = strdup("taps"))) {
+        status = ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+        goto error;
+    }
+    f->opt.spec = f->spec;
+    if ((status = upload_taps(f)) != CLX_OK)
+        goto error;
+    *out = f;
+    return CLX_OK;
+
+error:
+    filter_destroy(f);
+    return status;
+}
+
 static void filter_destroy_handle(void *f)
 {
     filter_destroy(f);
@@ -226,8 +268,9 @@ static void stage_params(const struct clx_filter *f, int s, clx_pixel_type type,
     kernel_params_defaults(p, &f->ctx->dev);
     p->use_double = f->opt.use_double;
     /* Later stages read reals: one program whatever the input's type. */
-    p->pixel = s == 0 ? type : CLX_PIXEL_F32;
-    p->filter_input_real = s > 0;
+    const int reads_real = s > 0 || f->input_real;
+    p->pixel = reads_real ? CLX_PIXEL_F32 : type;
+    p->filter_input_real = reads_real;
     p->filter_r = st->radius;
     p->filter_border = (int)f->opt.border;
     p->filter_epilogue = (int)st->epilogue;
@@ -236,7 +279,7 @@ static void stage_params(const struct clx_filter *f, int s, clx_pixel_type type,
 /* Stage s's kernels for input `type`, built on first use. */
 static int stage_kernels(struct clx_filter *f, int s, clx_pixel_type type, struct filter_kernels **out)
 {
-    struct filter_kernels *k = &f->kernels[s][s == 0 ? type - 1 : 0];
+    struct filter_kernels *k = &f->kernels[s][s == 0 && !f->input_real ? type - 1 : 0];
     struct kernel_params p;
     int status;
     *out = k;

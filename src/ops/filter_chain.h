@@ -79,6 +79,7 @@ struct clx_filter {
     clx_filter_options opt;      /* spec points to `spec` */
     char *spec;
     struct filter_chain chain;
+    int input_real;              /* the first stage reads reals of the working precision, not pixels */
     enum filter_path path;
     cl_mem taps[CLX_FILTER_MAX_STAGES];                /* each stage's taps, as reals */
     /* [stage][input pixel type - 1]; stages after the first read reals and use [s][0]. */
@@ -98,6 +99,15 @@ struct clx_filter {
  * maker releases it (filter_destroy).
  */
 int filter_create(struct clx_context *ctx, const clx_filter_options *options, struct clx_filter **out);
+/*
+ * A one-stage filter of the symmetric taps[0 .. radius] (taps[k] weights
+ * the samples k either side; radius up to CLX_FILTER_MAX_RADIUS), read in
+ * double and applied in the working precision, whose input is reals of
+ * that precision (filter_run's type is then not looked at): the B-spline
+ * prefilter's FIR on GPUs (ops/bspline_prefilter.c).
+ */
+int filter_create_taps(struct clx_context *ctx, const double *taps, int radius, clx_border border, int use_double,
+                       struct clx_filter **out);
 void filter_destroy(struct clx_filter *f);
 
 /*

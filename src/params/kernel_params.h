@@ -91,6 +91,9 @@
     X(tile_wg, TILE_WG, INT, POW2, 1, 4096, WG(256), "work-items per tile in tile_prepare and zncc")                 \
     X(tile_form, NONE, INT, ANY, 0, 1, (dev->info.type == CLX_DEVICE_CPU ? 1 : 0),                                  \
       "tile_prepare and the windows' copy: 0 work-groups, 1 one work-item per tile or row, with vectors (CPUs)")   \
+    X(bspline_form, NONE, INT, ANY, 0, 1, (dev->info.type == CLX_DEVICE_CPU ? 1 : 0),                               \
+      "the B-spline prefilter: 0 on the pre-filter's separable kernels (GPUs), 1 cl/bspline_prefilter.cl's vector "  \
+      "forms (CPUs)")                                                                                                \
     X(interp, INTERP, INT, ANY, 0, 3, INTERP_LANCZOS3,                                                                \
       "sample_windows' interpolation: 0 Keys' cubic, 1 Lanczos-3, 2 cubic B-spline, 3 quintic B-spline")           \
     X(shape, SHAPE, INT, JOB, 0, 1, 0, "IC-GN's shape function: 0 translation, 1 first order")                     \
