@@ -186,6 +186,21 @@ static inline real sample_at(__global const real *src, int w, int h, real x, rea
         wx[k] = tap_weight(fx, k);
         sx += wx[k];
     }
+    if (ix >= 0 && iy >= 0 && ix <= w - TAPS && iy <= h - TAPS) {
+        /* Every tap inside the image, as for all but the pixels near its
+         * edge: no index to fold (tap_index's modulo, two per tap, was
+         * most of a B-spline sample's integer work), the same sum. */
+        __global const real *row = src + (size_t)iy * w + ix;
+        for (int m = 0; m < TAPS; m++, row += w) {
+            const real wy = tap_weight(fy, m);
+            real r = 0;
+            for (int k = 0; k < TAPS; k++)
+                r += wx[k] * row[k];
+            v += wy * r;
+            sy += wy;
+        }
+        return v / (sx * sy);
+    }
     for (int m = 0; m < TAPS; m++) {
         const real wy = tap_weight(fy, m);
         __global const real *row = src + (size_t)tap_index(iy + m, h) * w;
