@@ -362,6 +362,84 @@ void second_peak(__global const real *corr, __global const int *peaks, __global 
         second[tile] = key >= 0 && best[0] > -INFINITY ? best[0] : NAN;
 }
 
+#if ARGMAX_FORM == 0 && defined(SECOND_WG) && SECOND_WG > 0
+/*
+ * argmax_second - argmax and second_peak in one work-group per tile, the
+ * tile read from memory once: each of the SECOND_WG work-items holds its
+ * SECOND_ITEMS strided values in registers through both scans. As two
+ * kernels, each reading every correlation from memory with small work-groups,
+ * the peaks cost 4.4 ms per 256 ebsd-900 patterns on an H100 (12,800
+ * correlations of 200 x 200). Results are argmax's and second_peak's, bit
+ * for bit (the same tie rule, the same maximum).
+ * The host sizes SECOND_WG so that SECOND_ITEMS stays small
+ * (ops/peak_search.c); an item past the tile holds -inf, which no test passes.
+ *
+ * NDRange: global (SECOND_WG * ntiles), local (SECOND_WG).
+ */
+#define SECOND_ITEMS ((CORR_PIXELS + SECOND_WG - 1) / SECOND_WG)
+
+__kernel __attribute__((reqd_work_group_size(SECOND_WG, 1, 1)))
+void argmax_second(__global const real *corr, __global int *peaks, __global real *second)
+{
+    __local real best_v[SECOND_WG];
+    __local int best_k[SECOND_WG];
+    const int tile = get_group_id(0), lid = get_local_id(0);
+    __global const real *c = corr + (size_t)tile * CORR_PIXELS;
+    real held[SECOND_ITEMS];
+    real bv = 0;
+    int bk = -1;
+#pragma unroll
+    for (int j = 0; j < SECOND_ITEMS; j++) {
+        const int i = lid + j * SECOND_WG, y = i / CORR_W;
+        const int ux = corr_shift_x(i - y * CORR_W), uy = corr_shift_y(y);
+        held[j] = -INFINITY;
+        if (i < CORR_PIXELS && abs(ux) <= SEARCH_RX && abs(uy) <= SEARCH_RY) {
+            const real v = c[i];
+            const int k = logical_index(ux, uy);
+            held[j] = v;
+            if (beats(v, k, bv, bk)) {
+                bv = v;
+                bk = k;
+            }
+        }
+    }
+    best_v[lid] = bv;
+    best_k[lid] = bk;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = SECOND_WG / 2; s > 0; s >>= 1) {
+        if (lid < s && beats(best_v[lid + s], best_k[lid + s], best_v[lid], best_k[lid])) {
+            best_v[lid] = best_v[lid + s];
+            best_k[lid] = best_k[lid + s];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    const int key = best_k[0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int px, py;
+    primary_shift(key, &px, &py);
+    real sv = -INFINITY;
+#pragma unroll
+    for (int j = 0; j < SECOND_ITEMS; j++) {
+        if (!(held[j] > sv))
+            continue;
+        const int i = lid + j * SECOND_WG, y = i / CORR_W;
+        if (is_secondary(c, corr_shift_x(i - y * CORR_W), corr_shift_y(y), held[j], px, py))
+            sv = held[j];
+    }
+    best_v[lid] = sv;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = SECOND_WG / 2; s > 0; s >>= 1) {
+        if (lid < s && best_v[lid + s] > best_v[lid])
+            best_v[lid] = best_v[lid + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+        peaks[tile] = key;
+        second[tile] = key >= 0 && best_v[0] > -INFINITY ? best_v[0] : NAN;
+    }
+}
+#endif
+
 #if ARGMAX_FORM == 3
 /*
  * argmax_second_rows - argmax_rows and second_peak for CPU devices, one
