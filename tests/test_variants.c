@@ -607,8 +607,7 @@ int main(void)
         }
 
     /* The default first (form 0 on GPUs, 3 on CPUs): the others' second
-     * peaks are compared with its. Form 0 finds the second peak with its
-     * fused kernel (argmax_second), form 1 with second_peak after its own. */
+     * peaks are compared with its. */
     const char *const forms[] = { "", "argmax_form=0", "argmax_form=3", "argmax_form=1,argmax_parts=1",
                                   "argmax_form=1,argmax_parts=3", "argmax_form=1,argmax_parts=64,argmax_wg=8",
                                   "argmax_form=2,argmax_parts=1", "argmax_form=2,argmax_parts=3",

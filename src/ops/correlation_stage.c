@@ -159,11 +159,9 @@ int stage_enqueue(struct clx_context *ctx, struct stage *s, int ntiles, cl_mem t
         (status = peak_finder_enqueue(ctx, &s->peaks, s->corr, ntiles, s->peak_index, s->neighbourhoods,
                                       s->second_peak ? s->second : NULL)) != CLX_OK)
         return status;
-    /* Profiled bytes: every correlation read (again for the second peak,
-     * unless one kernel finds both). */
+    /* Profiled bytes: every correlation read (again for the second peak). */
     double corr_bytes = (double)tiles * p->corr_w * p->corr_h * rs;
-    int reads_twice = s->second_peak && !s->peaks.argmax_second && p->argmax_form != 3;
-    ctx_profile_mark(ctx, "peaks", corr_bytes * (reads_twice ? 2 : 1));
+    ctx_profile_mark(ctx, "peaks", corr_bytes * (s->second_peak ? 2 : 1));
     CL_CALL(ctx, clEnqueueReadBuffer(ctx->queue, s->peak_index, CL_FALSE, 0, sizeof(cl_int) * tiles,
                                      s->peak_index_host, 0, NULL, NULL));
     if (s->second_peak)

@@ -22,43 +22,6 @@ static size_t one_per_tile(int ntiles)
     return ((size_t)ntiles + 63) / 64 * 64;
 }
 
-/*
- * argmax_second's work-items per tile (cl/argmax.cl), or 0 where it is not
- * to be built: a power of two from 64 to 1024 (and the device's limit) such
- * that each work-item holds at most SECOND_MOST values, else 0 (the two
- * kernels then read the correlations in turn). Form 0 only: the CPUs' form 3
- * has its own fused kernel, forms 1 and 2 share a tile between groups.
- */
-#define SECOND_MOST 40
-static int second_wg_for(const struct clx_context *ctx, const struct kernel_params *p)
-{
-    const size_t pixels = (size_t)p->corr_w * p->corr_h;
-    size_t most = ctx->dev.max_work_group_size < 1024 ? ctx->dev.max_work_group_size : 1024, wg = 64;
-    if (p->argmax_form != 0)
-        return 0;
-    while (wg < most && (pixels + wg - 1) / wg > SECOND_MOST)
-        wg *= 2;
-    return wg <= most && (pixels + wg - 1) / wg <= SECOND_MOST ? (int)wg : 0;
-}
-
-/* argmax_second, where second_wg_for sized it and the device runs it at that size. */
-static int build_fused(struct clx_context *ctx, struct peak_finder *pf)
-{
-    size_t most = 0;
-    int status = kernel_create(ctx, pf->argmax_program, "argmax_second", &pf->argmax_second);
-    if (status != CLX_OK)
-        return status;
-    if (clGetKernelWorkGroupInfo(pf->argmax_second, ctx->dev.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof most, &most,
-                                 NULL) != CL_SUCCESS ||
-        most < (size_t)pf->params.second_wg) {
-        ctx_log(ctx, CLX_LOG_DEBUG, "argmax_second: the device runs at most %zu work-items of it, not %d: two kernels",
-                most, pf->params.second_wg);
-        clReleaseKernel(pf->argmax_second);
-        pf->argmax_second = NULL;
-    }
-    return CLX_OK;
-}
-
 int peak_finder_build(struct clx_context *ctx, const struct kernel_params *p, int max_tiles,
                       struct peak_finder *pf)
 {
@@ -67,10 +30,7 @@ int peak_finder_build(struct clx_context *ctx, const struct kernel_params *p, in
     int status;
     memset(pf, 0, sizeof *pf);
     pf->params = *p;
-    pf->params.second_wg = second_wg_for(ctx, p);
-    p = &pf->params;
     if ((status = program_build_params(ctx, "argmax.cl", p, &pf->argmax_program)) != CLX_OK ||
-        (p->second_wg > 0 && (status = build_fused(ctx, pf)) != CLX_OK) ||
         (status = kernel_create(ctx, pf->argmax_program, search, &pf->argmax)) != CLX_OK ||
         (finish && (status = kernel_create(ctx, pf->argmax_program, finish, &pf->argmax_finish)) != CLX_OK) ||
         (status = kernel_create(ctx, pf->argmax_program, p->argmax_form == 3 ? "argmax_second_rows" : "second_peak",
@@ -143,22 +103,13 @@ int peak_finder_enqueue(struct clx_context *ctx, struct peak_finder *pf, cl_mem 
 {
     /* Form 3 with a second peak: argmax_second_rows does both, one work-item per tile. */
     const int fused = second && pf->params.argmax_form == 3;
+    int status = fused ? CLX_OK : argmax_enqueue(ctx, pf, corr, ntiles, peaks);
     cl_kernel k;
     size_t wg = (size_t)pf->params.argmax_wg;
     size_t global = wg * ntiles;
-    int status = CLX_OK;
-    if (second && pf->argmax_second) {
-        /* Form 0's fused kernel: one read of each correlation for both. */
-        size_t local = (size_t)pf->params.second_wg, all = local * ntiles;
-        k = pf->argmax_second;
-        CL_CALL(ctx, clSetKernelArg(k, 0, sizeof corr, &corr));
-        CL_CALL(ctx, clSetKernelArg(k, 1, sizeof peaks, &peaks));
-        CL_CALL(ctx, clSetKernelArg(k, 2, sizeof second, &second));
-        CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &all, &local, 0, NULL, NULL));
-        second = NULL;
-    } else if (!fused && (status = argmax_enqueue(ctx, pf, corr, ntiles, peaks)) != CLX_OK) {
+
+    if (status != CLX_OK)
         return status;
-    }
     if (second) {
         k = pf->second_peak;
         CL_CALL(ctx, clSetKernelArg(k, 0, sizeof corr, &corr));
@@ -193,8 +144,6 @@ void peak_index_to_shift(int index, int w, int h, int *ux, int *uy)
 
 void peak_finder_release(struct peak_finder *pf)
 {
-    if (pf->argmax_second)
-        clReleaseKernel(pf->argmax_second);
     if (pf->argmax)
         clReleaseKernel(pf->argmax);
     if (pf->argmax_finish)

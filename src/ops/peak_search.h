@@ -18,7 +18,6 @@ struct peak_finder {
      * second_peak: the second_peak kernel, or with form 3
      * argmax_second_rows, which finds the peak too. */
     cl_kernel argmax, argmax_finish, second_peak, neighbourhood;
-    cl_kernel argmax_second;          /* form 0: both in one kernel (params.second_wg > 0), or NULL */
     cl_mem part_values, part_indices; /* form 1: per tile, argmax_parts' pairs */
     cl_mem packed;                    /* form 2: per tile, the atomically combined (value, index) word */
     struct kernel_params params;

@@ -80,9 +80,6 @@
       "0 one work-group per correlation, 1 partial results and a combining kernel, 2 64-bit atomics, "             \
       "3 one work-item per correlation with vector loads (CPUs)")                                                   \
     X(argmax_parts, ARGMAX_PARTS, INT, ANY, 1, 64, 4, "work-groups sharing one correlation in forms 1 and 2")       \
-    X(second_wg, SECOND_WG, INT, JOB, 0, 0, 0,                                                                       \
-      "work-items per correlation in argmax_second, form 0's fused peak and second peak (0: not built; "          \
-      "ops/peak_search.c sizes it)")                                                                                 \
     X(prep_tx, PREP_TX, INT, ANY, 1, 4096, WG(32), "prepare's work-group width (rows of 32 stay coalesced)")        \
     X(prep_ty, PREP_TY, INT, ANY, 1, 4096, WG_AFTER(p->prep_tx, 8), "prepare's work-group height")                  \
     X(prep_vec, PREP_VEC, INT, POW2, 1, 4, 1, "consecutive x per prepare work-item, as vector loads and stores")   \
