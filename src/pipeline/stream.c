@@ -45,7 +45,16 @@
 #include "runtime/handle.h"
 #include "runtime/profile.h"
 
-#define DEFAULT_GPU_LANES 3
+/*
+ * Lanes per GPU. The seed mode waits for a batch once, and three lanes keep
+ * an H100 busy (16,300 patterns/s against 15,600 with two and 14,600 with
+ * four, ebsd-900). The accurate mode waits twice per batch (the first pass's
+ * peaks for the host's estimator, then IC-GN's results), so more lanes hide
+ * those waits: on an H100, 6,000 patterns/s with three, 7,200 - 8,100 with
+ * eight (bench/gpu-lanes-results.txt).
+ */
+#define DEFAULT_GPU_LANES_SEED 3
+#define DEFAULT_GPU_LANES_ACCURATE 8
 #define MAX_LOADERS 32
 #define MAX_LANES 16            /* per device */
 #define MAX_DEVICES 64
@@ -640,7 +649,8 @@ static int open_all_devices(struct stream *s, clx_context *const *contexts, cons
     for (size_t d = 0; d < s->ndevices && status == CLX_OK; d++) {
         struct device *dev = &s->devices[d];
         dev->ctx = contexts[d];
-        dev->lanes = sopt->lanes > 0 ? sopt->lanes : dev->ctx->dev.info.type == CLX_DEVICE_GPU ? DEFAULT_GPU_LANES : 1;
+        const int gpu_lanes = popt->mode == CLX_MODE_ACCURATE ? DEFAULT_GPU_LANES_ACCURATE : DEFAULT_GPU_LANES_SEED;
+        dev->lanes = sopt->lanes > 0 ? sopt->lanes : dev->ctx->dev.info.type == CLX_DEVICE_GPU ? gpu_lanes : 1;
         status = device_open_lanes(s, d, &s->lanes[d * MAX_LANES], reference, regions, popt);
         s->first_plans[d] = s->lanes[d * MAX_LANES].plan;
         *nlanes += dev->lanes;
