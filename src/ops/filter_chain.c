@@ -130,35 +130,52 @@ error:
     return status;
 }
 
-int filter_create(struct clx_context *ctx, const clx_filter_options *options, struct clx_filter **out)
+/* The end of both creations: f (its chain filled in) keeps its own copy
+ * of `spec` and its taps on the device, and is *out; or it is destroyed. */
+static int filter_finish(struct clx_filter *f, const char *spec, struct clx_filter **out)
 {
-    int status;
-    *out = NULL;
-    if ((status = check_options(ctx, options)) != CLX_OK)
-        return status;
-    struct clx_filter *f = calloc(1, sizeof *f);
-    if (!f)
-        return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
-    f->ctx = ctx;
-    f->opt = *options;
-    if ((status = filter_spec_parse(options->spec, &f->chain, &ctx->message)) != CLX_OK)
-        goto error;
-    if (!(f->spec = strdup(options->spec))) {
-        status = ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
-        goto error;
+    int status = CLX_OK;
+    if (!(f->spec = strdup(spec)))
+        status = ctx_fail(f->ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+    if (status == CLX_OK) {
+        f->opt.spec = f->spec;
+        status = upload_taps(f);
     }
-    f->opt.spec = f->spec;
-    if ((status = upload_taps(f)) != CLX_OK)
-        goto error;
+    if (status != CLX_OK) {
+        filter_destroy(f);
+        return status;
+    }
     *out = f;
     return CLX_OK;
-
-error:
-    filter_destroy(f);
-    return status;
 }
 
-/* The handle table's way to free a filter whose context goes first. */
+/* A new filter of `options` for ctx, its chain still empty. */
+static int filter_new(struct clx_context *ctx, const clx_filter_options *options, struct clx_filter **f)
+{
+    int status = check_options(ctx, options);
+    if (status != CLX_OK)
+        return status;
+    if (!(*f = calloc(1, sizeof **f)))
+        return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+    (*f)->ctx = ctx;
+    (*f)->opt = *options;
+    return CLX_OK;
+}
+
+int filter_create(struct clx_context *ctx, const clx_filter_options *options, struct clx_filter **out)
+{
+    struct clx_filter *f;
+    *out = NULL;
+    int status = filter_new(ctx, options, &f);
+    if (status != CLX_OK)
+        return status;
+    if ((status = filter_spec_parse(options->spec, &f->chain, &ctx->message)) != CLX_OK) {
+        filter_destroy(f);
+        return status;
+    }
+    return filter_finish(f, options->spec, out);
+}
+
 int filter_create_taps(struct clx_context *ctx, const double *taps, int radius, clx_border border, int use_double,
                        struct clx_filter **out)
 {
@@ -166,18 +183,14 @@ int filter_create_taps(struct clx_context *ctx, const double *taps, int radius, 
     clx_filter_options_init(&o);
     o.border = border;
     o.use_double = use_double;
-    int status;
+    struct clx_filter *f;
     *out = NULL;
     if (radius < 1 || radius > CLX_FILTER_MAX_RADIUS)
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "filter taps of radius %d: from 1 to %d", radius,
                         CLX_FILTER_MAX_RADIUS);
-    if ((status = check_options(ctx, &o)) != CLX_OK)
+    int status = filter_new(ctx, &o, &f);
+    if (status != CLX_OK)
         return status;
-    struct clx_filter *f = calloc(1, sizeof *f);
-    if (!f)
-        return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
-    f->ctx = ctx;
-    f->opt = o;
     f->input_real = 1;
     struct filter_stage *st = &f->chain.stages[0];
     f->chain.nstages = 1;
@@ -186,21 +199,10 @@ int filter_create_taps(struct clx_context *ctx, const double *taps, int radius, 
     st->epilogue = EPILOGUE_FILTERED;
     for (int k = 0; k <= radius; k++)
         st->taps[radius - k] = st->taps[radius + k] = taps[k];
-    if (!(f->spec = strdup("taps"))) {
-        status = ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
-        goto error;
-    }
-    f->opt.spec = f->spec;
-    if ((status = upload_taps(f)) != CLX_OK)
-        goto error;
-    *out = f;
-    return CLX_OK;
-
-error:
-    filter_destroy(f);
-    return status;
+    return filter_finish(f, "taps", out);
 }
 
+/* The handle table's way to free a filter whose context goes first. */
 static void filter_destroy_handle(void *f)
 {
     filter_destroy(f);
