@@ -310,18 +310,26 @@ static inline int is_secondary(__global const real *c, int ux, int uy, real v, i
         return 0;
     if (value_at(c, ux + (px > ux) - (px < ux), uy + (py > uy) - (py < uy)) > v)
         return 0;
-    for (int dy = -1; dy <= 1; dy++)
-        for (int dx = -1; dx <= 1; dx++)
-            if ((dx || dy) && value_at(c, ux + dx, uy + dy) > v)
-                return 0;
-    return 1;
+    /* All eight at once: loads that wait on each other's tests cost a GPU
+     * one memory latency each. */
+    int larger = 0;
+#pragma unroll
+    for (int n = 0; n < 9; n++)
+        if (n != 4)
+            larger |= value_at(c, ux + n % 3 - 1, uy + n / 3 - 1) > v;
+    return !larger;
 }
+
+#ifndef SECOND_SHARE
+#define SECOND_SHARE 2048   /* second_peak: values scanned between two sharings of the group's best */
+#endif
 
 /*
  * second_peak - each tile's highest local maximum outside the primary peak's
  * F x F neighbourhood, within the searched shifts (for the peak ratio,
  * primary / secondary). A local maximum is at least its 8 neighbours. NaN
- * when there is none.
+ * when there is none. The work-group shares its best every SECOND_SHARE
+ * values, so that fewer values reach the neighbours' test.
  *
  * NDRange: global (ARGMAX_WG * ntiles), local (ARGMAX_WG).
  */
@@ -337,29 +345,37 @@ void second_peak(__global const real *corr, __global const int *peaks, __global 
     primary_shift(key, &px, &py);
 
     real bv = -INFINITY;
-    for (int i = lid; i < CORR_PIXELS; i += ARGMAX_WG) {
-        const real v = c[i];
-        /* Only a value above the best so far needs its place and its
-         * neighbours looked at: the common case is one load and one test. */
-        if (!(v > bv))
-            continue;
-        const int y = i / CORR_W;
-        const int ux = corr_shift_x(i - y * CORR_W);
-        const int uy = corr_shift_y(y);
-        if (abs(ux) > SEARCH_RX || abs(uy) > SEARCH_RY)
-            continue;
-        if (is_secondary(c, ux, uy, v, px, py))
-            bv = v;
-    }
-    best[lid] = bv;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int s = ARGMAX_WG / 2; s > 0; s >>= 1) {
-        if (lid < s && best[lid + s] > best[lid])
-            best[lid] = best[lid + s];
+    for (int first = 0; first < CORR_PIXELS; first += SECOND_SHARE) {
+        const int last = min(first + SECOND_SHARE, CORR_PIXELS);
+        for (int i = first + lid; i < last; i += ARGMAX_WG) {
+            const real v = c[i];
+            /* Only a value above the best so far needs its place and its
+             * neighbours looked at: the common case is one load and one test. */
+            if (!(v > bv))
+                continue;
+            const int y = i / CORR_W;
+            const int ux = corr_shift_x(i - y * CORR_W);
+            const int uy = corr_shift_y(y);
+            if (abs(ux) > SEARCH_RX || abs(uy) > SEARCH_RY)
+                continue;
+            if (is_secondary(c, ux, uy, v, px, py))
+                bv = v;
+        }
+        /* The group's best so far, to every work-item: a value below it
+         * cannot be the answer, and each work-item's own best alone let
+         * most of its values through to the neighbours' test. */
+        best[lid] = bv;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int s = ARGMAX_WG / 2; s > 0; s >>= 1) {
+            if (lid < s && best[lid + s] > best[lid])
+                best[lid] = best[lid + s];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        bv = best[0];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (lid == 0)
-        second[tile] = key >= 0 && best[0] > -INFINITY ? best[0] : NAN;
+        second[tile] = key >= 0 && bv > -INFINITY ? bv : NAN;
 }
 
 #if ARGMAX_FORM == 3
