@@ -147,7 +147,9 @@ void correlate_direct(__global const real *refs, __global const real *tiles,
     const int split = gz % DIRECT_SPLIT;
     const int win = (gz / DIRECT_SPLIT) % nwin;
     const int igroup = gz / DIRECT_SPLIT / nwin;
-    const int nimages = ntiles / nwin;
+    /* Whole images of nwin tiles; with pairs (nwin: the plan's tiles) a
+     * push of fewer images fills only the first ntiles of one. */
+    const int nimages = (ntiles + nwin - 1) / nwin;
 
 #if DIRECT_SOURCE == 2
     const int group = get_group_id(0) + get_num_groups(0) * get_group_id(1);
@@ -190,7 +192,7 @@ void correlate_direct(__global const real *refs, __global const real *tiles,
                 const int iy = yp + uy_lo + r, ix = ux_lo + c;
                 const int image = igroup * DIRECT_IPI + i;
                 real v = 0;
-                if (image < nimages && ix >= 0 && ix < WIN_W && iy >= 0 && iy < WIN_H)
+                if (image * nwin + win < ntiles && ix >= 0 && ix < WIN_W && iy >= 0 && iy < WIN_H)
                     v = tiles[(size_t)(image * nwin + win) * WIN_PIXELS + iy * WIN_W + ix];
                 dl[(i * DT_H + r) * DT_W + c] = v;
             }
@@ -252,9 +254,9 @@ void correlate_direct(__global const real *refs, __global const real *tiles,
         return;
     for (int i = 0; i < DIRECT_IPI; i++) {
         const int image = igroup * DIRECT_IPI + i;
-        if (image >= nimages)
-            break;
         const size_t tile = (size_t)image * nwin + win;
+        if (image >= nimages || tile >= (size_t)ntiles)
+            break;
         for (int k = 0; k < DIRECT_SPX; k++) {
             const int ux = ux0 + k;
             if (ux >= -STORE_RX && ux <= STORE_RX)

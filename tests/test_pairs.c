@@ -6,7 +6,8 @@
  *   - every pair gives the offsets a plan made with that pair's reference
  *     alone gives (the same arithmetic, batched), in seed mode and in
  *     accurate mode, through clx_plan_push_pairs and
- *     clx_plan_push_pair_pixels, with batches shorter than the plan's;
+ *     clx_plan_push_pair_pixels, with batches shorter than the plan's
+ *     (seed mode also on the direct path by name);
  *   - the accurate mode's offsets are the truth's within 0.01 px: each
  *     pair is one texture moved by a_i (reference) and by a_i + d_i
  *     (image), so the offset is d_i;
@@ -116,12 +117,15 @@ static int run_alone(clx_context *ctx, const struct pairs *p, const clx_region *
     return 0;
 }
 
-static void check_mode(clx_context *ctx, const struct pairs *p, const clx_region *regions, clx_mode mode)
+static void check_mode(clx_context *ctx, const struct pairs *p, const clx_region *regions, clx_mode mode,
+                       clx_method method)
 {
     clx_plan_options opt;
     clx_plan_options_init(&opt);
     opt.mode = mode;
-    const char *name = clx_mode_name(mode);
+    opt.method = method;
+    char name[64];
+    snprintf(name, sizeof name, "%s, %s", clx_mode_name(mode), clx_method_name(method));
     /* Seed mode's offsets carry the seed method's biases (up to 0.7 px on
      * this texture's sloped background): only the accurate mode's are held
      * to the truth. */
@@ -249,8 +253,12 @@ int main(void)
     struct pairs p;
     grid(regions);
     make_pairs(&p);
-    check_mode(ctx, &p, regions, CLX_MODE_SEED);
-    check_mode(ctx, &p, regions, CLX_MODE_ACCURATE);
+    check_mode(ctx, &p, regions, CLX_MODE_SEED, CLX_METHOD_AUTO);
+    /* The direct path by name too: on a GPU it took a shorter push than the
+     * plan's batch for no image at all (its tiles / nwin rounded down to 0)
+     * and left the last push's correlations in place. */
+    check_mode(ctx, &p, regions, CLX_MODE_SEED, CLX_METHOD_DIRECT);
+    check_mode(ctx, &p, regions, CLX_MODE_ACCURATE, CLX_METHOD_AUTO);
     check_stream(ctx, &p, regions);
     check_refusals(ctx, &p, regions);
     for (int i = 0; i < NPAIRS; i++) {

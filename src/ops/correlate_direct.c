@@ -301,7 +301,9 @@ static int enqueue_shift_parallel(struct clx_context *ctx, struct direct_state *
     cl_mem out = p->direct_split > 1 ? st->partials : corr;
     int nbx = (p->corr_w + p->direct_tx * p->direct_spx - 1) / (p->direct_tx * p->direct_spx);
     int nby = (p->corr_h + p->direct_ty - 1) / p->direct_ty;
-    int nimages = ntiles / st->nwin;
+    /* With pairs nwin is the plan's tiles, and a push of fewer pairs is
+     * part of one "image": rounded up, not down to none. */
+    int nimages = (ntiles + st->nwin - 1) / st->nwin;
     int nig = (nimages + p->direct_ipi - 1) / p->direct_ipi;
     int status = CLX_OK, arg = 0;
 
