@@ -45,6 +45,170 @@
  * rounds of this many, an iteration's in one). */
 #define CHUNK NITER
 
+/*
+ * Where an iteration reads the image's samples (ICGN_SOURCE; bit-identical
+ * results, the same values added in the same order):
+ *   0  global memory, through the cache (sample_at);
+ *   1  a texture: an image1d_buffer over the same buffer, point reads
+ *      through the texture units (sample_texture; floats only);
+ *   2  local memory: the work-group copies the footprint of ICGN_STRIP
+ *      window rows at a time (the warped strip's bounding box and its taps)
+ *      into local memory, and interpolates from there (sample_local); a
+ *      strip whose footprint passes ICGN_STRIP_CAP samples is read as in 0;
+ *   3  both: work-groups alternate between 1 and 2 (the hybrid of the seed
+ *      document on balancing GPU subsystems: the texture units and the
+ *      local memory busy at once).
+ */
+#ifndef ICGN_SOURCE
+#define ICGN_SOURCE 0       /* 0 global memory, 1 a texture, 2 local-memory strips, 3 texture and strips */
+#endif
+#ifndef ICGN_STRIP
+#define ICGN_STRIP 16       /* window rows per local-memory strip */
+#endif
+#ifndef ICGN_STRIP_CAP
+#define ICGN_STRIP_CAP (USE_DOUBLE ? 2048 : 4096) /* samples a strip's footprint may hold (16 KB) */
+#endif
+#if ICGN_SOURCE == 1 || ICGN_SOURCE == 3
+#define ICGN_TEXTURE 1
+#if USE_DOUBLE
+#error "IC-GN's texture reads floats: ICGN_SOURCE 0 or 2 in double precision"
+#endif
+#define TEXTURE_PARAM , __read_only image1d_buffer_t tex
+#define TEXTURE_ARG , tex
+#else
+#define ICGN_TEXTURE 0
+#define TEXTURE_PARAM
+#define TEXTURE_ARG
+#endif
+
+/* The interpolation's TAPS weights around fraction f into wt; their sum. */
+static inline real weights_at(real f, real *wt)
+{
+    real sum = 0;
+    for (int k = 0; k < TAPS; k++) {
+        wt[k] = tap_weight(f, k);
+        sum += wt[k];
+    }
+    return sum;
+}
+
+#if ICGN_TEXTURE
+/* sample_at, the image (texels base ...) read through the texture. */
+static real sample_texture(__read_only image1d_buffer_t tex, int base, int w, int h, real x, real y)
+{
+    const real x0 = floor(x), y0 = floor(y);
+    const int ix = (int)x0 - TAPS / 2 + 1, iy = (int)y0 - TAPS / 2 + 1;
+    real wx[TAPS], wy[TAPS];
+    const real sx = weights_at(x - x0, wx), sy = weights_at(y - y0, wy);
+    const int inside = ix >= 0 && iy >= 0 && ix <= w - TAPS && iy <= h - TAPS;
+    real v = 0;
+    for (int m = 0; m < TAPS; m++) {
+        const int row = base + (inside ? iy + m : tap_index(iy + m, h)) * w;
+        real r = 0;
+        for (int k = 0; k < TAPS; k++)
+            r += wx[k] * read_imagef(tex, row + (inside ? ix + k : tap_index(ix + k, w))).x;
+        v += wy[m] * r;
+    }
+    return v / (sx * sy);
+}
+#endif
+
+#if ICGN_SOURCE >= 2
+/* sample_at from a strip's footprint in local memory: rows of bw samples
+ * from image position (x0, y0), holding every tap of (x, y). */
+static real sample_local(__local const real *strip, int bw, int x0, int y0, real x, real y)
+{
+    const real fx0 = floor(x), fy0 = floor(y);
+    const int ix = (int)fx0 - TAPS / 2 + 1 - x0, iy = (int)fy0 - TAPS / 2 + 1 - y0;
+    real wx[TAPS], wy[TAPS];
+    const real sx = weights_at(x - fx0, wx), sy = weights_at(y - fy0, wy);
+    __local const real *row = strip + iy * bw + ix;
+    real v = 0;
+    for (int m = 0; m < TAPS; m++, row += bw) {
+        real r = 0;
+        for (int k = 0; k < TAPS; k++)
+            r += wx[k] * row[k];
+        v += wy[m] * r;
+    }
+    return v / (sx * sy);
+}
+
+/* Window rows [r0, r1)'s footprint at the warp: the bounding box of their
+ * warped positions (an affine map: its corners' extremes), widened by the
+ * taps and by one sample against rounding, as (x0, y0) and bw x bh. */
+static void strip_footprint(int2 corner, struct warp wp, int r0, int r1, int *x0, int *y0, int *bw, int *bh)
+{
+    real lo_x = INFINITY, hi_x = -INFINITY, lo_y = INFINITY, hi_y = -INFINITY;
+    const int ends[4] = { r0 * WIN_W, r0 * WIN_W + WIN_W - 1, (r1 - 1) * WIN_W, (r1 - 1) * WIN_W + WIN_W - 1 };
+    for (int e = 0; e < 4; e++) {
+        real px, py;
+        warped_position(corner, wp, ends[e], &px, &py);
+        lo_x = fmin(lo_x, px);
+        hi_x = fmax(hi_x, px);
+        lo_y = fmin(lo_y, py);
+        hi_y = fmax(hi_y, py);
+    }
+    *x0 = (int)floor(lo_x) - TAPS / 2;
+    *y0 = (int)floor(lo_y) - TAPS / 2;
+    *bw = (int)floor(hi_x) + TAPS / 2 + 1 - *x0 + 1;
+    *bh = (int)floor(hi_y) + TAPS / 2 + 1 - *y0 + 1;
+}
+#endif
+
+/*
+ * The iteration's sums v[NITER] over the whole window at the warp wp, its
+ * samples read from ICGN_SOURCE's place (image: the tile's image, texels
+ * base ... of the texture). Every work-item of the group calls it.
+ */
+static void window_sums(__global const real *image TEXTURE_PARAM, int base, int w, int h, int2 corner,
+                        struct warp wp, real mean, __global const real *f, __global const real2 *g,
+                        __local real *strip, real *v)
+{
+    const int lid = get_local_id(0);
+#if ICGN_SOURCE == 3
+    const int use_texture = get_group_id(0) % 2 == 0;
+#else
+    const int use_texture = ICGN_SOURCE == 1;
+#endif
+#if ICGN_TEXTURE
+    if (use_texture) {
+        for (int i = lid; i < WIN_PIXELS; i += ICGN_WG) {
+            real px, py;
+            warped_position(corner, wp, i, &px, &py);
+            add_sample(sample_texture(tex, base, w, h, px, py) - mean, f, g, i, v);
+        }
+        return;
+    }
+#endif
+#if ICGN_SOURCE >= 2
+    for (int r0 = 0; r0 < WIN_H; r0 += ICGN_STRIP) {
+        const int r1 = min(r0 + ICGN_STRIP, WIN_H);
+        int x0, y0, bw, bh;
+        strip_footprint(corner, wp, r0, r1, &x0, &y0, &bw, &bh);
+        const int fits = bw > 0 && bh > 0 && bw * bh <= ICGN_STRIP_CAP;
+        barrier(CLK_LOCAL_MEM_FENCE);       /* the last strip's reads are done */
+        if (fits) {
+            const int inside = x0 >= 0 && y0 >= 0 && x0 + bw <= w && y0 + bh <= h;
+            for (int e = lid; e < bw * bh; e += ICGN_WG) {
+                const int r = e / bw, col = e - r * bw;
+                strip[e] = inside ? image[(size_t)(y0 + r) * w + x0 + col]
+                                  : image[(size_t)tap_index(y0 + r, h) * w + tap_index(x0 + col, w)];
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int i = r0 * WIN_W + lid; i < r1 * WIN_W; i += ICGN_WG) {
+            real px, py;
+            warped_position(corner, wp, i, &px, &py);
+            const real gv = fits ? sample_local(strip, bw, x0, y0, px, py) : sample_at(image, w, h, px, py);
+            add_sample(gv - mean, f, g, i, v);
+        }
+    }
+#else
+    for (int i = lid; i < WIN_PIXELS; i += ICGN_WG)
+        add_pixel(image, w, h, corner, wp, mean, f, g, i, v);
+#endif
+}
+
 /* Sums n values of every work-item's v[] over the work-group into all[]
  * (fixed order, so every run adds the same way). All must call it. */
 static void group_sums(__local real *part, const real *v, int n, __local real *all)
@@ -152,9 +316,14 @@ __kernel __attribute__((reqd_work_group_size(ICGN_WG, 1, 1)))
 void icgn_iterate(__global const real *src, int w, int h, __global const int2 *corners, int nwin, int nref,
                   __global const real *fref, __global const real2 *grad, __global const real *consts,
                   __global const real *noise_model, __global const real2 *starts, int max_iter, real tol,
-                  __global real *results)
+                  __global real *results TEXTURE_PARAM)
 {
     __local real part[CHUNK * ICGN_WG];
+#if ICGN_SOURCE >= 2
+    __local real strip[ICGN_STRIP_CAP];
+#else
+    __local real *strip = NULL;
+#endif
     __local real all[NITER];
     __local struct warp shared_warp;
     __local int state;           /* -1 going on, else the status */
@@ -182,8 +351,7 @@ void icgn_iterate(__global const real *src, int w, int h, __global const int2 *c
         real v[NITER];
         for (int k = 0; k < NITER; k++)
             v[k] = 0;
-        for (int i = lid; i < WIN_PIXELS; i += ICGN_WG)
-            add_pixel(image, w, h, corner, wp, mean, f, g, i, v);
+        window_sums(image TEXTURE_ARG, img * w * h, w, h, corner, wp, mean, f, g, strip, v);
         group_sums(part, v, NITER, all);
         it++;
         if (lid == 0) {

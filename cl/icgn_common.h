@@ -287,23 +287,37 @@ static void write_consts(__global real *c, const real *all, const real *all_q, r
 }
 
 
-/* Pixel i's share of an iteration's sums v[NITER] at the warp wp: the
- * image sampled at the warped position, less the reference's mean. */
-static void add_pixel(__global const real *image, int w, int h, int2 corner, struct warp wp, real mean,
-                      __global const real *f, __global const real2 *g, int i, real *v)
+/* Where window pixel i is sampled in the image at the warp wp. */
+static inline void warped_position(int2 corner, struct warp wp, int i, real *px, real *py)
 {
     const int x = i % WIN_W, y = i / WIN_W;
     const real dx = x - CENTRE_X, dy = y - CENTRE_Y;
-    const real px = corner.x + x + wp.u + wp.ux * dx + wp.uy * dy;
-    const real py = corner.y + y + wp.v + wp.vx * dx + wp.vy * dy;
-    const real gv = sample_at(image, w, h, px, py) - mean;
+    *px = corner.x + x + wp.u + wp.ux * dx + wp.uy * dy;
+    *py = corner.y + y + wp.v + wp.vx * dx + wp.vy * dy;
+}
+
+/* Pixel i's share of an iteration's sums v[NITER], its sample at the warp
+ * less the reference's mean being gv. */
+static inline void add_sample(real gv, __global const real *f, __global const real2 *g, int i, real *v)
+{
+    const int x = i % WIN_W, y = i / WIN_W;
     real j[NPAR];
-    jacobian(g[i], dx / HALF_W, dy / HALF_H, j);
+    jacobian(g[i], (x - CENTRE_X) / HALF_W, (y - CENTRE_Y) / HALF_H, j);
     v[0] += gv;
     v[1] += gv * gv;
     v[2] += f[i] * gv;
     for (int a = 0; a < NPAR; a++)
         v[3 + a] += j[a] * gv;
+}
+
+/* Pixel i's share of an iteration's sums v[NITER] at the warp wp: the
+ * image sampled at the warped position, less the reference's mean. */
+static void add_pixel(__global const real *image, int w, int h, int2 corner, struct warp wp, real mean,
+                      __global const real *f, __global const real2 *g, int i, real *v)
+{
+    real px, py;
+    warped_position(corner, wp, i, &px, &py);
+    add_sample(sample_at(image, w, h, px, py) - mean, f, g, i, v);
 }
 
 /*

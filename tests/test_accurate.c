@@ -6,6 +6,8 @@
  *    0.02 px of the true shift, below the tolerance, in at most the
  *    iterations allowed, with no flag; integer shifts take at most three
  *    iterations;
+ *  - IC-GN's work-group form reads its samples from global memory, a
+ *    texture, local-memory strips or both, to the same offsets;
  *  - IC-GN (the default refinement) converges: within 0.002 px (gradients
  *    within 1e-4) without a pre-filter, within 0.03 px (0.005) with the
  *    default pre-filter, whose
@@ -197,6 +199,43 @@ static void check_convergence(clx_context *ctx, const struct images *im, const c
         CHECK(bad == 0, "%s: %d windows out of bounds", name, bad);
         printf("  %-14s max error %.4f px, rms %.4f px (limit %.2f)\n", name, worst, sqrt(sum2 / (NIMAGES * NWIN)),
                cases[c].tol);
+    }
+}
+
+/* Where the work-group form of IC-GN reads its samples (icgn_source: a
+ * texture, local-memory strips, both): the offsets of global memory's,
+ * within float rounding (the strips give each work-item other pixels to
+ * add), the same flags and iterations. A device without images over
+ * buffers may refuse the texture. */
+static void check_icgn_sources(clx_context *ctx, const struct images *im, const clx_region *regions)
+{
+    static clx_result base[NIMAGES * NWIN], results[NIMAGES * NWIN];
+    static const char *const params[] = { "icgn_form=0,tile_form=0,icgn_source=0",
+                                          "icgn_form=0,tile_form=0,icgn_source=1",
+                                          "icgn_form=0,tile_form=0,icgn_source=2",
+                                          "icgn_form=0,tile_form=0,icgn_source=3" };
+    for (int s = 0; s < 4; s++) {
+        clx_plan_options opt;
+        clx_plan_options_init(&opt);
+        opt.params = params[s];
+        clx_plan *plan;
+        if ((s == 1 || s == 3) && clx_plan_create(ctx, &im->ref, regions, NWIN, &opt, &plan) != CLX_OK) {
+            printf("  icgn_source=%d: not on this device (%s)\n", s, clx_context_message(ctx));
+            continue;
+        }
+        if (s == 1 || s == 3)
+            clx_plan_release(plan);
+        if (run(ctx, &im->ref, regions, NWIN, im->moved, NIMAGES, &opt, s == 0 ? base : results) != 0 || s == 0)
+            continue;
+        double apart = 0;
+        int same = 1;
+        for (int t = 0; t < NIMAGES * NWIN; t++) {
+            apart = fmax(apart, fmax(fabs(results[t].dx - base[t].dx), fabs(results[t].dy - base[t].dy)));
+            same &= results[t].flags == base[t].flags;
+        }
+        CHECK(apart <= 1e-4 && same, "icgn_source=%d: offsets %.2g px from global memory's, flags %s", s, apart,
+              same ? "the same" : "differ");
+        printf("  icgn_source=%d within %.2g px of icgn_source=0\n", s, apart);
     }
 }
 
@@ -424,6 +463,7 @@ int main(void)
     }
     check_convergence(ctx, &im, regions);
     check_icgn(ctx, &im, regions);
+    check_icgn_sources(ctx, &im, regions);
     check_refinement_matters(ctx, &im, regions);
     check_clamped(ctx, &im);
     check_outlier(ctx, &im, regions);

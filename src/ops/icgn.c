@@ -173,6 +173,12 @@ int icgn_create(struct clx_context *ctx, const struct kernel_params *p, int nwin
     int status;
 
     *out = NULL;
+    if (p->icgn_source != 0 && p->icgn_form != 0)
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "icgn_source=%d chooses where icgn_form=0 samples; icgn_form=%d has "
+                        "its own way", p->icgn_source, p->icgn_form);
+    if ((p->icgn_source == 1 || p->icgn_source == 3) && p->use_double)
+        return ctx_fail(ctx, CLX_ERR_UNSUPPORTED, "IC-GN's texture (icgn_source=%d) reads floats: not with --double",
+                        p->icgn_source);
     struct icgn *g = calloc(1, sizeof *g);
     if (!g)
         return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
@@ -249,6 +255,38 @@ static void unpack_results(const struct icgn *g, int ntiles, struct icgn_result 
     }
 }
 
+/* icgn_source 1 and 3 read `source` through a 1D image made over the same
+ * buffer (no copy), made again only when the buffer changes. */
+static int texture_for(struct icgn *g, cl_mem source)
+{
+    struct clx_context *ctx = g->ctx;
+    size_t bytes = 0, texels;
+    int status = CLX_OK;
+    cl_int err;
+    if (g->texture && g->texture_of == source)
+        return CLX_OK;
+    if (g->texture)
+        clReleaseMemObject(g->texture);
+    g->texture = NULL;
+    CL_CALL(ctx, clGetMemObjectInfo(source, CL_MEM_SIZE, sizeof bytes, &bytes, NULL));
+    texels = bytes / sizeof(cl_float);
+    if (!ctx->dev.image_support || texels > ctx->dev.image_max_buffer)
+        return ctx_fail(ctx, CLX_ERR_UNSUPPORTED, "IC-GN's texture (icgn_source=%d) needs an image over %zu texels; "
+                        "%s offers %zu: a smaller batch, or icgn_source=0 or 2", g->params.icgn_source, texels,
+                        ctx->dev.info.name, ctx->dev.image_support ? ctx->dev.image_max_buffer : (size_t)0);
+    cl_image_format format = { CL_R, CL_FLOAT };
+    cl_image_desc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER;
+    desc.image_width = texels;
+    desc.buffer = source;
+    g->texture = clCreateImage(ctx->cl, CL_MEM_READ_ONLY, &format, &desc, NULL, &err);
+    CL_CHECK_RESULT(ctx, "clCreateImage(IC-GN's texture over the images)", err);
+    g->texture_of = source;
+error:
+    return status;
+}
+
 int icgn_run(struct icgn *g, cl_mem source, int w, int h, cl_mem corners, int ntiles, const double *start_u,
              const double *start_v, int max_iter, double tol, struct icgn_result *out)
 {
@@ -289,6 +327,11 @@ int icgn_run(struct icgn *g, cl_mem source, int w, int h, cl_mem corners, int nt
     CL_CALL(ctx, clSetKernelArg(k, 13, sizeof g->results, &g->results));
     if (p->icgn_form == 1)
         CL_CALL(ctx, clSetKernelArg(k, 14, sizeof ntiles, &ntiles));
+    if (p->icgn_form == 0 && (p->icgn_source == 1 || p->icgn_source == 3)) {
+        if ((status = texture_for(g, source)) != CLX_OK)
+            return status;
+        CL_CALL(ctx, clSetKernelArg(k, 14, sizeof g->texture, &g->texture));
+    }
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, 0, NULL, NULL));
     /* Profiled bytes: the windows' taps are read from cache; count each
      * window's reference data and image window once per iteration. */
@@ -308,6 +351,8 @@ void icgn_destroy(struct icgn *g)
         clReleaseKernel(g->reference);
     if (g->iterate)
         clReleaseKernel(g->iterate);
+    if (g->texture)
+        clReleaseMemObject(g->texture);
     if (g->program)
         clReleaseProgram(g->program);
     if (g->vector_program)

@@ -39,6 +39,7 @@ struct icgn {
     cl_mem noise_model;             /* icgn_layout.h: what the filters and the interpolation make of noise */
     int rho_radius;                 /* the noise's correlation's last lag that counts (0: white) */
     cl_mem starts, results;         /* per tile */
+    cl_mem texture, texture_of;     /* icgn_source 1 and 3: an image over the images' buffer, and that buffer */
     void *starts_host, *results_host;
 };
 

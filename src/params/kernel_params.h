@@ -101,6 +101,9 @@
     X(icgn_form, NONE, INT, ANY, 0, 1, (dev->info.type == CLX_DEVICE_CPU ? 1 : 0),                                  \
       "IC-GN's iterations: 0 one work-group per tile (cl/icgn.cl), 1 one work-item per tile with vectors "          \
       "(cl/icgn_vector.cl, CPUs)")                                                                                   \
+    X(icgn_source, ICGN_SOURCE, INT, ANY, 0, 3, 0,                                                                   \
+      "IC-GN's samples (icgn_form 0): 0 global memory, 1 a texture, 2 local-memory strips, 3 both in alternate "   \
+      "work-groups")                                                                                                 \
     /* the FFT path */                                                                                               \
     X(fft_pack, FFT_PACK, INT, ANY, 0, 1, 0, "FFT path: 0 R2C/C2R per tile, 1 one C2C per pair of tiles")          \
     /* the direct path (its correlator sizes them for each job) */                                                   \

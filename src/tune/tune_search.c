@@ -132,6 +132,8 @@ static const struct dimension dimensions[] = {
     { "tile_wg", { "tile_wg=64", "tile_wg=128", "tile_wg=256", "tile_wg=512" }, 0, 1, 1 },
     { "tile_form", { "tile_form=0", "tile_form=1" }, 0, 1, 1 },
     { "icgn_form", { "icgn_form=0", "icgn_form=1" }, 0, 1, 1 },
+    /* After icgn_form: where form 0 reads its samples (form 1 takes only 0). */
+    { "icgn_source", { "icgn_source=0", "icgn_source=1", "icgn_source=2", "icgn_source=3" }, 0, 1, 0 },
     { "argmax_wg", { "argmax_wg=64", "argmax_wg=128", "argmax_wg=256", "argmax_wg=512" }, 1, 1, 1 },
     { "argmax_form",
       { "argmax_form=0", "argmax_form=1,argmax_parts=4", "argmax_form=1,argmax_parts=16",
