@@ -69,6 +69,8 @@ static const char bench_help[] =
     "      --dir DIR        where the files are written (default: $TMPDIR or /tmp);\n"
     "                       they are removed at the end\n"
     "  -j, --threads N      loader threads (default: one per core, at most 32)\n"
+    "      --param K=V,...  kernel parameters for every plan, as offsets takes them\n"
+    "                       (an unknown KEY lists the known ones), to time variants\n"
     "  -o, --output PREFIX  also write PREFIX.json, PREFIX.csv and PREFIX.svg (a\n"
     "                       chart comparing the devices)\n"
     "  -v, --verbose        library detail too\n"
@@ -86,6 +88,7 @@ struct bench_args {
     double seconds;
     int nimages, nfiles, loaders;
     const char *dir;
+    const char *params;            /* --param KEY=VALUE,...: every plan's kernel parameters */
 };
 
 /* bench's --mode is its own: it takes "both" too. */
@@ -100,6 +103,7 @@ static const struct option bench_table[] = {
     { "files", required_argument, NULL, OPT_FILES },
     { "dir", required_argument, NULL, OPT_DIR },
     { "threads", required_argument, NULL, 'j' },
+    OPTION_PARAM,
     OPTION_OUTPUT,
     OPTIONS_VERBOSITY,
     OPTIONS_END
@@ -131,6 +135,9 @@ static int bench_take(void *own, int c, const char *value)
         a->dir = value;
         return 1;
     case 'j': return option_taken(parse_int(value, "--threads", 1, 32, &a->loaders));
+    case OPT_PARAM:
+        a->params = value;
+        return 1;
     }
     return 0;
 }
@@ -410,6 +417,7 @@ static void measure_row(clx_context *ctx, clx_context *pctx, const struct data *
     double rate;
     clx_plan_options_init(&po);
     po.mode = mode;
+    po.params = a->params;
 
     size_t count;
     if (stream_for(ctx, d, &po, a->loaders, 0, a->seconds, &r, &rate, &count) != 0) {
