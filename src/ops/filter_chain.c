@@ -21,6 +21,8 @@
 /* The tiled kernel's fixed shape (cl/filter_tiled.cl). */
 #define TILED_WI 8
 #define TILED_TILE 32
+/* The largest radius whose row pass keeps four outputs a work-item. */
+#define ROWS_BLOCKED_MAX_RADIUS 40
 /* Images per call: they go along an NDRange dimension. */
 #define MAX_IMAGES 65535
 
@@ -276,6 +278,10 @@ static void stage_params(const struct clx_filter *f, int s, clx_pixel_type type,
     p->filter_r = st->radius;
     p->filter_border = (int)f->opt.border;
     p->filter_epilogue = (int)st->epilogue;
+    /* The separable row pass's register blocking (cl/filter_separable.cl):
+     * four outputs a work-item, up to a radius whose 4 + 2 r values a
+     * work-item holds without spilling. */
+    p->filter_rows_k = stage_form_of(f, s) == STAGE_SEPARABLE && st->radius <= ROWS_BLOCKED_MAX_RADIUS ? 4 : 1;
 }
 
 /* Stage s's kernels for input `type`, built on first use. */
@@ -389,7 +395,9 @@ static int enqueue_rows(struct clx_filter *f, int s, const struct filter_kernels
     CL_CALL(ctx, clSetKernelArg(k->rows, 6, sizeof io->h, &io->h));
     CL_CALL(ctx, clSetKernelArg(k->rows, 7, sizeof f->taps[s], &f->taps[s]));
     size_t local[3] = { (size_t)fp->filter_rows_tx, (size_t)fp->filter_rows_ty, 1 };
-    size_t global[3] = { round_up((size_t)io->w, local[0]), round_up((size_t)io->h, local[1]), (size_t)io->nimages };
+    size_t per_item = (size_t)fp->filter_rows_k;
+    size_t global[3] = { round_up(((size_t)io->w + per_item - 1) / per_item, local[0]), round_up((size_t)io->h, local[1]),
+                         (size_t)io->nimages };
     const int vector = stage_form_of(f, s) == STAGE_VECTOR;
     if (vector)
         vector_range(io, io->w, 1, global);

@@ -130,6 +130,7 @@
     X(filter_k, FILTER_K, INT, JOB, 0, 0, 8, "outputs per work-item along y in the column pass")                    \
     X(filter_rows_tx, FILTER_ROWS_TX, INT, JOB, 0, 0, WG(64), "the row pass's work-group width")                    \
     X(filter_rows_ty, FILTER_ROWS_TY, INT, JOB, 0, 0, WG_AFTER(p->filter_rows_tx, 4), "the row pass's height")      \
+    X(filter_rows_k, FILTER_ROWS_K, INT, JOB, 0, 0, 1, "outputs per work-item along x in the separable row pass") \
     X(filter_cols_tx, FILTER_COLS_TX, INT, JOB, 0, 0, WG(32), "the column pass's work-group width")                 \
     X(filter_cols_ty, FILTER_COLS_TY, INT, JOB, 0, 0, WG_AFTER(p->filter_cols_tx, 4), "the column pass's height")
 
