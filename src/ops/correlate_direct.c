@@ -13,7 +13,6 @@
 #include "config.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "ops/correlator.h"
 #include "runtime/cl_error.h"
@@ -251,23 +250,15 @@ error:
  * the same buffer (no copy); it is made again only if the buffer changes. */
 static int texture_for(struct clx_context *ctx, struct direct_state *st, cl_mem prepared)
 {
-    int status = CLX_OK;
-    cl_int err;
     if (st->texture && st->texture_of == prepared)
         return CLX_OK;
     if (st->texture)
         clReleaseMemObject(st->texture);
-    st->texture = NULL;
-    cl_image_format format = { CL_R, CL_FLOAT };
-    cl_image_desc desc;
-    memset(&desc, 0, sizeof desc);
-    desc.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER;
-    desc.image_width = (size_t)st->ntiles * st->params.win_w * st->params.win_h;
-    desc.buffer = prepared;
-    st->texture = clCreateImage(ctx->cl, CL_MEM_READ_ONLY, &format, &desc, NULL, &err);
-    CL_CHECK_RESULT(ctx, "clCreateImage(texture over the prepared windows)", err);
-    st->texture_of = prepared;
-error:
+    st->texture_of = NULL;
+    int status = ctx_float_image_over(ctx, prepared, (size_t)st->ntiles * st->params.win_w * st->params.win_h,
+                                      &st->texture, "texture over the prepared windows");
+    if (status == CLX_OK)
+        st->texture_of = prepared;
     return status;
 }
 

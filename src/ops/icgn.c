@@ -262,27 +262,21 @@ static int texture_for(struct icgn *g, cl_mem source)
     struct clx_context *ctx = g->ctx;
     size_t bytes = 0, texels;
     int status = CLX_OK;
-    cl_int err;
     if (g->texture && g->texture_of == source)
         return CLX_OK;
     if (g->texture)
         clReleaseMemObject(g->texture);
     g->texture = NULL;
+    g->texture_of = NULL;
     CL_CALL(ctx, clGetMemObjectInfo(source, CL_MEM_SIZE, sizeof bytes, &bytes, NULL));
     texels = bytes / sizeof(cl_float);
     if (!ctx->dev.image_support || texels > ctx->dev.image_max_buffer)
         return ctx_fail(ctx, CLX_ERR_UNSUPPORTED, "IC-GN's texture (icgn_source=%d) needs an image over %zu texels; "
                         "%s offers %zu: a smaller batch, or icgn_source=0 or 2", g->params.icgn_source, texels,
                         ctx->dev.info.name, ctx->dev.image_support ? ctx->dev.image_max_buffer : (size_t)0);
-    cl_image_format format = { CL_R, CL_FLOAT };
-    cl_image_desc desc;
-    memset(&desc, 0, sizeof desc);
-    desc.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER;
-    desc.image_width = texels;
-    desc.buffer = source;
-    g->texture = clCreateImage(ctx->cl, CL_MEM_READ_ONLY, &format, &desc, NULL, &err);
-    CL_CHECK_RESULT(ctx, "clCreateImage(IC-GN's texture over the images)", err);
-    g->texture_of = source;
+    if ((status = ctx_float_image_over(ctx, source, texels, &g->texture, "IC-GN's texture over the images")) ==
+        CLX_OK)
+        g->texture_of = source;
 error:
     return status;
 }
