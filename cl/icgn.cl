@@ -185,7 +185,8 @@ static void window_sums(__global const real *image TEXTURE_PARAM, int base, int 
         const int r1 = min(r0 + ICGN_STRIP, WIN_H);
         int x0, y0, bw, bh;
         strip_footprint(corner, wp, r0, r1, &x0, &y0, &bw, &bh);
-        const int fits = bw > 0 && bh > 0 && bw * bh <= ICGN_STRIP_CAP;
+        /* Each side bounded first, so that a wild warp's product cannot wrap. */
+        const int fits = bw > 0 && bh > 0 && bw <= ICGN_STRIP_CAP && bh <= ICGN_STRIP_CAP && bw * bh <= ICGN_STRIP_CAP;
         barrier(CLK_LOCAL_MEM_FENCE);       /* the last strip's reads are done */
         if (fits) {
             const int inside = x0 >= 0 && y0 >= 0 && x0 + bw <= w && y0 + bh <= h;
