@@ -12,7 +12,7 @@
  * Where the FIR runs:
  *   GPUs: on the pre-filter's separable kernels (filter_create_taps,
  *   cl/filter_separable.cl: rows staged in local memory, columns register
- *   blocked), a chunk of images at a time. The one-work-item-per-output
+ *   blocked), the whole batch at once. The one-work-item-per-output
  *   FIR it replaced read every tap from the cache and took 6.65 ms per 256
  *   ebsd-900 coefficient images on an H100.
  *   CPUs: cl/bspline_prefilter.cl's vector forms, the rows into a scratch
@@ -21,7 +21,6 @@
  */
 #include "config.h"
 
-#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -39,11 +38,9 @@
 #define TAIL_TOL_FLOAT 1e-8
 #define TAIL_TOL_DOUBLE 1e-13
 
-/* Samples per chunk of images (at least one image): the CPU forms'
- * scratch buffer, and on GPUs the separable filter's row-pass temporary,
- * enough work-items per launch to fill a GPU and small beside a batch. */
+/* Samples per chunk of images the CPU forms' scratch buffer holds (at
+ * least one image). */
 #define CHUNK_SAMPLES_CPU ((size_t)1 << 22)
-#define CHUNK_SAMPLES_GPU ((size_t)1 << 24)
 
 /* The impulse's half length for the taps' recursion: z^IMPULSE_HALF is
  * far below double's resolution for every pole (|z| <= 0.431). */
@@ -211,27 +208,21 @@ error:
     return status;
 }
 
-/* Images per chunk of `samples`: at least one, at most all. */
-static int chunk_images(int w, int h, int nimages, size_t samples)
+/* Images per chunk of the CPU forms' scratch: at least one, at most all. */
+static int chunk_images(int w, int h, int nimages)
 {
     const size_t image = (size_t)w * h;
-    int chunk = image >= samples ? 1 : (int)(samples / image);
+    int chunk = image >= CHUNK_SAMPLES_CPU ? 1 : (int)(CHUNK_SAMPLES_CPU / image);
     return chunk < nimages ? chunk : nimages;
 }
 
-/* GPUs: the separable filter, a chunk of images at a time (its row pass's
- * temporary holds one chunk). */
+/* GPUs: the separable filter over the whole batch (its row pass's
+ * temporary is a batch of reals, which the plans' memory estimate counts;
+ * chunks would put image offsets past an int on large batches). */
 static int enqueue_separable(struct bspline_prefilter *b, cl_mem images, int w, int h, int nimages, cl_mem coeffs)
 {
-    const int chunk = chunk_images(w, h, nimages, CHUNK_SAMPLES_GPU), image = w * h;
-    for (int first = 0; first < nimages; first += chunk) {
-        const int count = nimages - first < chunk ? nimages - first : chunk;
-        const struct filter_layout at = { first * image, w, image };
-        int status = filter_run(b->fir, images, CLX_PIXEL_F32, at, coeffs, at, w, h, count);
-        if (status != CLX_OK)
-            return status;
-    }
-    return CLX_OK;
+    const struct filter_layout whole = { 0, w, w * h };
+    return filter_run(b->fir, images, CLX_PIXEL_F32, whole, coeffs, whole, w, h, nimages);
 }
 
 int bspline_prefilter_enqueue(struct bspline_prefilter *b, cl_mem images, int w, int h, int nimages, cl_mem coeffs)
@@ -240,15 +231,12 @@ int bspline_prefilter_enqueue(struct bspline_prefilter *b, cl_mem images, int w,
     int status = CLX_OK;
     if (nimages <= 0 || w <= 0 || h <= 0)
         return CLX_OK;
-    if ((long long)w * h * nimages > INT_MAX)
-        return ctx_fail(ctx, CLX_ERR_SIZE, "B-spline prefilter: %d images of %dx%d are too many samples for one call",
-                        nimages, w, h);
     if (b->fir)
         return enqueue_separable(b, images, w, h, nimages, coeffs);
     if (b->recursive)
         return enqueue_recursive(b, images, w, h, nimages, coeffs);
     const size_t image = (size_t)w * h;
-    const int chunk = chunk_images(w, h, nimages, CHUNK_SAMPLES_CPU);
+    const int chunk = chunk_images(w, h, nimages);
     const size_t bytes = b->real_size * image * chunk;
     if (bytes > b->scratch_bytes) {
         if (b->scratch) {

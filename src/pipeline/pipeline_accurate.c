@@ -147,8 +147,10 @@ static void accurate_image_bytes(const struct pipeline_job *job, size_t *per_ima
     moved.search_rx = moved.search_ry = job->opt->fine_shift;
     stage_image_bytes(&job->ctx->dev, &moved, CLX_METHOD_DIRECT, job->nwin, &each, &big);
     *per_image += 2 * each + 2 * pixels * rs + (size_t)job->nwin * p->win_w * p->win_h * rs;
+    /* The coefficients, and on GPUs (bspline_form 0) the separable
+     * filter's row pass over the whole batch. */
     if (INTERP_IS_BSPLINE(p->interp))
-        *per_image += pixels * rs;      /* the coefficients */
+        *per_image += pixels * rs * (p->bspline_form == 0 ? 2 : 1);
     if (refines_by_icgn(job->opt))
         *per_image += (size_t)job->nwin * icgn_tile_bytes(p);
     /* With pairs each image's windows are references too. */
