@@ -81,17 +81,6 @@
 #define TEXTURE_ARG
 #endif
 
-/* The interpolation's TAPS weights around fraction f into wt; their sum. */
-static inline real weights_at(real f, real *wt)
-{
-    real sum = 0;
-    for (int k = 0; k < TAPS; k++) {
-        wt[k] = tap_weight(f, k);
-        sum += wt[k];
-    }
-    return sum;
-}
-
 #if ICGN_TEXTURE
 /* sample_at, the image (texels base ...) read through the texture. */
 static real sample_texture(__read_only image1d_buffer_t tex, int base, int w, int h, real x, real y)
@@ -99,7 +88,7 @@ static real sample_texture(__read_only image1d_buffer_t tex, int base, int w, in
     const real x0 = floor(x), y0 = floor(y);
     const int ix = (int)x0 - TAPS / 2 + 1, iy = (int)y0 - TAPS / 2 + 1;
     real wx[TAPS], wy[TAPS];
-    const real sx = weights_at(x - x0, wx), sy = weights_at(y - y0, wy);
+    const real norm = weights_at(x - x0, wx) * weights_at(y - y0, wy);
     const int inside = ix >= 0 && iy >= 0 && ix <= w - TAPS && iy <= h - TAPS;
     real v = 0;
     for (int m = 0; m < TAPS; m++) {
@@ -109,7 +98,7 @@ static real sample_texture(__read_only image1d_buffer_t tex, int base, int w, in
             r += wx[k] * read_imagef(tex, row + (inside ? ix + k : tap_index(ix + k, w))).x;
         v += wy[m] * r;
     }
-    return v / (sx * sy);
+    return v / norm;
 }
 #endif
 
@@ -121,7 +110,7 @@ static real sample_local(__local const real *strip, int bw, int x0, int y0, real
     const real fx0 = floor(x), fy0 = floor(y);
     const int ix = (int)fx0 - TAPS / 2 + 1 - x0, iy = (int)fy0 - TAPS / 2 + 1 - y0;
     real wx[TAPS], wy[TAPS];
-    const real sx = weights_at(x - fx0, wx), sy = weights_at(y - fy0, wy);
+    const real norm = weights_at(x - fx0, wx) * weights_at(y - fy0, wy);
     __local const real *row = strip + iy * bw + ix;
     real v = 0;
     for (int m = 0; m < TAPS; m++, row += bw) {
@@ -130,7 +119,7 @@ static real sample_local(__local const real *strip, int bw, int x0, int y0, real
             r += wx[k] * row[k];
         v += wy[m] * r;
     }
-    return v / (sx * sy);
+    return v / norm;
 }
 
 /* Window rows [r0, r1)'s footprint at the warp: the bounding box of their

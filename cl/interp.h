@@ -175,17 +175,28 @@ static inline int tap_index(int i, int n)
 #endif
 }
 
+/* The TAPS weights around fraction f into wt (tap_weight's); their sum. */
+static inline real weights_at(real f, real *wt)
+{
+    real sum = 0;
+    for (int k = 0; k < TAPS; k++) {
+        wt[k] = tap_weight(f, k);
+        sum += wt[k];
+    }
+    return sum;
+}
+
 /* The interpolant at (x, y) of a w x h image of values or coefficients
- * (the B-splines': the prefiltered image), TAPS x TAPS taps around it. */
+ * (the B-splines': the prefiltered image), TAPS x TAPS taps around it.
+ * The row weights are computed as the rows are read, not by weights_at
+ * beforehand: IC-GN's iterations, which sample here, ran 12 % slower that
+ * way on an H200. */
 static inline real sample_at(__global const real *src, int w, int h, real x, real y)
 {
     const real x0 = floor(x), y0 = floor(y), fx = x - x0, fy = y - y0;
     const int ix = (int)x0 - TAPS / 2 + 1, iy = (int)y0 - TAPS / 2 + 1;
-    real wx[TAPS], v = 0, sx = 0, sy = 0;
-    for (int k = 0; k < TAPS; k++) {
-        wx[k] = tap_weight(fx, k);
-        sx += wx[k];
-    }
+    real wx[TAPS], v = 0, sy = 0;
+    const real sx = weights_at(fx, wx);
     if (ix >= 0 && iy >= 0 && ix <= w - TAPS && iy <= h - TAPS) {
         /* Every tap inside the image, as for all but the pixels near its
          * edge: no index to fold (tap_index's modulo, two per tap, was

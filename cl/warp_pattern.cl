@@ -29,13 +29,8 @@ __kernel void warp_pattern(__global const PIXEL_T *in, int w, int h, __global co
     const real x = Z > 0 ? clamp(X / Z, (real)-8, (real)(w + 8)) : (real)-8;
     const real y = Z > 0 ? clamp(Y / Z, (real)-8, (real)(h + 8)) : (real)-8;
     const real x0 = floor(x), y0 = floor(y);
-    real wx[TAPS], wy[TAPS], sx = 0, sy = 0;
-    for (int k = 0; k < TAPS; k++) {
-        wx[k] = tap_weight(x - x0, k);
-        wy[k] = tap_weight(y - y0, k);
-        sx += wx[k];
-        sy += wy[k];
-    }
+    real wx[TAPS], wy[TAPS];
+    const real norm = weights_at(x - x0, wx) * weights_at(y - y0, wy);
     const int ix0 = (int)x0 - TAPS / 2 + 1, iy0 = (int)y0 - TAPS / 2 + 1;
     real sum = 0;
     for (int j = 0; j < TAPS; j++) {
@@ -45,5 +40,5 @@ __kernel void warp_pattern(__global const PIXEL_T *in, int w, int h, __global co
             r += wx[k] * (real)row[tap_index(ix0 + k, w)];
         sum += wy[j] * r;
     }
-    out[(size_t)v * w + u] = (float)(sum / (sx * sy));
+    out[(size_t)v * w + u] = (float)(sum / norm);
 }
