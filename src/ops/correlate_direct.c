@@ -246,22 +246,6 @@ error:
     return status;
 }
 
-/* The texture path reads the prepared windows through a 1D image made over
- * the same buffer (no copy); it is made again only if the buffer changes. */
-static int texture_for(struct clx_context *ctx, struct direct_state *st, cl_mem prepared)
-{
-    if (st->texture && st->texture_of == prepared)
-        return CLX_OK;
-    if (st->texture)
-        clReleaseMemObject(st->texture);
-    st->texture_of = NULL;
-    int status = ctx_float_image_over(ctx, prepared, (size_t)st->ntiles * st->params.win_w * st->params.win_h,
-                                      &st->texture, "texture over the prepared windows");
-    if (status == CLX_OK)
-        st->texture_of = prepared;
-    return status;
-}
-
 /* The few-shifts form: one work-group per tile, any subset of tiles. */
 static int enqueue_few(struct clx_context *ctx, struct direct_state *st, cl_mem prepared, int ntiles, cl_mem tile_ids,
                        cl_mem corr)
@@ -300,7 +284,10 @@ static int enqueue_shift_parallel(struct clx_context *ctx, struct direct_state *
 
     if (tile_ids)
         return ctx_fail(ctx, CLX_ERR_UNSUPPORTED, "the shift-parallel direct kernel correlates whole batches");
-    if (p->direct_source != 0 && (status = texture_for(ctx, st, prepared)) != CLX_OK)
+    /* The texture path reads the prepared windows through an image over the same buffer. */
+    if (p->direct_source != 0 &&
+        (status = ctx_float_image_over(ctx, prepared, (size_t)st->ntiles * st->params.win_w * st->params.win_h,
+                                       &st->texture, &st->texture_of, "texture over the prepared windows")) != CLX_OK)
         return status;
     CL_CALL(ctx, clSetKernelArg(k, arg++, sizeof st->refs, &st->refs));
     CL_CALL(ctx, clSetKernelArg(k, arg++, sizeof prepared, &prepared));

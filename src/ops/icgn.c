@@ -29,6 +29,12 @@ static void set_real(const struct icgn *g, void *a, size_t i, double v)
         ((float *)a)[i] = (float)v;
 }
 
+/* icgn_source 1 and 3 read the images through a texture. */
+static int reads_texture(const struct kernel_params *p)
+{
+    return p->icgn_form == 0 && (p->icgn_source == 1 || p->icgn_source == 3);
+}
+
 size_t icgn_tile_bytes(const struct kernel_params *p)
 {
     return real_size(p) * (2 + ICGN_RESULTS);
@@ -176,7 +182,7 @@ int icgn_create(struct clx_context *ctx, const struct kernel_params *p, int nwin
     if (p->icgn_source != 0 && p->icgn_form != 0)
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "icgn_source=%d chooses where icgn_form=0 samples; icgn_form=%d has "
                         "its own way", p->icgn_source, p->icgn_form);
-    if ((p->icgn_source == 1 || p->icgn_source == 3) && p->use_double)
+    if (reads_texture(p) && p->use_double)
         return ctx_fail(ctx, CLX_ERR_UNSUPPORTED, "IC-GN's texture (icgn_source=%d) reads floats: not with --double",
                         p->icgn_source);
     struct icgn *g = calloc(1, sizeof *g);
@@ -255,28 +261,19 @@ static void unpack_results(const struct icgn *g, int ntiles, struct icgn_result 
     }
 }
 
-/* icgn_source 1 and 3 read `source` through a 1D image made over the same
- * buffer (no copy), made again only when the buffer changes. */
+/* The texture: a 1D image over all of `source` (no copy). */
 static int texture_for(struct icgn *g, cl_mem source)
 {
     struct clx_context *ctx = g->ctx;
     size_t bytes = 0, texels;
     int status = CLX_OK;
-    if (g->texture && g->texture_of == source)
-        return CLX_OK;
-    if (g->texture)
-        clReleaseMemObject(g->texture);
-    g->texture = NULL;
-    g->texture_of = NULL;
     CL_CALL(ctx, clGetMemObjectInfo(source, CL_MEM_SIZE, sizeof bytes, &bytes, NULL));
     texels = bytes / sizeof(cl_float);
     if (!ctx->dev.image_support || texels > ctx->dev.image_max_buffer)
         return ctx_fail(ctx, CLX_ERR_UNSUPPORTED, "IC-GN's texture (icgn_source=%d) needs an image over %zu texels; "
                         "%s offers %zu: a smaller batch, or icgn_source=0 or 2", g->params.icgn_source, texels,
                         ctx->dev.info.name, ctx->dev.image_support ? ctx->dev.image_max_buffer : (size_t)0);
-    if ((status = ctx_float_image_over(ctx, source, texels, &g->texture, "IC-GN's texture over the images")) ==
-        CLX_OK)
-        g->texture_of = source;
+    status = ctx_float_image_over(ctx, source, texels, &g->texture, &g->texture_of, "IC-GN's texture over the images");
 error:
     return status;
 }
@@ -321,7 +318,7 @@ int icgn_run(struct icgn *g, cl_mem source, int w, int h, cl_mem corners, int nt
     CL_CALL(ctx, clSetKernelArg(k, 13, sizeof g->results, &g->results));
     if (p->icgn_form == 1)
         CL_CALL(ctx, clSetKernelArg(k, 14, sizeof ntiles, &ntiles));
-    if (p->icgn_form == 0 && (p->icgn_source == 1 || p->icgn_source == 3)) {
+    if (reads_texture(p)) {
         if ((status = texture_for(g, source)) != CLX_OK)
             return status;
         CL_CALL(ctx, clSetKernelArg(k, 14, sizeof g->texture, &g->texture));

@@ -70,19 +70,27 @@ int ctx_create_buffer(struct clx_context *ctx, size_t bytes, cl_mem *out, const 
                     bytes / 1048576.0, ctx->dev.info.name, cl_errstr(err));
 }
 
-int ctx_float_image_over(struct clx_context *ctx, cl_mem buffer, size_t texels, cl_mem *out, const char *what)
+int ctx_float_image_over(struct clx_context *ctx, cl_mem buffer, size_t texels, cl_mem *image, cl_mem *image_of,
+                         const char *what)
 {
     cl_image_format format = { CL_R, CL_FLOAT };
     cl_image_desc desc;
     cl_int err;
+    if (*image && *image_of == buffer)
+        return CLX_OK;
+    if (*image)
+        clReleaseMemObject(*image);
+    *image_of = NULL;
     memset(&desc, 0, sizeof desc);
     desc.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER;
     desc.image_width = texels;
     desc.buffer = buffer;
-    *out = clCreateImage(ctx->cl, CL_MEM_READ_ONLY, &format, &desc, NULL, &err);
-    if (err == CL_SUCCESS)
+    *image = clCreateImage(ctx->cl, CL_MEM_READ_ONLY, &format, &desc, NULL, &err);
+    if (err == CL_SUCCESS) {
+        *image_of = buffer;
         return CLX_OK;
-    *out = NULL;
+    }
+    *image = NULL;
     return ctx_fail(ctx, cl_status(err), "clCreateImage for the %s (%zu texels over a buffer) failed on %s: %s", what,
                     texels, ctx->dev.info.name, cl_errstr(err));
 }

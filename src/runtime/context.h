@@ -71,10 +71,12 @@ int ctx_cl_fail(struct clx_context *ctx, cl_int code, const char *call, const ch
  * and its size. *out is NULL then. */
 int ctx_create_buffer(struct clx_context *ctx, size_t bytes, cl_mem *out, const char *what);
 
-/* A read-only 1D image of `texels` floats (CL_R) over `buffer`, no copy,
- * for reads through the texture units; a failure names `what`. *out is
- * NULL then. */
-int ctx_float_image_over(struct clx_context *ctx, cl_mem buffer, size_t texels, cl_mem *out, const char *what);
+/* *image: a read-only 1D image of `texels` floats (CL_R) over `buffer`, no
+ * copy, for reads through the texture units. Kept while *image_of is
+ * `buffer`, else released and made again over it. A failure names `what`;
+ * *image and *image_of are NULL then. */
+int ctx_float_image_over(struct clx_context *ctx, cl_mem buffer, size_t texels, cl_mem *image, cl_mem *image_of,
+                         const char *what);
 
 /* Stage times (profile.h) on the context's queue: the stage `name` (a
  * string literal) ends here, having moved `bytes`; ctx_profile_begin marks
