@@ -132,6 +132,9 @@ int stage_create(struct clx_context *ctx, struct stage *s, const struct kernel_p
          (status = subpixel_init(&s->fallback, config->fallback, base->fit_size)) != CLX_OK))
         return ctx_fail(ctx, status, "cannot set up the %s estimator over %dx%d values",
                         clx_estimator_name(config->estimator), base->fit_size, base->fit_size);
+    if (config->device_offsets &&
+        (status = peak_offsets_create(ctx, &s->params, &s->estimator, &s->fallback, &s->on_device)) != CLX_OK)
+        return status;
     if ((status = create_buffers(ctx, s)) != CLX_OK ||
         (status = peak_finder_build(ctx, &s->params, ntiles, &s->peaks)) != CLX_OK ||
         (status = s->correlator->create(ctx, &s->params, nwin, ntiles, &s->correlator_state)) != CLX_OK)
@@ -174,6 +177,13 @@ error:
     return status;
 }
 
+int stage_enqueue_offsets(struct clx_context *ctx, struct stage *s, int ntiles, cl_mem offsets)
+{
+    if (!s->on_device.kernel)
+        return ctx_fail(ctx, CLX_ERR_STATE, "internal: the stage was made without device offsets");
+    return peak_offsets_enqueue(ctx, &s->on_device, s->peak_index, s->neighbourhoods, ntiles, offsets);
+}
+
 static double host_real(const struct stage *s, const void *buf, size_t i)
 {
     return s->params.use_double ? ((const double *)buf)[i] : ((const float *)buf)[i];
@@ -210,6 +220,7 @@ void stage_release(struct stage *s)
     if (s->correlator)
         s->correlator->release(s->correlator_state);
     peak_finder_release(&s->peaks);
+    peak_offsets_release(&s->on_device);
     subpixel_release(&s->estimator);
     subpixel_release(&s->fallback);
     cl_mem bufs[] = { s->prepared, s->corr, s->peak_index, s->neighbourhoods, s->second };

@@ -17,6 +17,7 @@
 #include <CL/cl.h>
 #include "clxcorr.h"
 #include "ops/correlator.h"
+#include "ops/peak_offsets.h"
 #include "ops/peak_search.h"
 #include "ops/subpixel.h"
 #include "params/kernel_params.h"
@@ -30,6 +31,7 @@ struct stage {
     struct peak_finder peaks;
     struct subpixel estimator;
     struct subpixel fallback;         /* tried when the estimator finds no maximum (kind 0: none) */
+    struct peak_offsets on_device;    /* the same estimates on the device (config->device_offsets) */
     char explanation[800];            /* how the correlator (and with fft=auto the FFT library) was chosen */
     int nwin, ntiles;                 /* windows; tiles of a full batch */
     int second_peak;                  /* also find each tile's second-highest peak */
@@ -52,6 +54,7 @@ struct stage_config {
     clx_estimator fallback;           /* CLX_ESTIMATOR_DEFAULT: none */
     const struct kernel_overrides *overrides; /* the caller's kernel parameters, may be NULL */
     int second_peak;
+    int device_offsets;               /* also build stage_enqueue_offsets' kernel */
 };
 
 /* Device bytes per image of a stage for `base` and `method` (the dearer path
@@ -77,6 +80,12 @@ int stage_set_reference(struct clx_context *ctx, struct stage *s);
  * correlator.h) and enqueues the downloads of their peaks; *done completes
  * when they are on the host. */
 int stage_enqueue(struct clx_context *ctx, struct stage *s, int ntiles, cl_mem tile_ids, cl_event *done);
+
+/* After stage_enqueue, enqueues the first ntiles tiles' offsets, as
+ * stage_peak_of's ix + sx, iy + sy (NaN, NaN where a tile has no peak),
+ * into `offsets` (a real2 per tile) on the device, for a next step that
+ * starts there without waiting for the host. Needs config->device_offsets. */
+int stage_enqueue_offsets(struct clx_context *ctx, struct stage *s, int ntiles, cl_mem offsets);
 
 /* Whether stage_enqueue takes a subset of tiles (tile_ids). */
 int stage_takes_subsets(const struct stage *s);

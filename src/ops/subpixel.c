@@ -1,6 +1,7 @@
 /* subpixel.c - the sub-pixel estimators: least squares, three-point Gaussian and parabola, centroid. */
 #include "config.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,11 +99,18 @@ static int lsq_estimate(const struct subpixel *fit, const double *nb, double *sx
     }
     double b = co[1], c = co[2], d = co[3], e = co[4], f = co[5];
     double det = 4 * d * f - e * e;
-    double half = (fit->size - 1) / 2.0;
+    double half = (fit->size - 1) / 2.0, size = 0;
+    for (int i = 0; i < n; i++)
+        size = fmax(size, fabs(nb[i]));
     *sx = *sy = 0;
     /* A maximum needs a negative definite Hessian: det > 0 and d < 0. A det
-     * that is zero up to rounding (a ridge) has no unique maximum either. */
-    if (!(det > 1e-12 * (4 * fabs(d * f) + e * e)) || !(d < 0))
+     * that is zero up to rounding (a ridge) has no unique maximum either,
+     * nor have curvatures within rounding of the values' size (a flat
+     * neighbourhood: its rounding, not its shape, would place the peak; in
+     * single precision on the device, cl/peak_offsets.cl, that rounding
+     * reaches 1e-6 of the values). */
+    if (!(det > 1e-12 * (4 * fabs(d * f) + e * e)) || !(d < 0) ||
+        !(fabs(d) + fabs(e) + fabs(f) > 64 * DBL_EPSILON * size))
         return 1;
     double x = (e * c - 2 * f * b) / det;
     double y = (e * b - 2 * d * c) / det;

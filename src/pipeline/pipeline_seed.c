@@ -40,7 +40,7 @@ static int seed_create(const struct pipeline_job *job, void **state)
         return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
     sp->job = *job;
     /* No fallback estimator: the seed method flags a failed fit. */
-    struct stage_config config = { job->opt->method, job->opt->estimator, CLX_ESTIMATOR_DEFAULT, job->overrides, 0 };
+    struct stage_config config = { job->opt->method, job->opt->estimator, CLX_ESTIMATOR_DEFAULT, job->overrides, 0, 0 };
     int ntiles = job->batch * job->nwin;
     /* With pairs every tile has a reference window of its own (nref = ntiles). */
     int status = stage_create(ctx, &sp->stage, job->params, &config, job->nref, ntiles);
