@@ -278,8 +278,8 @@ error:
     return status;
 }
 
-int icgn_run(struct icgn *g, cl_mem source, int w, int h, cl_mem corners, int ntiles, const double *start_u,
-             const double *start_v, int max_iter, double tol, struct icgn_result *out)
+int icgn_enqueue(struct icgn *g, cl_mem source, int w, int h, cl_mem corners, int ntiles, int max_iter, double tol,
+                 cl_event *done)
 {
     struct clx_context *ctx = g->ctx;
     const struct kernel_params *p = &g->params;
@@ -290,15 +290,6 @@ int icgn_run(struct icgn *g, cl_mem source, int w, int h, cl_mem corners, int nt
     cl_double tol_d = tol;
     int status = CLX_OK;
 
-    if (ntiles <= 0)
-        return CLX_OK;
-    for (int t = 0; t < ntiles; t++) {
-        set_real(g, g->starts_host, 2 * (size_t)t, start_u[t]);
-        set_real(g, g->starts_host, 2 * (size_t)t + 1, start_v[t]);
-    }
-    ctx_profile_begin(ctx);
-    CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, g->starts, CL_FALSE, 0, 2 * rs * ntiles, g->starts_host, 0, NULL,
-                                      NULL));
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof source, &source));
     CL_CALL(ctx, clSetKernelArg(k, 1, sizeof w, &w));
     CL_CALL(ctx, clSetKernelArg(k, 2, sizeof h, &h));
@@ -327,10 +318,42 @@ int icgn_run(struct icgn *g, cl_mem source, int w, int h, cl_mem corners, int nt
     /* Profiled bytes: the windows' taps are read from cache; count each
      * window's reference data and image window once per iteration. */
     ctx_profile_mark(ctx, "refine", 4.0 * ntiles * p->win_w * p->win_h * rs);
-    CL_CALL(ctx, clEnqueueReadBuffer(ctx->queue, g->results, CL_TRUE, 0, ICGN_RESULTS * rs * ntiles, g->results_host,
-                                     0, NULL, NULL));
+    CL_CALL(ctx, clEnqueueReadBuffer(ctx->queue, g->results, CL_FALSE, 0, ICGN_RESULTS * rs * ntiles,
+                                     g->results_host, 0, NULL, done));
+error:
+    return status;
+}
+
+void icgn_results(const struct icgn *g, int ntiles, struct icgn_result *out)
+{
+    unpack_results(g, ntiles, out);
+}
+
+int icgn_run(struct icgn *g, cl_mem source, int w, int h, cl_mem corners, int ntiles, const double *start_u,
+             const double *start_v, int max_iter, double tol, struct icgn_result *out)
+{
+    struct clx_context *ctx = g->ctx;
+    size_t rs = real_size(&g->params);
+    cl_event done = NULL;
+    int status = CLX_OK;
+
+    if (ntiles <= 0)
+        return CLX_OK;
+    for (int t = 0; t < ntiles; t++) {
+        set_real(g, g->starts_host, 2 * (size_t)t, start_u[t]);
+        set_real(g, g->starts_host, 2 * (size_t)t + 1, start_v[t]);
+    }
+    /* The host may have worked since the last enqueue: that time is nobody's stage. */
+    ctx_profile_begin(ctx);
+    CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, g->starts, CL_FALSE, 0, 2 * rs * ntiles, g->starts_host, 0, NULL,
+                                      NULL));
+    if ((status = icgn_enqueue(g, source, w, h, corners, ntiles, max_iter, tol, &done)) != CLX_OK)
+        goto error;
+    CL_CALL(ctx, clWaitForEvents(1, &done));
     unpack_results(g, ntiles, out);
 error:
+    if (done)
+        clReleaseEvent(done);
     return status;
 }
 

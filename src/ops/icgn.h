@@ -83,6 +83,17 @@ int icgn_set_reference(struct icgn *g, cl_mem source, int w, int h, cl_mem corne
 int icgn_run(struct icgn *g, cl_mem source, int w, int h, cl_mem corners, int ntiles, const double *start_u,
              const double *start_v, int max_iter, double tol, struct icgn_result *out);
 
+/*
+ * The same refinement, enqueued without waiting: from the start offsets
+ * already in g->starts (a real2 per tile, written by an earlier command on
+ * the queue, e.g. stage_enqueue_offsets), with the results' download;
+ * *done completes when they are on the host, and icgn_results then gives
+ * them.
+ */
+int icgn_enqueue(struct icgn *g, cl_mem source, int w, int h, cl_mem corners, int ntiles, int max_iter, double tol,
+                 cl_event *done);
+void icgn_results(const struct icgn *g, int ntiles, struct icgn_result *out);
+
 void icgn_destroy(struct icgn *g);
 
 #endif

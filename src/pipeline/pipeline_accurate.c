@@ -30,7 +30,10 @@
  *
  * Steps 1-2 are enqueued by the push; the rest needs each pass's estimates
  * on the host and runs in the read, pass by pass (IC-GN: one wait for all
- * its iterations).
+ * its iterations). IC-GN straight after the first pass (the default: no
+ * window-offset pass) is enqueued by the push too, from offsets the device
+ * works out from the first pass's peaks (ops/peak_offsets.h), and the read
+ * waits once per batch.
  */
 #include "config.h"
 
@@ -80,6 +83,15 @@ static int refines_by_icgn(const clx_plan_options *o)
 static int refines_by_correlation(const clx_plan_options *o)
 {
     return o->refine > 0 && o->refiner == CLX_REFINER_CORRELATION;
+}
+
+/* IC-GN straight from the first pass: it starts where the first pass's
+ * peaks are, so the push enqueues it behind them, with the estimates made
+ * on the device, and the read waits once. Window-offset passes need the
+ * host between the passes. */
+static int refines_in_push(const clx_plan_options *o)
+{
+    return refines_by_icgn(o) && o->passes == 1;
 }
 
 /* ---- creation ------------------------------------------------------------ */
@@ -175,8 +187,9 @@ static int create_stages(struct accurate_pipeline *a, const struct kernel_params
     /* Where the estimator finds no maximum (a 3 x 3 fit on the ridge a
      * band crossing makes, say), the per-axis parabola usually still can. */
     clx_estimator fallback = o->estimator == CLX_ESTIMATOR_PARABOLA3 ? CLX_ESTIMATOR_DEFAULT : CLX_ESTIMATOR_PARABOLA3;
-    struct stage_config coarse_config = { o->method, o->estimator, fallback, a->job.overrides, 1 };
-    struct stage_config moved_config = { CLX_METHOD_DIRECT, o->estimator, fallback, a->job.overrides, 0 };
+    struct stage_config coarse_config = { o->method, o->estimator, fallback, a->job.overrides, 1,
+                                          refines_in_push(o) };
+    struct stage_config moved_config = { CLX_METHOD_DIRECT, o->estimator, fallback, a->job.overrides, 0, 0 };
     if ((status = stage_create(ctx, &a->coarse, base, &coarse_config, a->job.nref, ntiles)) != CLX_OK ||
         (o->passes > 1 &&
          (status = stage_create(ctx, &a->offset, &offset, &moved_config, a->job.nwin, ntiles)) != CLX_OK) ||
@@ -477,15 +490,26 @@ error:
 }
 
 /* The first pass of a batch whose windows' offsets (all zero) are on the
- * device: filtered, sampled where they are, correlated. */
+ * device: filtered, sampled where they are, correlated; then, where IC-GN
+ * starts from it (refines_in_push), the refinement from the first pass's
+ * offsets, worked out on the device. */
 static int first_pass(struct accurate_pipeline *a, const struct batch_view *batch)
 {
+    struct clx_context *ctx = a->job.ctx;
+    const clx_plan_options *o = a->job.opt;
     int ntiles = (int)batch->count * a->job.nwin, status;
     if ((status = filter_images(a, batch)) != CLX_OK || (status = coefficients(a, batch)) != CLX_OK ||
         (status = sample(a, ntiles, NULL, 1)) != CLX_OK ||
-        (status = prepare(a, a->coarse_prepare, &a->coarse, a->tiles, ntiles)) != CLX_OK)
+        (status = prepare(a, a->coarse_prepare, &a->coarse, a->tiles, ntiles)) != CLX_OK ||
+        (status = stage_enqueue(ctx, &a->coarse, ntiles, NULL, &a->coarse_done)) != CLX_OK ||
+        !refines_in_push(o))
         return status;
-    return stage_enqueue(a->job.ctx, &a->coarse, ntiles, NULL, &a->coarse_done);
+    if ((status = stage_enqueue_offsets(ctx, &a->coarse, ntiles, a->icgn->starts)) != CLX_OK)
+        return status;
+    ctx_profile_mark(ctx, "start offsets", (double)ntiles * real_size(a) * (a->coarse.params.fit_size *
+                                                                           a->coarse.params.fit_size + 2));
+    return icgn_enqueue(a->icgn, a->bspline ? a->coefficients : a->filtered, a->job.image_w, a->job.image_h,
+                        a->job.corners, ntiles, o->refine, o->tolerance, &a->icgn_done);
 }
 
 /* The offsets' write blocks, so it comes first, while this queue holds
@@ -702,15 +726,22 @@ static int warped_outside(const struct accurate_pipeline *a, int t, const struct
     return 0;
 }
 
-/* The IC-GN refinement of every tile from its last pass's offset. A tile
- * it cannot refine keeps that offset, unconverged. */
+/* The IC-GN refinement of every tile from its last pass's offset (run
+ * here, or waited for where the push enqueued it). A tile it cannot refine
+ * keeps that offset, unconverged. */
 static int icgn_refine(struct accurate_pipeline *a, int ntiles)
 {
     const clx_plan_options *o = a->job.opt;
-    int status = icgn_run(a->icgn, a->bspline ? a->coefficients : a->filtered, a->job.image_w, a->job.image_h,
-                          a->job.corners, ntiles, a->dx, a->dy, o->refine, o->tolerance, a->icgn_out);
-    if (status != CLX_OK)
+    int status;
+    if (refines_in_push(o)) {
+        if ((status = wait_event(a->job.ctx, &a->icgn_done)) != CLX_OK)
+            return status;
+        icgn_results(a->icgn, ntiles, a->icgn_out);
+    } else if ((status = icgn_run(a->icgn, a->bspline ? a->coefficients : a->filtered, a->job.image_w,
+                                  a->job.image_h, a->job.corners, ntiles, a->dx, a->dy, o->refine, o->tolerance,
+                                  a->icgn_out)) != CLX_OK) {
         return status;
+    }
     for (int t = 0; t < ntiles; t++) {
         const struct icgn_result *r = &a->icgn_out[t];
         a->iterations[t] = r->iterations;
@@ -802,6 +833,8 @@ static void accurate_release(void *state)
         return;
     if (a->coarse_done)
         clReleaseEvent(a->coarse_done);
+    if (a->icgn_done)
+        clReleaseEvent(a->icgn_done);
     filter_destroy(a->prefilter);
     bspline_prefilter_destroy(a->bspline);
     icgn_destroy(a->icgn);

@@ -54,7 +54,8 @@ struct accurate_pipeline {
     void *zncc_host;
 
     struct window_grid grid;          /* for the outlier test; nx = 0 when the windows are no grid */
-    cl_event coarse_done;
+    cl_event coarse_done;             /* the first pass's peaks are on the host */
+    cl_event icgn_done;               /* IC-GN's results are (when the push enqueued it) */
 };
 
 #endif
