@@ -5,7 +5,9 @@
  *
  * tile_prepare: one work-group per tile; a tree reduction in local memory
  * gives the mean, in a fixed order, so the result is the same on every
- * run. NDRange: global (TILE_WG * ntiles), local (TILE_WG).
+ * run. It writes the window only, as tile_prepare_vector does (below).
+ * NDRange: global (TILE_WG * ntiles), local (TILE_WG). window_prepare
+ * (further down) does the same from the images, for the first pass.
  *
  * tile_prepare_vector (tile_form 1, CPU devices, where a runtime runs the
  * work-group form's loops scalar and its barriers as loop splits): one
@@ -45,16 +47,21 @@ static inline real taper(int n, int N)
 #endif
 }
 
-__kernel __attribute__((reqd_work_group_size(TILE_WG, 1, 1)))
-void tile_prepare(__global const real *tiles, __global real *prepared)
+/*
+ * One work-group prepares one window, whose rows start `pitch` reals apart
+ * at src: its sum in a fixed order (the same for either pitch), then the
+ * window's values minus the mean, tapered. Only the window's part of the
+ * padded tile is written: the padding's zeros are still there (see
+ * tile_prepare_vector above).
+ */
+static void prepare_window(__global const real *src, int pitch, __global real *dst, __local real *part)
 {
-    __local real part[TILE_WG];
-    const int tile = get_group_id(0), lid = get_local_id(0);
-    __global const real *src = tiles + (size_t)tile * WIN_PIXELS;
-
+    const int lid = get_local_id(0);
     real sum = 0;
-    for (int i = lid; i < WIN_PIXELS; i += TILE_WG)
-        sum += src[i];
+    for (int i = lid; i < WIN_PIXELS; i += TILE_WG) {
+        const int y = i / WIN_W, x = i - y * WIN_W;
+        sum += src[y * pitch + x];
+    }
     part[lid] = sum;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int s = TILE_WG / 2; s > 0; s >>= 1) {
@@ -63,15 +70,36 @@ void tile_prepare(__global const real *tiles, __global real *prepared)
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     const real mean = part[0] / WIN_PIXELS;
-
-    __global real *dst = prepared + (size_t)tile * PAD_PIXELS;
-    for (int i = lid; i < PAD_PIXELS; i += TILE_WG) {
-        const int y = i / PAD_W, x = i - y * PAD_W;
-        real v = 0;
-        if (x < WIN_W && y < WIN_H)
-            v = (src[y * WIN_W + x] - mean) * taper(x, WIN_W) * taper(y, WIN_H);
-        dst[i] = v;
+    for (int i = lid; i < WIN_PIXELS; i += TILE_WG) {
+        const int y = i / WIN_W, x = i - y * WIN_W;
+        dst[y * PAD_W + x] = (src[y * pitch + x] - mean) * taper(x, WIN_W) * taper(y, WIN_H);
     }
+}
+
+__kernel __attribute__((reqd_work_group_size(TILE_WG, 1, 1)))
+void tile_prepare(__global const real *tiles, __global real *prepared)
+{
+    __local real part[TILE_WG];
+    const int tile = get_group_id(0);
+    prepare_window(tiles + (size_t)tile * WIN_PIXELS, WIN_W, prepared + (size_t)tile * PAD_PIXELS, part);
+}
+
+/*
+ * window_prepare: tile_prepare of the windows where they are in the images
+ * (tile t: window t % nwin of image t / nwin, at its corner), without
+ * copying them into tiles first: the first pass's windows are never moved.
+ * The same values as copy_windows at zero offsets and then tile_prepare.
+ * NDRange: global (TILE_WG * ntiles), local (TILE_WG).
+ */
+__kernel __attribute__((reqd_work_group_size(TILE_WG, 1, 1)))
+void window_prepare(__global const real *images, int image_w, int image_h, __global const int2 *corners, int nwin,
+                    __global real *prepared)
+{
+    __local real part[TILE_WG];
+    const int tile = get_group_id(0), img = tile / nwin;
+    const int2 corner = corners[tile - img * nwin];
+    prepare_window(images + (size_t)img * image_w * image_h + (size_t)corner.y * image_w + corner.x, image_w,
+                   prepared + (size_t)tile * PAD_PIXELS, part);
 }
 
 __kernel void tile_prepare_vector(__global const real *tiles, __global real *prepared, int ntiles)

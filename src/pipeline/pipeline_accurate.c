@@ -234,6 +234,8 @@ static int create_kernels_and_buffers(struct accurate_pipeline *a, const struct 
                                 &a->copy)) ||
         (status = build(ctx, "tile_prepare.cl", &a->coarse.params, tile_prepare_kernel(base), &a->coarse_program,
                         &a->coarse_prepare)) ||
+        (base->tile_form == 0 && (status = kernel_create(ctx, a->coarse_program, "window_prepare",
+                                                         &a->window_prepare))) ||
         /* Both moved stages are direct: compact windows, one layout. */
         ((o->passes > 1 || refines_by_correlation(o)) &&
          (status = build(ctx, "tile_prepare.cl", refines_by_correlation(o) ? &a->refine.params : &a->offset.params,
@@ -431,10 +433,8 @@ static int prepare(struct accurate_pipeline *a, cl_kernel k, struct stage *s, cl
     if (vector)
         CL_CALL(ctx, clSetKernelArg(k, 2, sizeof ntiles, &ntiles));
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, 0, NULL, NULL));
-    /* Profiled bytes: the windows read, the stage's padded tiles (or the windows) written. */
-    double window = (double)p->win_w * p->win_h;
-    double written = vector ? window : (double)s->params.pad_w * s->params.pad_h;
-    ctx_profile_mark(ctx, "prepare", (double)ntiles * real_size(a) * (window + written));
+    /* Profiled bytes: the windows read and written (the padding keeps its zeros). */
+    ctx_profile_mark(ctx, "prepare", 2.0 * ntiles * p->win_w * p->win_h * real_size(a));
 error:
     return status;
 }
@@ -450,6 +450,34 @@ static int wait_event(struct clx_context *ctx, cl_event *ev)
 error:
     clReleaseEvent(*ev);
     *ev = NULL;
+    return status;
+}
+
+/* The first pass's windows of ntiles tiles, where they are in the filtered
+ * images, prepared into the coarse stage's layout: window_prepare where the
+ * work-group form has it (one kernel, no copy), else copied, then prepared. */
+static int prepare_in_place(struct accurate_pipeline *a, int ntiles)
+{
+    struct clx_context *ctx = a->job.ctx;
+    const struct kernel_params *p = a->job.params;
+    cl_kernel k = a->window_prepare;
+    size_t local = (size_t)p->tile_wg, global = local * ntiles;
+    int status = CLX_OK;
+    if (!k) {
+        if ((status = sample(a, ntiles, NULL, 1)) != CLX_OK)
+            return status;
+        return prepare(a, a->coarse_prepare, &a->coarse, a->tiles, ntiles);
+    }
+    CL_CALL(ctx, clSetKernelArg(k, 0, sizeof a->filtered, &a->filtered));
+    CL_CALL(ctx, clSetKernelArg(k, 1, sizeof a->job.image_w, &a->job.image_w));
+    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof a->job.image_h, &a->job.image_h));
+    CL_CALL(ctx, clSetKernelArg(k, 3, sizeof a->job.corners, &a->job.corners));
+    CL_CALL(ctx, clSetKernelArg(k, 4, sizeof a->job.nwin, &a->job.nwin));
+    CL_CALL(ctx, clSetKernelArg(k, 5, sizeof a->coarse.prepared, &a->coarse.prepared));
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, 0, NULL, NULL));
+    /* Profiled bytes: the windows read and written. */
+    ctx_profile_mark(ctx, "prepare", 2.0 * ntiles * p->win_w * p->win_h * real_size(a));
+error:
     return status;
 }
 
@@ -499,8 +527,7 @@ static int first_pass(struct accurate_pipeline *a, const struct batch_view *batc
     const clx_plan_options *o = a->job.opt;
     int ntiles = (int)batch->count * a->job.nwin, status;
     if ((status = filter_images(a, batch)) != CLX_OK || (status = coefficients(a, batch)) != CLX_OK ||
-        (status = sample(a, ntiles, NULL, 1)) != CLX_OK ||
-        (status = prepare(a, a->coarse_prepare, &a->coarse, a->tiles, ntiles)) != CLX_OK ||
+        (status = prepare_in_place(a, ntiles)) != CLX_OK ||
         (status = stage_enqueue(ctx, &a->coarse, ntiles, NULL, &a->coarse_done)) != CLX_OK ||
         !refines_in_push(o))
         return status;
@@ -841,7 +868,7 @@ static void accurate_release(void *state)
     stage_release(&a->coarse);
     stage_release(&a->offset);
     stage_release(&a->refine);
-    cl_kernel kernels[] = { a->sample, a->copy, a->coarse_prepare, a->moved_prepare, a->zncc_kernel,
+    cl_kernel kernels[] = { a->sample, a->copy, a->coarse_prepare, a->window_prepare, a->moved_prepare, a->zncc_kernel,
                             a->to_real[0], a->to_real[1],
                             a->to_real[2] };
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)

@@ -27,6 +27,7 @@ struct accurate_pipeline {
     cl_kernel to_real[3];
     cl_kernel sample, copy, coarse_prepare, zncc_kernel;   /* copy: copy_windows (integer moves) */
     cl_kernel moved_prepare;          /* tile_prepare for the offset and refine stages' (direct) layout */
+    cl_kernel window_prepare;         /* tile_form 0: the first pass's windows prepared where they are */
 
     struct stage coarse;              /* the first pass: the whole search range */
     struct stage offset;              /* window-offset passes: --fine-shift pixels, direct (if passes > 1) */
