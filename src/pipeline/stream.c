@@ -48,10 +48,13 @@
 /*
  * Lanes per GPU. The seed mode waits for a batch once, and three lanes keep
  * an H100 busy (16,300 patterns/s against 15,600 with two and 14,600 with
- * four, ebsd-900). The accurate mode waits twice per batch (the first pass's
- * peaks for the host's estimator, then IC-GN's results), so more lanes hide
- * those waits: on an H100, 6,000 patterns/s with three, 7,200 - 8,100 with
- * eight (bench/gpu-lanes-results.txt).
+ * four, ebsd-900). The accurate mode waited twice per batch (the first
+ * pass's peaks for the host's estimator, then IC-GN's results), and more
+ * lanes hid those waits: on an H100, 6,000 patterns/s with three, 7,200 -
+ * 8,100 with eight (bench/gpu-lanes-results.txt). Since IC-GN is enqueued
+ * by the push it waits once, and three to eight lanes are within the runs'
+ * noise (9,100 - 10,300 patterns/s, bench/gpu-accurate-push-results.txt);
+ * eight stay.
  */
 #define DEFAULT_GPU_LANES_SEED 3
 #define DEFAULT_GPU_LANES_ACCURATE 8
