@@ -108,14 +108,25 @@ void filter_rows(__global const in_t *in, int in_offset, int in_pitch, int in_st
         v[4 * q + 3] = r.s3;
     }
     __global real *out = tmp + img * w * h + (size_t)y * w;
+    /* Four outputs at a time, stored as one vector: a warp's scalar stores
+     * of every fourth value were four times the store transactions. */
 #pragma unroll
-    for (int m = 0; m < FILTER_ROWS_K; m++) {
-        real acc = 0;
+    for (int m = 0; m < FILTER_ROWS_K; m += 4) {
+        real4 acc = 0;
 #pragma unroll
-        for (int k = 0; k < FILTER_TAPS; k++)
-            acc = mad(taps[k], v[m + k], acc);
-        if (x0 + m < w)
-            out[x0 + m] = acc;
+        for (int k = 0; k < FILTER_TAPS; k++) {
+            acc.s0 = mad(taps[k], v[m + k], acc.s0);
+            acc.s1 = mad(taps[k], v[m + 1 + k], acc.s1);
+            acc.s2 = mad(taps[k], v[m + 2 + k], acc.s2);
+            acc.s3 = mad(taps[k], v[m + 3 + k], acc.s3);
+        }
+        if (x0 + m + 4 <= w) {
+            vstore4(acc, 0, out + x0 + m);
+        } else {
+            const real a[4] = { acc.s0, acc.s1, acc.s2, acc.s3 };
+            for (int i = 0; i < 4 && x0 + m + i < w; i++)
+                out[x0 + m + i] = a[i];
+        }
     }
 #endif
 }
@@ -125,6 +136,7 @@ void filter_rows(__global const in_t *in, int in_offset, int in_pitch, int in_st
  * the other paths add them. */
 static inline void add_to_outputs(real *acc, int j, real value, __constant real *taps)
 {
+#pragma unroll
     for (int k = 0; k < FILTER_K; k++) {
         const int tap = j - k;
         if (tap >= 0 && tap < FILTER_TAPS)
@@ -153,6 +165,7 @@ void filter_columns(__global const real *tmp, __global const in_t *in, int in_of
      * border rule's index (a modulo) for every row and then chose. */
     if (interior) {
         __global const real *p = column + (size_t)(y0 - FILTER_R) * w;
+#pragma unroll
         for (int j = 0; j < FILTER_K + 2 * FILTER_R; j++, p += w)
             add_to_outputs(acc, j, *p, taps);
     } else {
