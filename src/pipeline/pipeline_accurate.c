@@ -528,9 +528,10 @@ static int first_pass(struct accurate_pipeline *a, const struct batch_view *batc
     int ntiles = (int)batch->count * a->job.nwin, status;
     if ((status = filter_images(a, batch)) != CLX_OK || (status = coefficients(a, batch)) != CLX_OK ||
         (status = prepare_in_place(a, ntiles)) != CLX_OK ||
-        (status = stage_enqueue(ctx, &a->coarse, ntiles, NULL, &a->coarse_done)) != CLX_OK ||
-        !refines_in_push(o))
+        (status = stage_enqueue(ctx, &a->coarse, ntiles, NULL, &a->coarse_done)) != CLX_OK)
         return status;
+    if (!refines_in_push(o))
+        return CLX_OK;
     if ((status = stage_enqueue_offsets(ctx, &a->coarse, ntiles, a->icgn->starts)) != CLX_OK)
         return status;
     ctx_profile_mark(ctx, "start offsets", (double)ntiles * real_size(a) * (a->coarse.params.fit_size *
@@ -539,16 +540,18 @@ static int first_pass(struct accurate_pipeline *a, const struct batch_view *batc
                         a->job.corners, ntiles, o->refine, o->tolerance, &a->icgn_done);
 }
 
-/* The offsets' write blocks, so it comes first, while this queue holds
- * nothing (the last read waited for everything): behind the upload and the
- * filters it held the push up by their whole device time (18 ms per 256
- * ebsd-900 images on an H100, with the lane's thread idle). */
+/* The zero offsets are needed on the device only where the first pass
+ * copies its windows (no window_prepare). Their write blocks, so it comes
+ * first, while this queue holds nothing (the last read waited for
+ * everything): behind the upload and the filters it held the push up by
+ * their whole device time (18 ms per 256 ebsd-900 images on an H100, with
+ * the lane's thread idle). */
 static int accurate_push(void *state, const struct batch_view *batch)
 {
     struct accurate_pipeline *a = state;
     int ntiles = (int)batch->count * a->job.nwin, status;
     zero_offsets(a, ntiles);
-    if ((status = upload_offsets(a, ntiles)) != CLX_OK)
+    if (!a->window_prepare && (status = upload_offsets(a, ntiles)) != CLX_OK)
         return status;
     return first_pass(a, batch);
 }
