@@ -30,7 +30,7 @@ static const char *const kernels_fft_pack = "window_sums.cl prepare.cl fft_pack.
 static const char *const kernels_direct = "window_sums.cl prepare.cl correlate_direct.cl argmax.cl neighbourhood.cl";
 static const char *const kernels_direct_few = "correlate_direct_few.cl";
 /* The accurate mode's own kernels, built with either path's layout. */
-static const char *const kernels_accurate = "sample_windows.cl tile_prepare.cl zncc.cl";
+static const char *const kernels_accurate = "sample_windows.cl tile_prepare.cl zncc.cl peak_offsets.cl";
 
 static int print(const char *kernels, struct kernel_params *p)
 {
