@@ -101,12 +101,13 @@ static int seed_push(void *state, const struct batch_view *batch)
     struct seed_pipeline *sp = state;
     int status = prepare(sp, batch);
     /* Profiled bytes: each window read twice (mean, then values), every
-     * padded tile written. */
+     * padded tile written (prep_pad 0) or its window only (1, 2: see
+     * ops/prepare_windows.h; 1's fill is counted with it). */
     const struct kernel_params *p = &sp->stage.params;
     double tiles = (double)batch->count * sp->job.nwin;
+    double written = p->prep_pad == 2 ? (double)p->win_w * p->win_h : (double)p->pad_w * p->pad_h;
     ctx_profile_mark(sp->job.ctx, "prepare",
-                     tiles * (2.0 * p->win_w * p->win_h * clx_pixel_size(batch->type) +
-                              (double)p->pad_w * p->pad_h * real_size(sp)));
+                     tiles * (2.0 * p->win_w * p->win_h * clx_pixel_size(batch->type) + written * real_size(sp)));
     if (status == CLX_OK)
         status = stage_enqueue(sp->job.ctx, &sp->stage, (int)(batch->count * sp->job.nwin), NULL, &sp->done);
     return status;
