@@ -84,8 +84,8 @@ int icgn_run(struct icgn *g, cl_mem source, int w, int h, cl_mem corners, int nt
              const double *start_v, int max_iter, double tol, struct icgn_result *out);
 
 /*
- * The same refinement, enqueued without waiting: from the start offsets
- * already in g->starts (a real2 per tile, written by an earlier command on
+ * The same refinement of ntiles > 0 tiles, enqueued without waiting: from
+ * the start offsets already in g->starts (a real2 per tile, written by an earlier command on
  * the queue, e.g. stage_enqueue_offsets), with the results' download;
  * *done completes when they are on the host, and icgn_results then gives
  * them.
