@@ -149,16 +149,12 @@ int bspline_prefilter_create(struct clx_context *ctx, const struct kernel_params
         *out = b;
         return CLX_OK;
     }
-    float hf[MAX_RADIUS + 1];
-    for (int k = 0; k <= radius; k++)
-        hf[k] = (float)h[k];
     if ((status = program_build_params(ctx, "bspline_prefilter.cl", p, &b->program)) != CLX_OK ||
         (status = kernel_create(ctx, b->program, kernel_name(b, 0), &b->rows)) != CLX_OK ||
         (status = kernel_create(ctx, b->program, kernel_name(b, 1), &b->columns)) != CLX_OK ||
-        (status = ctx_create_buffer(ctx, b->real_size * (radius + 1), &b->taps, "B-spline prefilter taps")) != CLX_OK)
+        (status = ctx_create_reals(ctx, h, (size_t)radius + 1, p->use_double, &b->taps, "B-spline prefilter taps")) !=
+            CLX_OK)
         goto error;
-    CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, b->taps, CL_TRUE, 0, b->real_size * (radius + 1),
-                                      p->use_double ? (const void *)h : (const void *)hf, 0, NULL, NULL));
     *out = b;
     return CLX_OK;
 error:

@@ -112,23 +112,12 @@ static int check_options(struct clx_context *ctx, const clx_filter_options *o)
 
 static int upload_taps(struct clx_filter *f)
 {
-    struct clx_context *ctx = f->ctx;
     int status = CLX_OK;
-    cl_int err;
-    for (int s = 0; s < f->chain.nstages; s++) {
+    for (int s = 0; s < f->chain.nstages && status == CLX_OK; s++) {
         const struct filter_stage *st = &f->chain.stages[s];
-        int n = 2 * st->radius + 1;
-        double d[FILTER_MAX_TAPS];
-        float fl[FILTER_MAX_TAPS];
-        for (int k = 0; k < n; k++) {
-            d[k] = st->taps[k];
-            fl[k] = (float)st->taps[k];
-        }
-        f->taps[s] = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, real_size(f) * n,
-                                    f->opt.use_double ? (void *)d : (void *)fl, &err);
-        CL_CHECK_RESULT(ctx, "clCreateBuffer(filter taps)", err);
+        status = ctx_create_reals(f->ctx, st->taps, 2 * (size_t)st->radius + 1, f->opt.use_double, &f->taps[s],
+                                  "filter taps");
     }
-error:
     return status;
 }
 

@@ -88,7 +88,7 @@ static int noise_model_make(struct icgn *g, const struct icgn_noise_filters *noi
         noise = &white;
     int ntaps = noise->smoothing_radius + noise->spline_radius + 1, radius;
     double *taps = malloc(sizeof *taps * ntaps), rho[ICGN_RHO_MAX + 1];
-    void *raw = malloc(rs * (ntaps > ICGN_RHO_MAX + 1 ? ntaps : ICGN_RHO_MAX + 1));
+    void *raw = malloc(rs * (ICGN_RHO_MAX + 1));
     cl_mem taps_buf = NULL;
     cl_kernel k = NULL;
     int status = CLX_OK;
@@ -97,14 +97,12 @@ static int noise_model_make(struct icgn *g, const struct icgn_noise_filters *noi
         goto error;
     }
     kernel_convolve(noise->smoothing, noise->smoothing_radius, noise->spline, noise->spline_radius, taps, &radius);
-    for (int i = 0; i <= radius; i++)
-        set_real(g, raw, (size_t)i, taps[i]);
     if ((status = ctx_create_buffer(ctx, rs * ICGN_MODEL_SIZE, &g->noise_model, "IC-GN noise model")) != CLX_OK ||
-        (status = ctx_create_buffer(ctx, rs * (radius + 1), &taps_buf, "IC-GN noise filter")) != CLX_OK ||
+        (status = ctx_create_reals(ctx, taps, (size_t)radius + 1, p->use_double, &taps_buf, "IC-GN noise filter")) !=
+            CLX_OK ||
         (status = program_build_params(ctx, "icgn_noise.cl", &g->params, &g->noise_program)) != CLX_OK ||
         (status = kernel_create(ctx, g->noise_program, "icgn_noise_model", &k)) != CLX_OK)
         goto error;
-    CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, taps_buf, CL_TRUE, 0, rs * (radius + 1), raw, 0, NULL, NULL));
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof taps_buf, &taps_buf));
     CL_CALL(ctx, clSetKernelArg(k, 1, sizeof radius, &radius));
     CL_CALL(ctx, clSetKernelArg(k, 2, sizeof g->noise_model, &g->noise_model));

@@ -1,7 +1,6 @@
 /* peak_offsets.c - a stage's offsets on the device: cl/peak_offsets.cl's host side. */
 #include "config.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "ops/peak_offsets.h"
@@ -9,28 +8,15 @@
 #include "runtime/context.h"
 #include "runtime/program_build.h"
 
-/* The estimator's pseudo-inverse as the kernel's reals in a new buffer (one
- * unused real for estimators without one: a kernel argument must be a buffer). */
+/* The estimator's pseudo-inverse as the kernel's reals (one unused value
+ * for estimators without one: a kernel argument must be a buffer). */
 static int upload_pinv(struct clx_context *ctx, const struct kernel_params *p, const struct subpixel *fit,
                        cl_mem *out)
 {
-    size_t n = fit->pinv ? 6 * (size_t)fit->size * fit->size : 1;
-    size_t rs = p->use_double ? sizeof(double) : sizeof(float);
-    void *host = calloc(n, rs);
-    int status;
-    if (!host)
-        return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
-    for (size_t i = 0; fit->pinv && i < n; i++) {
-        if (p->use_double)
-            ((double *)host)[i] = fit->pinv[i];
-        else
-            ((float *)host)[i] = (float)fit->pinv[i];
-    }
-    if ((status = ctx_create_buffer(ctx, n * rs, out, "sub-pixel fit")) == CLX_OK)
-        CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, *out, CL_TRUE, 0, n * rs, host, 0, NULL, NULL));
-error:
-    free(host);
-    return status;
+    static const double none = 0;
+    if (!fit->pinv)
+        return ctx_create_reals(ctx, &none, 1, p->use_double, out, "sub-pixel fit");
+    return ctx_create_reals(ctx, fit->pinv, 6 * (size_t)fit->size * fit->size, p->use_double, out, "sub-pixel fit");
 }
 
 int peak_offsets_create(struct clx_context *ctx, const struct kernel_params *p, const struct subpixel *estimator,

@@ -70,6 +70,29 @@ int ctx_create_buffer(struct clx_context *ctx, size_t bytes, cl_mem *out, const 
                     bytes / 1048576.0, ctx->dev.info.name, cl_errstr(err));
 }
 
+int ctx_create_reals(struct clx_context *ctx, const double *values, size_t n, int use_double, cl_mem *out,
+                     const char *what)
+{
+    size_t rs = use_double ? sizeof(double) : sizeof(float);
+    float *narrowed = NULL;
+    cl_int err;
+    *out = NULL;
+    if (!use_double) {
+        if (!(narrowed = malloc(n * sizeof *narrowed)))
+            return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+        for (size_t i = 0; i < n; i++)
+            narrowed[i] = (float)values[i];
+    }
+    *out = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * rs,
+                          use_double ? (void *)values : (void *)narrowed, &err);
+    free(narrowed);
+    if (err == CL_SUCCESS)
+        return CLX_OK;
+    *out = NULL;
+    return ctx_fail(ctx, cl_status(err), "clCreateBuffer for the %s (%zu values) failed on %s: %s", what, n,
+                    ctx->dev.info.name, cl_errstr(err));
+}
+
 int ctx_float_image_over(struct clx_context *ctx, cl_mem buffer, size_t texels, cl_mem *image, cl_mem *image_of,
                          const char *what)
 {

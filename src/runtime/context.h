@@ -71,6 +71,12 @@ int ctx_cl_fail(struct clx_context *ctx, cl_int code, const char *call, const ch
  * and its size. *out is NULL then. */
 int ctx_create_buffer(struct clx_context *ctx, size_t bytes, cl_mem *out, const char *what);
 
+/* A read-only device buffer holding values[0 .. n - 1] as the kernels'
+ * reals (double, or rounded to float): taps, fits, small tables. A failure
+ * names `what`; *out is NULL then. */
+int ctx_create_reals(struct clx_context *ctx, const double *values, size_t n, int use_double, cl_mem *out,
+                     const char *what);
+
 /* *image: a read-only 1D image of `texels` floats (CL_R) over `buffer`, no
  * copy, for reads through the texture units. Kept while *image_of is
  * `buffer`, else released and made again over it. A failure names `what`;
