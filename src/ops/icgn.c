@@ -239,7 +239,7 @@ error:
     return status;
 }
 
-static void unpack_results(const struct icgn *g, int ntiles, struct icgn_result *out)
+void icgn_results(const struct icgn *g, int ntiles, struct icgn_result *out)
 {
     for (int t = 0; t < ntiles; t++) {
         size_t b = (size_t)t * ICGN_RESULTS;
@@ -322,11 +322,6 @@ error:
     return status;
 }
 
-void icgn_results(const struct icgn *g, int ntiles, struct icgn_result *out)
-{
-    unpack_results(g, ntiles, out);
-}
-
 int icgn_run(struct icgn *g, cl_mem source, int w, int h, cl_mem corners, int ntiles, const double *start_u,
              const double *start_v, int max_iter, double tol, struct icgn_result *out)
 {
@@ -348,7 +343,7 @@ int icgn_run(struct icgn *g, cl_mem source, int w, int h, cl_mem corners, int nt
     if ((status = icgn_enqueue(g, source, w, h, corners, ntiles, max_iter, tol, &done)) != CLX_OK)
         goto error;
     CL_CALL(ctx, clWaitForEvents(1, &done));
-    unpack_results(g, ntiles, out);
+    icgn_results(g, ntiles, out);
 error:
     if (done)
         clReleaseEvent(done);
