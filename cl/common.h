@@ -14,8 +14,9 @@
  *    (ux mod CORR_W, uy mod CORR_H), as an unshifted FFT leaves it; other
  *    elements (the FFT's zero band) belong to no shift;
  *  - spectra: the FFT backend's half-spectra, (PAD_W / 2 + 1) x PAD_H
- *    complex values per tile with clFFT and VkFFT (SPEC_PIXELS; fft=cpu
- *    keeps a layout of its own, which only the element-wise multiply sees);
+ *    complex values per tile with clFFT and VkFFT (SPEC_PIXELS; fft=cpu and
+ *    fft=local keep layouts of their own, which only their own fused
+ *    multiplies see);
  *  - with FFT_PACK=1, packed arrays: PAD_W x PAD_H complex values per pair
  *    of tiles, row-major, tile 2p the real parts of array p and tile 2p + 1
  *    the imaginary parts; their spectra the same (C2C layout).

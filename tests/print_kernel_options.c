@@ -182,5 +182,12 @@ int main(void)
         fft_cpu_build_options(fft_sizes[s][0], fft_sizes[s][1], (int)s % 2, buf, sizeof buf);
         printf("fft_cpu.cl|%s\n", buf);
     }
+    /* The local FFT backend's (src/ops/fft_local.c): every radix, float and double, its line counts. */
+    for (size_t s = 0; s < sizeof fft_sizes / sizeof fft_sizes[0]; s++) {
+        char buf[768];
+        fft_local_build_options(fft_sizes[s][0], fft_sizes[s][1], (int)s % 2, s % 2 ? 4 : 8, s % 2 ? 4 : 8, 128, buf,
+                                sizeof buf);
+        printf("fft_local.cl|%s\n", buf);
+    }
     return bad;
 }

@@ -4,13 +4,13 @@
  * sizes), C2R(R2C(x)) = x and C2C inverse(C2C forward(z)) = z, batches
  * whose members differ, a plan run on other buffers, forward transforms
  * leaving their input alone, in float and (where the device has fp64)
- * double; VkFFT and the cpu backend against clFFT on a larger batch; and
- * the correlation stage with fft=vkfft and fft=cpu (whose correlate fuses
- * the multiply into the transforms) against fft=clfft through the public
- * API. The cpu backend (real transforms only, its own
- * half-spectrum layout) is compared after its spectra are put in the
- * libraries' layout, and its R2C reading only part of the input against
- * one reading all of it. In a build without VkFFT, fft=vkfft must fail with
+ * double; VkFFT and clxcorr's own backends against clFFT on a larger
+ * batch; and the correlation stage with fft=vkfft, fft=cpu and fft=local
+ * (whose correlates fuse the multiply into the transforms) against
+ * fft=clfft through the public API. The cpu and local backends (real
+ * transforms only, half-spectrum layouts of their own) are compared after
+ * their spectra are put in the libraries' layout, and their R2C reading
+ * only part of the input against one reading all of it. In a build without VkFFT, fft=vkfft must fail with
  * its one-line message.
  */
 #ifdef HAVE_CONFIG_H
@@ -30,7 +30,7 @@
 #include "runtime/context.h"
 #include "test_data.h"
 
-static const char *const backend_names[] = { "clfft", "vkfft", "cpu" };
+static const char *const backend_names[] = { "clfft", "vkfft", "cpu", "local" };
 
 /*
  * The contract checks, in float and, where the device has fp64, double.
@@ -167,14 +167,43 @@ static double *cpu_to_library_layout(const double *cpu, int nx, int ny, int batc
     return lib;
 }
 
+/*
+ * `batch` half-spectra of the local backend (per array ny / 2 + 1 rows of
+ * nx values kx, row ky) in the libraries' layout, the rows past ny / 2 by
+ * Hermitian symmetry.
+ */
+static double *local_to_library_layout(const double *local, int nx, int ny, int batch)
+{
+    size_t hx = (size_t)nx / 2 + 1, hy = (size_t)ny / 2 + 1;
+    double *lib = malloc(sizeof(double) * 2 * hx * ny * batch);
+    for (int b = 0; b < batch; b++)
+        for (int ky = 0; ky < ny; ky++)
+            for (size_t kx = 0; kx < hx; kx++) {
+                int conj = ky > ny / 2;
+                size_t row = conj ? (size_t)(ny - ky) : (size_t)ky, col = conj ? (nx - kx) % nx : kx;
+                const double *from = local + 2 * ((size_t)b * hy * nx + row * nx + col);
+                double *to = lib + 2 * ((size_t)b * hx * ny + (size_t)ky * hx + kx);
+                to[0] = from[0];
+                to[1] = conj ? -from[1] : from[1];
+            }
+    return lib;
+}
+
+/* clxcorr's own backends: real transforms only, in layouts of their own. */
+static int own_backend(const struct fft_backend *fft)
+{
+    return fft == &fft_backend_cpu || fft == &fft_backend_local;
+}
+
 /* The spectra `plan` made, in the libraries' layout. */
 static double *read_spectra(struct clx_context *ctx, const struct fft_backend *fft, cl_mem spectra, int nx, int ny,
                             int batch, int use_double)
 {
     double *got = device_read_reals(ctx, spectra, 2 * fft->spectrum_elements(nx, ny) * batch, use_double);
-    if (fft != &fft_backend_cpu)
+    if (!own_backend(fft))
         return got;
-    double *lib = cpu_to_library_layout(got, nx, ny, batch);
+    double *lib = fft == &fft_backend_cpu ? cpu_to_library_layout(got, nx, ny, batch)
+                                          : local_to_library_layout(got, nx, ny, batch);
     free(got);
     return lib;
 }
@@ -316,8 +345,12 @@ static void check_agree(struct clx_context *ctx, const struct fft_backend *a, co
 /*
  * An R2C told that only the top-left data_w x data_h part of its input is
  * not zero (the correlation's padding) gives the spectra of the plan that
- * reads it all (the cpu backend exactly: tails of its vectors included,
- * data_w not a multiple of 8 or 16).
+ * reads it all (tails of the cpu backend's vectors and of the local
+ * backend's column groups included: data_w not a multiple of 8 or 16). The
+ * cpu backend gives exactly the same numbers; the local one, which pairs
+ * columns differently, only to rounding: read whole, a zero column's
+ * spectrum comes out of its pair's separation as rounding residue, where
+ * the part-reading plan knows it is zero.
  */
 static void check_extent(struct clx_context *ctx, const struct fft_backend *fft, int nx, int ny, int batch,
                          int data_w, int data_h)
@@ -422,9 +455,9 @@ static double compare_tile(const struct stage_run *a, const struct stage_run *b,
     return err / peak;
 }
 
-/* The correlation stage with fft=vkfft and fft=cpu against fft=clfft, or,
- * in a build without VkFFT, fft=vkfft's refusal; fft=cpu refusing
- * fft_pack=1. */
+/* The correlation stage with fft=vkfft, fft=cpu and fft=local against
+ * fft=clfft, or, in a build without VkFFT, fft=vkfft's refusal; fft=cpu and
+ * fft=local refusing fft_pack=1. */
 static void check_stage(clx_context *ctx)
 {
     const clx_region regions[NWIN] = { { 4, 4, 100, 100 }, { 136, 6, 100, 100 }, { 10, 112, 100, 100 },
@@ -453,19 +486,25 @@ static void check_stage(clx_context *ctx)
             worst = fmax(worst, compare_tile(&with_clfft, &with_vkfft, t));
         printf("stage: fft=vkfft gives fft=clfft's surfaces (worst %.3g of the peak) and offsets\n", worst);
     }
-    struct stage_run with_cpu = { .surfaces = NULL };
-    if (run_stage(ctx, "fft=cpu", &ref, images, regions, &with_cpu) != CLX_OK)
-        die(ctx, "clx_plan_create (fft=cpu)");
-    double worst = 0;
-    for (int t = 0; t < NIMAGES * NWIN; t++)
-        worst = fmax(worst, compare_tile(&with_clfft, &with_cpu, t));
-    printf("stage: fft=cpu gives fft=clfft's surfaces (worst %.3g of the peak) and offsets\n", worst);
-    status = run_stage(ctx, "fft=cpu,fft_pack=1", &ref, images, regions, &with_cpu);
-    CHECK(status == CLX_ERR_UNSUPPORTED, "fft=cpu,fft_pack=1: status %d", status);
-    printf("stage: fft=cpu,fft_pack=1 refused: %s\n", clx_context_message(ctx));
+    for (int own = 0; own < 2; own++) {
+        const char *name = own ? "local" : "cpu";
+        char params[64];
+        struct stage_run with_own = { .surfaces = NULL };
+        snprintf(params, sizeof params, "fft=%s", name);
+        if (run_stage(ctx, params, &ref, images, regions, &with_own) != CLX_OK)
+            die(ctx, params);
+        double worst = 0;
+        for (int t = 0; t < NIMAGES * NWIN; t++)
+            worst = fmax(worst, compare_tile(&with_clfft, &with_own, t));
+        printf("stage: %s gives fft=clfft's surfaces (worst %.3g of the peak) and offsets\n", params, worst);
+        snprintf(params, sizeof params, "fft=%s,fft_pack=1", name);
+        status = run_stage(ctx, params, &ref, images, regions, &with_own);
+        CHECK(status == CLX_ERR_UNSUPPORTED, "%s: status %d", params, status);
+        printf("stage: %s refused: %s\n", params, clx_context_message(ctx));
+        free(with_own.surfaces);
+    }
     free(with_clfft.surfaces);
     free(with_vkfft.surfaces);
-    free(with_cpu.surfaces);
     for (int i = 0; i < NIMAGES; i++)
         clx_image_free(&images[i]);
     clx_image_free(&ref);
@@ -482,9 +521,11 @@ static void check_params(void)
     CHECK(kernel_params_override(&p, "fft=clfft", why, sizeof why) == 0 && p.fft == 0 &&
           strcmp(kernel_params_fft_name(&p), "clfft") == 0, "fft=clfft: %s", why);
     CHECK(kernel_params_override(&p, "fft=fftw", why, sizeof why) == -1 &&
-          strcmp(why, "parameter fft=fftw: expected clfft or vkfft or auto or cpu") == 0, "fft=fftw: '%s'", why);
+          strcmp(why, "parameter fft=fftw: expected clfft or vkfft or auto or cpu or local") == 0, "fft=fftw: '%s'", why);
     CHECK(kernel_params_override(&p, "fft=cpu", why, sizeof why) == 0 && p.fft == FFT_CPU &&
           strcmp(kernel_params_fft_name(&p), "cpu") == 0, "fft=cpu: %s", why);
+    CHECK(kernel_params_override(&p, "fft=local", why, sizeof why) == 0 && p.fft == FFT_LOCAL &&
+          strcmp(kernel_params_fft_name(&p), "local") == 0, "fft=local: %s", why);
     CHECK(fft_backend_named("fftw") == NULL && fft_backend_named("clfft") == &fft_backend_clfft, "fft_backend_named");
 }
 
@@ -509,8 +550,12 @@ int main(void)
         for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
             if (cases[c].skip_clfft && fft == &fft_backend_clfft)
                 continue;
+            /* Every program of the local backend takes PoCL 5 s to build:
+             * past the first case, its radices are checked below. */
+            if (c > 0 && fft == &fft_backend_local)
+                continue;
             for (int d = cases[c].double_only; d <= fp64; d++)
-                for (int cplx = 0; cplx < (fft == &fft_backend_cpu ? 1 : 2); cplx++)
+                for (int cplx = 0; cplx < (own_backend(fft) ? 1 : 2); cplx++)
                     check_backend(ctx, fft, cases[c].nx, cases[c].ny, cases[c].batch, d, cplx, cases[c].with_dft,
                                   &plan_ms);
         }
@@ -518,22 +563,27 @@ int main(void)
     }
     if (!fp64)
         printf("device has no fp64: double precision not checked\n");
-    /* The cpu backend's radix 7 and odd-radix sizes on both axes, and its partial reads. */
-    for (int d = 0; d <= fp64; d++) {
-        double ms = 0;
-        check_backend(ctx, &fft_backend_cpu, 42, 70, 2, d, 0, 1, &ms);
-        check_backend(ctx, &fft_backend_cpu, 14, 6, 3, d, 0, 1, &ms);
+    /* clxcorr's own backends' radix 7 and odd-radix sizes on both axes, and their partial reads. */
+    const struct fft_backend *own[] = { &fft_backend_cpu, &fft_backend_local };
+    for (int o = 0; o < 2; o++) {
+        for (int d = 0; d <= fp64; d++) {
+            double ms = 0;
+            check_backend(ctx, own[o], 42, 70, 2, d, 0, 1, &ms);
+            check_backend(ctx, own[o], 14, 6, 3, d, 0, 1, &ms);
+        }
+        check_extent(ctx, own[o], 200, 200, 3, 100, 100);
+        check_extent(ctx, own[o], 42, 70, 2, 21, 35);
     }
-    check_extent(ctx, &fft_backend_cpu, 200, 200, 3, 100, 100);
-    check_extent(ctx, &fft_backend_cpu, 42, 70, 2, 21, 35);
     if (fft_backend_named("vkfft")) {
         check_extent(ctx, fft_backend_named("vkfft"), 200, 200, 3, 100, 100);
         check_extent(ctx, fft_backend_named("vkfft"), 42, 70, 2, 21, 35);
     }
-    struct fft_plan *c2c;
-    CHECK(fft_plan_create(ctx, &fft_backend_cpu, FFT_C2C_FORWARD, 12, 10, 1, 0, 12, 10, &c2c) == CLX_ERR_UNSUPPORTED,
-          "cpu C2C: not refused");
-    printf("cpu C2C refused: %s\n", clx_context_message(ctx));
+    for (int o = 0; o < 2; o++) {
+        struct fft_plan *c2c;
+        CHECK(fft_plan_create(ctx, own[o], FFT_C2C_FORWARD, 12, 10, 1, 0, 12, 10, &c2c) == CLX_ERR_UNSUPPORTED,
+              "%s C2C: not refused", own[o]->name);
+        printf("%s C2C refused: %s\n", own[o]->name, clx_context_message(ctx));
+    }
 
     if (fft_backend_named("vkfft")) {
         double plan_ms[2] = { 0, 0 }, t0 = now_ms();
@@ -544,6 +594,7 @@ int main(void)
     {
         double plan_ms[2] = { 0, 0 };
         check_agree(ctx, &fft_backend_clfft, &fft_backend_cpu, 200, 200, 7, 0, plan_ms);
+        check_agree(ctx, &fft_backend_clfft, &fft_backend_local, 200, 200, 7, 0, plan_ms);
     }
 
     int before = vkfft_plans_logged;

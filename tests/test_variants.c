@@ -576,6 +576,7 @@ int main(void)
     check_variants(ctx, &mixed, &direct_21x19, "", odd_sides, sizeof odd_sides / sizeof odd_sides[0], check_same);
     check_variants(ctx, &u16, &fft_24x20, "fft=clfft", pad_once, 1, check_same);
     check_variants(ctx, &u16, &fft_24x20, "fft=cpu", pad_once, 1, check_same);
+    check_variants(ctx, &u16, &fft_24x20, "fft=local", pad_once, 1, check_same);
 #ifdef HAVE_VKFFT
     check_variants(ctx, &u16, &fft_24x20, "fft=vkfft", pad_once, 1, check_same);
 #endif

@@ -13,7 +13,8 @@
  * transform may be overwritten (backends differ).
  *
  * The libraries' half-spectra are (nx / 2 + 1) x ny complex values, rows of
- * nx / 2 + 1; the "cpu" backend (src/ops/fft_cpu.c) keeps its own layout.
+ * nx / 2 + 1; clxcorr's own backends, "cpu" and "local" (src/ops/fft_cpu.c,
+ * src/ops/fft_local.c), keep layouts of their own.
  * Callers only multiply spectra element by element, so they need only
  * their size: spectrum_elements.
  */
@@ -80,6 +81,11 @@ struct fft_backend {
 
 extern const struct fft_backend fft_backend_clfft;
 extern const struct fft_backend fft_backend_cpu;
+extern const struct fft_backend fft_backend_local;
+/* What cl/fft_local.cl is built with for nx x ny transforms of lines_y and
+ * lines_x lines per work-group of work_group items (for tests/print_kernel_options.c too). */
+void fft_local_build_options(int nx, int ny, int use_double, int lines_y, int lines_x, size_t work_group, char *buf,
+                             size_t len);
 /* What cl/fft_cpu.cl is built with for nx x ny transforms (for tests/print_kernel_options.c too). */
 void fft_cpu_build_options(int nx, int ny, int use_double, char *buf, size_t len);
 

@@ -14,11 +14,11 @@
  */
 #include "config.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "ops/fft_backend.h"
+#include "ops/fft_twiddles.h"
 #include "runtime/cl_error.h"
 #include "runtime/context.h"
 #include "runtime/program_build.h"
@@ -80,32 +80,6 @@ static void cpu_destroy(void *p)
     free(st);
 }
 
-/* exp(-2 pi i t / n), t = 0..n-1, computed in double, stored in the plan's precision. */
-static int twiddles_create(struct clx_context *ctx, int n, int use_double, cl_mem *out)
-{
-    size_t rs = use_double ? sizeof(double) : sizeof(float);
-    void *host = malloc((size_t)n * 2 * rs);
-    int status = CLX_OK;
-    if (!host)
-        return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
-    for (int t = 0; t < n; t++) {
-        double a = -2.0 * M_PI * t / n;
-        if (use_double) {
-            ((double *)host)[2 * t] = cos(a);
-            ((double *)host)[2 * t + 1] = sin(a);
-        } else {
-            ((float *)host)[2 * t] = (float)cos(a);
-            ((float *)host)[2 * t + 1] = (float)sin(a);
-        }
-    }
-    status = ctx_create_buffer(ctx, (size_t)n * 2 * rs, out, "FFT twiddles");
-    if (status == CLX_OK)
-        CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, *out, CL_TRUE, 0, (size_t)n * 2 * rs, host, 0, NULL, NULL));
-error:
-    free(host);
-    return status;
-}
-
 static int cpu_create(struct clx_context *ctx, enum fft_kind kind, int nx, int ny, int batch, int use_double,
                       int data_w, int data_h, void **out)
 {
@@ -137,9 +111,9 @@ static int cpu_create(struct clx_context *ctx, enum fft_kind kind, int nx, int n
     if (status == CLX_OK && kind == FFT_R2C)
         status = kernel_create(ctx, st->program, "fft_rows_correlate", &st->rows_correlate);
     if (status == CLX_OK)
-        status = twiddles_create(ctx, nx, use_double, &st->twiddles_x);
+        status = fft_twiddles_create(ctx, nx, use_double, &st->twiddles_x);
     if (status == CLX_OK)
-        status = twiddles_create(ctx, ny, use_double, &st->twiddles_y);
+        status = fft_twiddles_create(ctx, ny, use_double, &st->twiddles_y);
     if (status != CLX_OK) {
         cpu_destroy(st);
         return status;

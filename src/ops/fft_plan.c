@@ -23,6 +23,7 @@ const struct fft_backend *fft_backend_named(const char *name)
     static const struct fft_backend *const built_in[] = {
         &fft_backend_clfft,
         &fft_backend_cpu,
+        &fft_backend_local,
 #ifdef HAVE_VKFFT
         &fft_backend_vkfft,
 #endif

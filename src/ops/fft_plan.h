@@ -17,7 +17,7 @@ struct fft_plan;
 /* The backend used for new plans unless one is asked for (clFFT). */
 const struct fft_backend *fft_default_backend(void);
 
-/* The backend called `name` ("clfft", "cpu", "vkfft"); NULL when unknown or not built in. */
+/* The backend called `name` ("clfft", "cpu", "local", "vkfft"); NULL when unknown or not built in. */
 const struct fft_backend *fft_backend_named(const char *name);
 
 int fft_plan_create(struct clx_context *ctx, const struct fft_backend *backend, enum fft_kind kind,

@@ -134,11 +134,11 @@ int program_build_params(struct clx_context *ctx, const char *file, const struct
 
 /* The FFT libraries by kernel_params.fft (FFT_CLFFT, FFT_VKFFT, FFT_AUTO),
  * named as fft_backend_named() names them. */
-static const char *const fft_names[] = { "clfft", "vkfft", "auto", "cpu", NULL };
+static const char *const fft_names[] = { "clfft", "vkfft", "auto", "cpu", "local", NULL };
 
 const char *kernel_params_fft_name(const struct kernel_params *p)
 {
-    return p->fft >= FFT_CLFFT && p->fft <= FFT_CPU ? fft_names[p->fft] : "?";
+    return p->fft >= FFT_CLFFT && p->fft <= FFT_LOCAL ? fft_names[p->fft] : "?";
 }
 
 void kernel_overrides_init(struct kernel_overrides *o)

@@ -30,6 +30,7 @@
 #define FFT_VKFFT 1
 #define FFT_AUTO 2             /* whichever method_choice measures faster for the job */
 #define FFT_CPU 3              /* clxcorr's own, for CPU devices (src/ops/fft_cpu.c) */
+#define FFT_LOCAL 4            /* clxcorr's own, for GPUs, the multiply fused (src/ops/fft_local.c) */
 
 /* kernel_params.interp: the refinement's interpolation (cl/interp.h). */
 #define INTERP_KEYS 0
@@ -120,8 +121,8 @@
     X(direct_few, NONE, INT, ANY, 0, 1, 0, "1: the few-shifts form (cl/correlate_direct_few.cl)")                   \
     X(direct_few_wg, DIRECT_FEW_WG, INT, POW2, 1, 1024, WG(64), "the few-shifts form's work-items per tile")         \
     /* the FFT library */                                                                                            \
-    X(fft, NONE, INT, NAMED, 0, 3, FFT_DEFAULT_FOR(dev),                                                             \
-      "the FFT path's library: clfft, vkfft, cpu (clxcorr's own, for CPUs) or auto (measured)")                    \
+    X(fft, NONE, INT, NAMED, 0, 4, FFT_DEFAULT_FOR(dev),                                                             \
+      "the FFT path's library: clfft, vkfft, cpu or local (clxcorr's own, for CPUs and GPUs) or auto (measured)")                    \
     /* a pre-filter stage (the filter sizes its own) */                                                              \
     X(filter_r, FILTER_R, INT, JOB, 0, 0, 1, "the stage's 2 r + 1 taps (1, 2: tiled path; any: separable)")         \
     X(filter_border, FILTER_BORDER, INT, JOB, 0, 0, CLX_BORDER_MIRROR, "clx_border: pixels outside the source ROI") \

@@ -119,7 +119,7 @@ struct dimension {
 
 /* The batch's values depend on the device type and are filled in below. */
 static const struct dimension dimensions[] = {
-    { "fft", { "fft=vkfft", "fft=clfft", "fft=cpu" }, 1, 1, 1 },
+    { "fft", { "fft=vkfft", "fft=clfft", "fft=cpu", "fft=local" }, 1, 1, 1 },
     { "fft_pack", { "fft_pack=0", "fft_pack=1" }, 1, 1, 0 },
     { "batch", { NULL }, 1, 1, 1 },
     { "sums_wg", { "sums_wg=64", "sums_wg=128", "sums_wg=256", "sums_wg=512" }, 1, 0, 1 },

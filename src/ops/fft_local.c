@@ -1,0 +1,260 @@
+/*
+ * fft_local.c - the "local" backend of src/ops/fft_backend.h: clxcorr's own
+ * real 2-D transforms for GPUs (cl/fft_local.cl), whose correlation keeps
+ * the forward transform along x, the multiply and the inverse along x in
+ * local memory as one kernel, and never reads the windows' zero padding.
+ *
+ * R2C and C2R only (the correlation's per-tile form, fft_pack=0); the
+ * half-spectra are in the kernel's own layout (local_spectrum_elements),
+ * which only this backend reads. Sizes are the other libraries' (even,
+ * factors 2, 3, 5, 7), so that a plan's padding does not depend on which
+ * library runs it. The program is built once per context and sizes, like
+ * every other clxcorr kernel (and so cached on disk).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ops/fft_backend.h"
+#include "ops/fft_twiddles.h"
+#include "runtime/cl_error.h"
+#include "runtime/context.h"
+#include "runtime/program_build.h"
+
+/* Work-items per work-group, and the lines a group transforms at once
+ * along each axis, at most: a group's four local buffers of lines (two
+ * ping-pong pairs of real and imaginary parts) must fit the 48 KiB every
+ * OpenCL GPU gives a work-group. */
+#define WORK_GROUP 128
+#define MAX_LINES 8
+#define LOCAL_BUDGET (48 * 1024)
+
+struct local_fft_state {
+    enum fft_kind kind;
+    int data_w, data_h;          /* R2C: the part of the input that is not zero */
+    cl_int nlines;               /* spectrum rows in the batch: batch (ny / 2 + 1) */
+    cl_program program;
+    cl_kernel columns;           /* fft_r2c_columns or fft_c2r_columns */
+    cl_kernel rows;              /* fft_rows */
+    cl_kernel rows_correlate;    /* R2C plans: fft_rows_correlate, for local_correlate */
+    cl_mem twiddles_x, twiddles_y;
+    size_t columns_global[2], rows_global, local_size;
+};
+
+static size_t local_spectrum_elements(int nx, int ny)
+{
+    return (size_t)(ny / 2 + 1) * nx;
+}
+
+static int local_good_size(int n)
+{
+    return fft_backend_clfft.good_size(n);
+}
+
+static void local_destroy(void *p)
+{
+    struct local_fft_state *st = p;
+    if (!st)
+        return;
+    cl_kernel kernels[] = { st->columns, st->rows, st->rows_correlate };
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
+        if (kernels[i])
+            clReleaseKernel(kernels[i]);
+    if (st->program)
+        clReleaseProgram(st->program);
+    if (st->twiddles_x)
+        clReleaseMemObject(st->twiddles_x);
+    if (st->twiddles_y)
+        clReleaseMemObject(st->twiddles_y);
+    free(st);
+}
+
+/* The most lines (a power of two, up to MAX_LINES) whose four local buffers
+ * of n + 2 values fit the budget; 0 when not even one does. */
+static int lines_for(int n, size_t real_size, size_t local_memory)
+{
+    size_t budget = local_memory < LOCAL_BUDGET ? local_memory : LOCAL_BUDGET;
+    int lines = MAX_LINES;
+    while (lines > 0 && 4 * (size_t)lines * (size_t)(n + 2) * real_size > budget)
+        lines /= 2;
+    return lines;
+}
+
+/* FFT_PASS(R, P) for each radix pass of an n-point line, in cl/fft_local.cl's
+ * order (8, 4, 2, 3, 5, 7 while they divide what is left). */
+static void passes_of(int n, char *buf, size_t len)
+{
+    static const int radices[] = { 8, 4, 2, 3, 5, 7 };
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int p = 1, rest = n; rest > 1 && used < len;) {
+        int r = 0;
+        for (size_t i = 0; i < sizeof radices / sizeof radices[0] && !r; i++)
+            if (rest % radices[i] == 0)
+                r = radices[i];
+        if (!r)
+            break;   /* not a product of the radices: local_create refuses the size */
+        used += (size_t)snprintf(buf + used, len - used, "FFT_PASS(%d,%d)", r, p);
+        p *= r;
+        rest /= r;
+    }
+}
+
+void fft_local_build_options(int nx, int ny, int use_double, int lines_y, int lines_x, size_t work_group, char *buf,
+                             size_t len)
+{
+    char passes_x[256], passes_y[256];
+    passes_of(nx, passes_x, sizeof passes_x);
+    passes_of(ny, passes_y, sizeof passes_y);
+    snprintf(buf, len, "-cl-std=CL1.2 -D N_X=%d -D N_Y=%d -D USE_DOUBLE=%d -D LINES_Y=%d -D LINES_X=%d -D FFT_WG=%zu "
+             "-D PASSES_X=%s -D PASSES_Y=%s", nx, ny, use_double, lines_y, lines_x, work_group, passes_x, passes_y);
+}
+
+static int local_create(struct clx_context *ctx, enum fft_kind kind, int nx, int ny, int batch, int use_double,
+                        int data_w, int data_h, void **out)
+{
+    size_t rs = use_double ? sizeof(double) : sizeof(float);
+    *out = NULL;
+    if (!fft_kind_real(kind))
+        return ctx_fail(ctx, CLX_ERR_UNSUPPORTED,
+                        "fft=local makes real transforms only; fft_pack=1 (complex pairs) needs fft=clfft or vkfft");
+    if (nx % 2 || ny % 2 || local_good_size(nx) != nx || local_good_size(ny) != ny)
+        return ctx_fail(ctx, CLX_ERR_ARGUMENT, "fft=local: %dx%d is not an even product of 2, 3, 5 and 7", nx, ny);
+    int lines_y = lines_for(ny, rs, ctx->dev.info.local_memory);
+    int lines_x = lines_for(nx, rs, ctx->dev.info.local_memory);
+    size_t wg = WORK_GROUP < ctx->dev.max_work_group_size ? WORK_GROUP : ctx->dev.max_work_group_size;
+    if (lines_y == 0 || lines_x == 0)
+        return ctx_fail(ctx, CLX_ERR_UNSUPPORTED,
+                        "fft=local: a %dx%d %s transform's lines do not fit %s's %llu bytes of local memory; use "
+                        "fft=clfft or vkfft", nx, ny, use_double ? "double" : "float", ctx->dev.info.name,
+                        ctx->dev.info.local_memory);
+    struct local_fft_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+    st->kind = kind;
+    st->data_w = kind == FFT_R2C ? data_w : nx;
+    st->data_h = kind == FFT_R2C ? data_h : ny;
+    st->nlines = (cl_int)(batch * (ny / 2 + 1));
+    st->local_size = wg;
+    /* R2C: only the column groups that hold data; C2R: all of them. */
+    st->columns_global[0] = wg * (size_t)((st->data_w + 2 * lines_y - 1) / (2 * lines_y));
+    st->columns_global[1] = (size_t)batch;
+    st->rows_global = wg * (size_t)((st->nlines + lines_x - 1) / lines_x);
+
+    char options[768];
+    fft_local_build_options(nx, ny, use_double, lines_y, lines_x, wg, options, sizeof options);
+    int status = program_build(ctx, "fft_local.cl", options, &st->program);
+    if (status == CLX_OK)
+        status = kernel_create(ctx, st->program, kind == FFT_R2C ? "fft_r2c_columns" : "fft_c2r_columns",
+                               &st->columns);
+    if (status == CLX_OK)
+        status = kernel_create(ctx, st->program, "fft_rows", &st->rows);
+    if (status == CLX_OK && kind == FFT_R2C)
+        status = kernel_create(ctx, st->program, "fft_rows_correlate", &st->rows_correlate);
+    if (status == CLX_OK)
+        status = fft_twiddles_create(ctx, nx, use_double, &st->twiddles_x);
+    if (status == CLX_OK)
+        status = fft_twiddles_create(ctx, ny, use_double, &st->twiddles_y);
+    if (status != CLX_OK) {
+        local_destroy(st);
+        return status;
+    }
+    ctx_log(ctx, CLX_LOG_DEBUG, "local FFT %s plan %dx%d x %d (%s), data %dx%d, lines %d/%d, work-groups of %zu",
+            fft_kind_name(kind), nx, ny, batch, use_double ? "double" : "float", data_w, data_h, lines_y, lines_x,
+            wg);
+    *out = st;
+    return CLX_OK;
+}
+
+/* The spectrum rows along x, in place; columns from `cols` on are zeros. */
+static int enqueue_rows(struct clx_context *ctx, struct local_fft_state *st, cl_mem spectra, cl_int cols, cl_int dir)
+{
+    cl_kernel k = st->rows;
+    int status = CLX_OK;
+    CL_CALL(ctx, clSetKernelArg(k, 0, sizeof spectra, &spectra));
+    CL_CALL(ctx, clSetKernelArg(k, 1, sizeof st->twiddles_x, &st->twiddles_x));
+    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof st->nlines, &st->nlines));
+    CL_CALL(ctx, clSetKernelArg(k, 3, sizeof cols, &cols));
+    CL_CALL(ctx, clSetKernelArg(k, 4, sizeof dir, &dir));
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &st->rows_global, &st->local_size, 0, NULL, NULL));
+error:
+    return status;
+}
+
+/* R2C, step 1: the data's columns of `in` along y into the half-spectra `out`. */
+static int enqueue_r2c_columns(struct clx_context *ctx, struct local_fft_state *st, cl_mem in, cl_mem out)
+{
+    cl_kernel k = st->columns;
+    cl_int rows = st->data_h, cols = st->data_w;
+    size_t local[2] = { st->local_size, 1 };
+    int status = CLX_OK;
+    CL_CALL(ctx, clSetKernelArg(k, 0, sizeof in, &in));
+    CL_CALL(ctx, clSetKernelArg(k, 1, sizeof out, &out));
+    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof st->twiddles_y, &st->twiddles_y));
+    CL_CALL(ctx, clSetKernelArg(k, 3, sizeof rows, &rows));
+    CL_CALL(ctx, clSetKernelArg(k, 4, sizeof cols, &cols));
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, st->columns_global, local, 0, NULL, NULL));
+error:
+    return status;
+}
+
+/* C2R, step 2: the half-spectra `in`, their rows already transformed back, to the columns of `out`. */
+static int enqueue_c2r_columns(struct clx_context *ctx, struct local_fft_state *st, cl_mem in, cl_mem out)
+{
+    cl_kernel k = st->columns;
+    size_t local[2] = { st->local_size, 1 };
+    int status = CLX_OK;
+    CL_CALL(ctx, clSetKernelArg(k, 0, sizeof in, &in));
+    CL_CALL(ctx, clSetKernelArg(k, 1, sizeof out, &out));
+    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof st->twiddles_y, &st->twiddles_y));
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, st->columns_global, local, 0, NULL, NULL));
+error:
+    return status;
+}
+
+static int local_execute(struct clx_context *ctx, void *p, cl_mem in, cl_mem out)
+{
+    struct local_fft_state *st = p;
+    int status;
+    if (st->kind == FFT_R2C)
+        return (status = enqueue_r2c_columns(ctx, st, in, out)) != CLX_OK ? status
+                                                                          : enqueue_rows(ctx, st, out, st->data_w, 1);
+    /* C2R: the rows in place (the input is overwritten, as fft_backend.h allows), then the columns. */
+    return (status = enqueue_rows(ctx, st, in, st->data_w, -1)) != CLX_OK ? status
+                                                                          : enqueue_c2r_columns(ctx, st, in, out);
+}
+
+/* fft_backend.h's correlate: the R2C's columns, fft_rows_correlate (its rows
+ * forward, the multiply and the C2R's rows inverse in one pass), the C2R's
+ * columns. */
+static int local_correlate(struct clx_context *ctx, void *forward, void *inverse, cl_mem in, cl_mem spectra,
+                           cl_mem ref_spectra, int nwin, cl_mem out)
+{
+    struct local_fft_state *f = forward;
+    cl_kernel k = f->rows_correlate;
+    cl_int n = nwin, cols = f->data_w;
+    int status = enqueue_r2c_columns(ctx, f, in, spectra);
+    if (status != CLX_OK)
+        return status;
+    CL_CALL(ctx, clSetKernelArg(k, 0, sizeof spectra, &spectra));
+    CL_CALL(ctx, clSetKernelArg(k, 1, sizeof ref_spectra, &ref_spectra));
+    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof f->twiddles_x, &f->twiddles_x));
+    CL_CALL(ctx, clSetKernelArg(k, 3, sizeof f->nlines, &f->nlines));
+    CL_CALL(ctx, clSetKernelArg(k, 4, sizeof cols, &cols));
+    CL_CALL(ctx, clSetKernelArg(k, 5, sizeof n, &n));
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &f->rows_global, &f->local_size, 0, NULL, NULL));
+    return enqueue_c2r_columns(ctx, inverse, spectra, out);
+error:
+    return status;
+}
+
+const struct fft_backend fft_backend_local = {
+    .name = "local",
+    .good_size = local_good_size,
+    .spectrum_elements = local_spectrum_elements,
+    .create = local_create,
+    .execute = local_execute,
+    .correlate = local_correlate,
+    .destroy = local_destroy,
+};
