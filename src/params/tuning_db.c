@@ -100,8 +100,14 @@ static const struct shipped shipped[] = {
     /* Seed mode: prepare writing the windows only, four values a
      * work-item, took prepare from 0.745 to 0.286 ms per 128-pattern batch
      * on an H100 (clxcorr bench --param, issue 23; prep_pad=2 alone 0.410).
-     * The padding stays zero with both FFT libraries (prepare_windows.h). */
-    { VENDOR_NVIDIA, CLX_DEVICE_GPU, 0, SEED, "prep_pad=2,prep_vec=4", 0,
+     * The padding stays zero with every FFT backend (prepare_windows.h).
+     * clxcorr's own GPU transforms with the multiply fused (fft=local):
+     * 3.15 ms per batch for the correlation against VkFFT's 3.58 (forward,
+     * multiply, inverse), and 19,199-21,819 patterns/s against 17,836-18,628
+     * in three interleaved rounds of bench/clxcorr-throughput (issue 23,
+     * bench/gpu-accurate-push-results.txt). The accurate mode keeps VkFFT:
+     * 10,571 against 11,694 in the same command. */
+    { VENDOR_NVIDIA, CLX_DEVICE_GPU, 0, SEED, "prep_pad=2,prep_vec=4,fft=local", 0,
       "shipped defaults for NVIDIA GPUs (measured on an H100, issue 23)" },
     { VENDOR_AMD, CLX_DEVICE_GPU, 64, SEED | ACCURATE,
       "sums_wg=256,argmax_wg=256,tile_wg=256,icgn_wg=256,prep_tx=64,prep_ty=4,sample_tx=64,sample_ty=4,"
