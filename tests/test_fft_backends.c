@@ -25,6 +25,7 @@
 
 #include "check.h"
 #include "device_read.h"
+#include "ops/correlator.h"
 #include "ops/fft_plan.h"
 #include "params/kernel_params.h"
 #include "runtime/context.h"
@@ -529,6 +530,27 @@ static void check_params(void)
     CHECK(fft_backend_named("fftw") == NULL && fft_backend_named("clfft") == &fft_backend_clfft, "fft_backend_named");
 }
 
+/* fft=local where a work-group's lines fit local memory; a window too
+ * long for that goes to the library (the FFT path's configure), with the
+ * same padding. */
+static void check_local_fallback(clx_context *ctx)
+{
+    const int sides[2] = { 100, 1600 };
+    for (int i = 0; i < 2; i++) {
+        struct kernel_params p;
+        kernel_params_defaults(&p, &ctx->dev);
+        p.win_w = p.win_h = sides[i];
+        p.fft = FFT_LOCAL;
+        correlator_fft.configure(&ctx->dev, &p, 1);
+        int fits = fft_local_fits(p.pad_w, p.pad_h, 0, ctx->dev.info.local_memory);
+        CHECK(fits == (i == 0), "%dx%d windows: the local backend %s fit", sides[i], sides[i],
+              fits ? "should not" : "should");
+        CHECK((p.fft == FFT_LOCAL) == fits, "%dx%d windows: fft=%s", sides[i], sides[i], kernel_params_fft_name(&p));
+        printf("%dx%d windows (padded %dx%d): fft=local runs them with %s\n", sides[i], sides[i], p.pad_w, p.pad_h,
+               kernel_params_fft_name(&p));
+    }
+}
+
 int main(void)
 {
     clx_context *ctx;
@@ -537,6 +559,7 @@ int main(void)
     int fp64 = clx_context_device(ctx)->has_fp64;
     double t_start = now_ms();
     check_params();
+    check_local_fallback(ctx);
     if (td_simulator()) {
         /* make check-oclgrind: the local backend's kernels, whose work-items
          * share local memory between barriers (the libraries' kernels are

@@ -95,6 +95,11 @@ static void fft_configure(const struct device_entry *dev, struct kernel_params *
     p->corr_h = p->pad_h;
     p->store_rx = p->win_w - 1;
     p->store_ry = p->win_h - 1;
+    /* fft=local keeps a work-group's lines in local memory: transforms too
+     * long for that (windows of about 1,500 pixels and more) go to the
+     * library, so that the shipped default never refuses a window size. */
+    if (p->fft == FFT_LOCAL && !fft_local_fits(p->pad_w, p->pad_h, p->use_double, dev->info.local_memory))
+        p->fft = fft_backend_named("vkfft") ? FFT_VKFFT : FFT_CLFFT;
 }
 
 static size_t fft_bytes(const struct kernel_params *p, int nwin, int ntiles)

@@ -82,6 +82,9 @@ struct fft_backend {
 extern const struct fft_backend fft_backend_clfft;
 extern const struct fft_backend fft_backend_cpu;
 extern const struct fft_backend fft_backend_local;
+/* Whether the local backend's nx x ny transforms fit a device with
+ * local_memory bytes of local memory (a work-group's lines, up to 48 KiB). */
+int fft_local_fits(int nx, int ny, int use_double, unsigned long long local_memory);
 /* What cl/fft_local.cl is built with for nx x ny transforms of lines_y and
  * lines_x lines per work-group of work_group items (for tests/print_kernel_options.c too). */
 void fft_local_build_options(int nx, int ny, int use_double, int lines_y, int lines_x, size_t work_group, char *buf,

@@ -81,6 +81,12 @@ static int lines_for(int n, size_t real_size, size_t local_memory)
     return lines;
 }
 
+int fft_local_fits(int nx, int ny, int use_double, unsigned long long local_memory)
+{
+    size_t rs = use_double ? sizeof(double) : sizeof(float);
+    return lines_for(nx, rs, (size_t)local_memory) > 0 && lines_for(ny, rs, (size_t)local_memory) > 0;
+}
+
 /* FFT_PASS(R, P) for each radix pass of an n-point line, in cl/fft_local.cl's
  * order (8, 4, 2, 3, 5, 7 while they divide what is left). */
 static void passes_of(int n, char *buf, size_t len)
