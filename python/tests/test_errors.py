@@ -118,7 +118,7 @@ def test_windows_file(tmp_path):
     ({"mode": "fast"}, clxcorr.ArgumentError, r"^mode: unknown value 'fast' \(accurate, seed\)$"),
     ({"refine": "newton"}, clxcorr.ArgumentError, r"^refine: unknown refinement 'newton' \(icgn, correlation or none\)$"),
     ({"prefilter": "blur:3"}, clxcorr.ArgumentError, r"^filter spec 'blur:3': unknown filter 'blur'"),
-    ({"fft": "cufft"}, clxcorr.ArgumentError, r"^parameter fft=cufft: expected clfft or vkfft or auto or cpu$"),
+    ({"fft": "cufft"}, clxcorr.ArgumentError, r"^parameter fft=cufft: expected clfft or vkfft or auto or cpu or local$"),
     ({"params": {"bogus": 1}}, clxcorr.ArgumentError, r"^unknown parameter 'bogus' \(known: "),
     ({"shape": 2}, clxcorr.ArgumentError, r"^shape function 2: 0 \(translation\) or 1 \(first order\)$"),
     ({"iterations": "many"}, clxcorr.ArgumentError, r"^iterations: expected an int, got 'many'$"),

@@ -45,7 +45,8 @@ _OFFSETS_OPTIONS_DOC = """
             device needs fp64).
         params: kernel parameters, "KEY=VALUE,..." or a dict.
         fft: the FFT library, "vkfft", "clfft", "cpu" (clxcorr's own, the
-            default on CPU devices) or "auto".
+            default on CPU devices), "local" (clxcorr's own for GPUs, the
+            seed mode's default on NVIDIA GPUs) or "auto".
         prefilter: accurate mode's filter spec ("background:8" by default;
             None or "none": none).
         window_fn: "hann" (default), "tukey" or "none"; window_alpha:
