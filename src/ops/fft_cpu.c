@@ -18,10 +18,9 @@
 #include <stdlib.h>
 
 #include "ops/fft_backend.h"
-#include "ops/fft_twiddles.h"
+#include "ops/fft_own_kernels.h"
 #include "runtime/cl_error.h"
 #include "runtime/context.h"
-#include "runtime/program_build.h"
 
 #define VEC 8   /* cl/fft_cpu.cl's lines per work-item */
 
@@ -32,11 +31,7 @@ static const size_t one_item[2] = { 1, 1 };
 struct cpu_fft_state {
     enum fft_kind kind;
     int data_w, data_h;          /* R2C: the part of the input that is not zero */
-    cl_program program;
-    cl_kernel columns;           /* fft_r2c_columns or fft_c2r_columns */
-    cl_kernel rows;              /* fft_rows */
-    cl_kernel rows_correlate;    /* R2C plans: fft_rows_correlate, for cpu_correlate */
-    cl_mem twiddles_x, twiddles_y;
+    struct own_fft_kernels k;    /* the program, its kernels, the twiddle tables */
     size_t columns_global[2], rows_global[2];
 };
 
@@ -65,18 +60,7 @@ static void cpu_destroy(void *p)
     struct cpu_fft_state *st = p;
     if (!st)
         return;
-    if (st->columns)
-        clReleaseKernel(st->columns);
-    if (st->rows)
-        clReleaseKernel(st->rows);
-    if (st->rows_correlate)
-        clReleaseKernel(st->rows_correlate);
-    if (st->program)
-        clReleaseProgram(st->program);
-    if (st->twiddles_x)
-        clReleaseMemObject(st->twiddles_x);
-    if (st->twiddles_y)
-        clReleaseMemObject(st->twiddles_y);
+    own_fft_kernels_release(&st->k);
     free(st);
 }
 
@@ -102,18 +86,7 @@ static int cpu_create(struct clx_context *ctx, enum fft_kind kind, int nx, int n
 
     char options[128];
     fft_cpu_build_options(nx, ny, use_double, options, sizeof options);
-    int status = program_build(ctx, "fft_cpu.cl", options, &st->program);
-    if (status == CLX_OK)
-        status = kernel_create(ctx, st->program, kind == FFT_R2C ? "fft_r2c_columns" : "fft_c2r_columns",
-                               &st->columns);
-    if (status == CLX_OK)
-        status = kernel_create(ctx, st->program, "fft_rows", &st->rows);
-    if (status == CLX_OK && kind == FFT_R2C)
-        status = kernel_create(ctx, st->program, "fft_rows_correlate", &st->rows_correlate);
-    if (status == CLX_OK)
-        status = fft_twiddles_create(ctx, nx, use_double, &st->twiddles_x);
-    if (status == CLX_OK)
-        status = fft_twiddles_create(ctx, ny, use_double, &st->twiddles_y);
+    int status = own_fft_kernels_create(ctx, "fft_cpu.cl", options, kind, nx, ny, use_double, &st->k);
     if (status != CLX_OK) {
         cpu_destroy(st);
         return status;
@@ -127,10 +100,10 @@ static int cpu_create(struct clx_context *ctx, enum fft_kind kind, int nx, int n
 static int enqueue_rows(struct clx_context *ctx, struct cpu_fft_state *st, cl_mem spectra, cl_int dir)
 {
     int status = CLX_OK;
-    CL_CALL(ctx, clSetKernelArg(st->rows, 0, sizeof spectra, &spectra));
-    CL_CALL(ctx, clSetKernelArg(st->rows, 1, sizeof st->twiddles_x, &st->twiddles_x));
-    CL_CALL(ctx, clSetKernelArg(st->rows, 2, sizeof dir, &dir));
-    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, st->rows, 2, NULL, st->rows_global, one_item, 0, NULL, NULL));
+    CL_CALL(ctx, clSetKernelArg(st->k.rows, 0, sizeof spectra, &spectra));
+    CL_CALL(ctx, clSetKernelArg(st->k.rows, 1, sizeof st->k.twiddles_x, &st->k.twiddles_x));
+    CL_CALL(ctx, clSetKernelArg(st->k.rows, 2, sizeof dir, &dir));
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, st->k.rows, 2, NULL, st->rows_global, one_item, 0, NULL, NULL));
 error:
     return status;
 }
@@ -138,12 +111,12 @@ error:
 /* R2C, step 1: the columns of `in` into the half-spectra `out`. */
 static int enqueue_r2c_columns(struct clx_context *ctx, struct cpu_fft_state *st, cl_mem in, cl_mem out)
 {
-    cl_kernel k = st->columns;
+    cl_kernel k = st->k.columns;
     cl_int rows = st->data_h, cols = st->data_w;
     int status = CLX_OK;
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof in, &in));
     CL_CALL(ctx, clSetKernelArg(k, 1, sizeof out, &out));
-    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof st->twiddles_y, &st->twiddles_y));
+    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof st->k.twiddles_y, &st->k.twiddles_y));
     CL_CALL(ctx, clSetKernelArg(k, 3, sizeof rows, &rows));
     CL_CALL(ctx, clSetKernelArg(k, 4, sizeof cols, &cols));
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, st->columns_global, one_item, 0, NULL, NULL));
@@ -154,11 +127,11 @@ error:
 /* C2R, step 2: the half-spectra `in`, their rows already transformed back, to the columns of `out`. */
 static int enqueue_c2r_columns(struct clx_context *ctx, struct cpu_fft_state *st, cl_mem in, cl_mem out)
 {
-    cl_kernel k = st->columns;
+    cl_kernel k = st->k.columns;
     int status = CLX_OK;
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof in, &in));
     CL_CALL(ctx, clSetKernelArg(k, 1, sizeof out, &out));
-    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof st->twiddles_y, &st->twiddles_y));
+    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof st->k.twiddles_y, &st->k.twiddles_y));
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, st->columns_global, one_item, 0, NULL, NULL));
 error:
     return status;
@@ -181,14 +154,14 @@ static int cpu_correlate(struct clx_context *ctx, void *forward, void *inverse, 
                          cl_mem ref_spectra, int nwin, cl_mem out)
 {
     struct cpu_fft_state *f = forward;
-    cl_kernel k = f->rows_correlate;
+    cl_kernel k = f->k.rows_correlate;
     cl_int n = nwin;
     int status = enqueue_r2c_columns(ctx, f, in, spectra);
     if (status != CLX_OK)
         return status;
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof spectra, &spectra));
     CL_CALL(ctx, clSetKernelArg(k, 1, sizeof ref_spectra, &ref_spectra));
-    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof f->twiddles_x, &f->twiddles_x));
+    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof f->k.twiddles_x, &f->k.twiddles_x));
     CL_CALL(ctx, clSetKernelArg(k, 3, sizeof n, &n));
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, f->rows_global, one_item, 0, NULL, NULL));
     return enqueue_c2r_columns(ctx, inverse, spectra, out);

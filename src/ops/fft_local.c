@@ -17,10 +17,9 @@
 #include <stdlib.h>
 
 #include "ops/fft_backend.h"
-#include "ops/fft_twiddles.h"
+#include "ops/fft_own_kernels.h"
 #include "runtime/cl_error.h"
 #include "runtime/context.h"
-#include "runtime/program_build.h"
 
 /* Work-items per work-group, and the lines a group transforms at once
  * along each axis, at most: a group's four local buffers of lines (two
@@ -34,11 +33,7 @@ struct local_fft_state {
     enum fft_kind kind;
     int data_w, data_h;          /* R2C: the part of the input that is not zero */
     cl_int nlines;               /* spectrum rows in the batch: batch (ny / 2 + 1) */
-    cl_program program;
-    cl_kernel columns;           /* fft_r2c_columns or fft_c2r_columns */
-    cl_kernel rows;              /* fft_rows */
-    cl_kernel rows_correlate;    /* R2C plans: fft_rows_correlate, for local_correlate */
-    cl_mem twiddles_x, twiddles_y;
+    struct own_fft_kernels k;    /* the program, its kernels, the twiddle tables */
     size_t columns_global[2], rows_global, local_size;
 };
 
@@ -57,16 +52,7 @@ static void local_destroy(void *p)
     struct local_fft_state *st = p;
     if (!st)
         return;
-    cl_kernel kernels[] = { st->columns, st->rows, st->rows_correlate };
-    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
-        if (kernels[i])
-            clReleaseKernel(kernels[i]);
-    if (st->program)
-        clReleaseProgram(st->program);
-    if (st->twiddles_x)
-        clReleaseMemObject(st->twiddles_x);
-    if (st->twiddles_y)
-        clReleaseMemObject(st->twiddles_y);
+    own_fft_kernels_release(&st->k);
     free(st);
 }
 
@@ -150,18 +136,7 @@ static int local_create(struct clx_context *ctx, enum fft_kind kind, int nx, int
 
     char options[768];
     fft_local_build_options(nx, ny, use_double, lines_y, lines_x, wg, options, sizeof options);
-    int status = program_build(ctx, "fft_local.cl", options, &st->program);
-    if (status == CLX_OK)
-        status = kernel_create(ctx, st->program, kind == FFT_R2C ? "fft_r2c_columns" : "fft_c2r_columns",
-                               &st->columns);
-    if (status == CLX_OK)
-        status = kernel_create(ctx, st->program, "fft_rows", &st->rows);
-    if (status == CLX_OK && kind == FFT_R2C)
-        status = kernel_create(ctx, st->program, "fft_rows_correlate", &st->rows_correlate);
-    if (status == CLX_OK)
-        status = fft_twiddles_create(ctx, nx, use_double, &st->twiddles_x);
-    if (status == CLX_OK)
-        status = fft_twiddles_create(ctx, ny, use_double, &st->twiddles_y);
+    int status = own_fft_kernels_create(ctx, "fft_local.cl", options, kind, nx, ny, use_double, &st->k);
     if (status != CLX_OK) {
         local_destroy(st);
         return status;
@@ -176,10 +151,10 @@ static int local_create(struct clx_context *ctx, enum fft_kind kind, int nx, int
 /* The spectrum rows along x, in place; columns from `cols` on are zeros. */
 static int enqueue_rows(struct clx_context *ctx, struct local_fft_state *st, cl_mem spectra, cl_int cols, cl_int dir)
 {
-    cl_kernel k = st->rows;
+    cl_kernel k = st->k.rows;
     int status = CLX_OK;
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof spectra, &spectra));
-    CL_CALL(ctx, clSetKernelArg(k, 1, sizeof st->twiddles_x, &st->twiddles_x));
+    CL_CALL(ctx, clSetKernelArg(k, 1, sizeof st->k.twiddles_x, &st->k.twiddles_x));
     CL_CALL(ctx, clSetKernelArg(k, 2, sizeof st->nlines, &st->nlines));
     CL_CALL(ctx, clSetKernelArg(k, 3, sizeof cols, &cols));
     CL_CALL(ctx, clSetKernelArg(k, 4, sizeof dir, &dir));
@@ -191,13 +166,13 @@ error:
 /* R2C, step 1: the data's columns of `in` along y into the half-spectra `out`. */
 static int enqueue_r2c_columns(struct clx_context *ctx, struct local_fft_state *st, cl_mem in, cl_mem out)
 {
-    cl_kernel k = st->columns;
+    cl_kernel k = st->k.columns;
     cl_int rows = st->data_h, cols = st->data_w;
     size_t local[2] = { st->local_size, 1 };
     int status = CLX_OK;
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof in, &in));
     CL_CALL(ctx, clSetKernelArg(k, 1, sizeof out, &out));
-    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof st->twiddles_y, &st->twiddles_y));
+    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof st->k.twiddles_y, &st->k.twiddles_y));
     CL_CALL(ctx, clSetKernelArg(k, 3, sizeof rows, &rows));
     CL_CALL(ctx, clSetKernelArg(k, 4, sizeof cols, &cols));
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, st->columns_global, local, 0, NULL, NULL));
@@ -208,12 +183,12 @@ error:
 /* C2R, step 2: the half-spectra `in`, their rows already transformed back, to the columns of `out`. */
 static int enqueue_c2r_columns(struct clx_context *ctx, struct local_fft_state *st, cl_mem in, cl_mem out)
 {
-    cl_kernel k = st->columns;
+    cl_kernel k = st->k.columns;
     size_t local[2] = { st->local_size, 1 };
     int status = CLX_OK;
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof in, &in));
     CL_CALL(ctx, clSetKernelArg(k, 1, sizeof out, &out));
-    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof st->twiddles_y, &st->twiddles_y));
+    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof st->k.twiddles_y, &st->k.twiddles_y));
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, st->columns_global, local, 0, NULL, NULL));
 error:
     return status;
@@ -238,14 +213,14 @@ static int local_correlate(struct clx_context *ctx, void *forward, void *inverse
                            cl_mem ref_spectra, int nwin, cl_mem out)
 {
     struct local_fft_state *f = forward;
-    cl_kernel k = f->rows_correlate;
+    cl_kernel k = f->k.rows_correlate;
     cl_int n = nwin, cols = f->data_w;
     int status = enqueue_r2c_columns(ctx, f, in, spectra);
     if (status != CLX_OK)
         return status;
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof spectra, &spectra));
     CL_CALL(ctx, clSetKernelArg(k, 1, sizeof ref_spectra, &ref_spectra));
-    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof f->twiddles_x, &f->twiddles_x));
+    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof f->k.twiddles_x, &f->k.twiddles_x));
     CL_CALL(ctx, clSetKernelArg(k, 3, sizeof f->nlines, &f->nlines));
     CL_CALL(ctx, clSetKernelArg(k, 4, sizeof cols, &cols));
     CL_CALL(ctx, clSetKernelArg(k, 5, sizeof n, &n));
