@@ -37,9 +37,10 @@
  *
  * Each 1D transform is Stockham's autosort FFT, as in fft_cpu.cl: radix 8,
  * 4, 2, 3, 5, 7 passes (listed by the host, PASSES_X and PASSES_Y below)
- * ping-ponging between two local buffers, a barrier after each, the butterflies of all the group's lines shared out among its
- * work-items (a line's butterflies on neighbouring work-items, so that
- * neighbours read neighbouring local words). Twiddles come from the host's
+ * ping-ponging between two local buffers, a barrier after each, the
+ * butterflies of all the group's lines shared out among its work-items (a
+ * line's butterflies on neighbouring work-items, so that neighbours read
+ * neighbouring local words). Twiddles come from the host's
  * tables of exp(-2 pi i t / N), computed in double precision.
  *
  * NDRange, local size FFT_WG: fft_r2c_columns and fft_c2r_columns: global

@@ -522,7 +522,8 @@ static void check_params(void)
     CHECK(kernel_params_override(&p, "fft=clfft", why, sizeof why) == 0 && p.fft == 0 &&
           strcmp(kernel_params_fft_name(&p), "clfft") == 0, "fft=clfft: %s", why);
     CHECK(kernel_params_override(&p, "fft=fftw", why, sizeof why) == -1 &&
-          strcmp(why, "parameter fft=fftw: expected clfft or vkfft or auto or cpu or local") == 0, "fft=fftw: '%s'", why);
+          strcmp(why, "parameter fft=fftw: expected clfft or vkfft or auto or cpu or local") == 0, "fft=fftw: '%s'",
+          why);
     CHECK(kernel_params_override(&p, "fft=cpu", why, sizeof why) == 0 && p.fft == FFT_CPU &&
           strcmp(kernel_params_fft_name(&p), "cpu") == 0, "fft=cpu: %s", why);
     CHECK(kernel_params_override(&p, "fft=local", why, sizeof why) == 0 && p.fft == FFT_LOCAL &&

@@ -260,8 +260,8 @@ static int parse_fit_size(const char *text, int *fit_size)
 /* --fft LIB: the FFT library, passed on as the tuning parameter fft=LIB. */
 static int mode_fft_set(struct mode_options *m, const char *text)
 {
-    if (strcmp(text, "clfft") != 0 && strcmp(text, "vkfft") != 0 && strcmp(text, "cpu") != 0 && strcmp(text, "local") != 0 &&
-        strcmp(text, "auto") != 0) {
+    if (strcmp(text, "clfft") != 0 && strcmp(text, "vkfft") != 0 && strcmp(text, "cpu") != 0 &&
+        strcmp(text, "local") != 0 && strcmp(text, "auto") != 0) {
         report_error("--fft: unknown FFT library '%s' (vkfft, clfft, cpu, local or auto)", text);
         return -1;
     }

@@ -122,7 +122,7 @@
     X(direct_few_wg, DIRECT_FEW_WG, INT, POW2, 1, 1024, WG(64), "the few-shifts form's work-items per tile")         \
     /* the FFT library */                                                                                            \
     X(fft, NONE, INT, NAMED, 0, 4, FFT_DEFAULT_FOR(dev),                                                             \
-      "the FFT path's library: clfft, vkfft, cpu or local (clxcorr's own, for CPUs and GPUs) or auto (measured)")                    \
+      "the FFT path's library: clfft, vkfft, cpu or local (clxcorr's own) or auto (measured)")                       \
     /* a pre-filter stage (the filter sizes its own) */                                                              \
     X(filter_r, FILTER_R, INT, JOB, 0, 0, 1, "the stage's 2 r + 1 taps (1, 2: tiled path; any: separable)")         \
     X(filter_border, FILTER_BORDER, INT, JOB, 0, 0, CLX_BORDER_MIRROR, "clx_border: pixels outside the source ROI") \
