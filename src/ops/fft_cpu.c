@@ -108,8 +108,10 @@ error:
     return status;
 }
 
-/* R2C, step 1: the columns of `in` into the half-spectra `out`. */
-static int enqueue_r2c_columns(struct clx_context *ctx, struct cpu_fft_state *st, cl_mem in, cl_mem out)
+/* The columns along y: R2C's step 1, `in` (its data part) into the
+ * half-spectra `out`; C2R's step 2, the half-spectra `in`, their rows
+ * already transformed back, into the columns of `out`. */
+static int enqueue_columns(struct clx_context *ctx, struct cpu_fft_state *st, cl_mem in, cl_mem out)
 {
     cl_kernel k = st->k.columns;
     cl_int rows = st->data_h, cols = st->data_w;
@@ -117,21 +119,10 @@ static int enqueue_r2c_columns(struct clx_context *ctx, struct cpu_fft_state *st
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof in, &in));
     CL_CALL(ctx, clSetKernelArg(k, 1, sizeof out, &out));
     CL_CALL(ctx, clSetKernelArg(k, 2, sizeof st->k.twiddles_y, &st->k.twiddles_y));
-    CL_CALL(ctx, clSetKernelArg(k, 3, sizeof rows, &rows));
-    CL_CALL(ctx, clSetKernelArg(k, 4, sizeof cols, &cols));
-    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, st->columns_global, one_item, 0, NULL, NULL));
-error:
-    return status;
-}
-
-/* C2R, step 2: the half-spectra `in`, their rows already transformed back, to the columns of `out`. */
-static int enqueue_c2r_columns(struct clx_context *ctx, struct cpu_fft_state *st, cl_mem in, cl_mem out)
-{
-    cl_kernel k = st->k.columns;
-    int status = CLX_OK;
-    CL_CALL(ctx, clSetKernelArg(k, 0, sizeof in, &in));
-    CL_CALL(ctx, clSetKernelArg(k, 1, sizeof out, &out));
-    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof st->k.twiddles_y, &st->k.twiddles_y));
+    if (st->kind == FFT_R2C) {
+        CL_CALL(ctx, clSetKernelArg(k, 3, sizeof rows, &rows));
+        CL_CALL(ctx, clSetKernelArg(k, 4, sizeof cols, &cols));
+    }
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, st->columns_global, one_item, 0, NULL, NULL));
 error:
     return status;
@@ -142,9 +133,9 @@ static int cpu_execute(struct clx_context *ctx, void *p, cl_mem in, cl_mem out)
     struct cpu_fft_state *st = p;
     int status;
     if (st->kind == FFT_R2C)
-        return (status = enqueue_r2c_columns(ctx, st, in, out)) != CLX_OK ? status : enqueue_rows(ctx, st, out, 1);
+        return (status = enqueue_columns(ctx, st, in, out)) != CLX_OK ? status : enqueue_rows(ctx, st, out, 1);
     /* C2R: the rows in place (the input is overwritten, as fft_backend.h allows), then the columns. */
-    return (status = enqueue_rows(ctx, st, in, -1)) != CLX_OK ? status : enqueue_c2r_columns(ctx, st, in, out);
+    return (status = enqueue_rows(ctx, st, in, -1)) != CLX_OK ? status : enqueue_columns(ctx, st, in, out);
 }
 
 /* fft_backend.h's correlate: the R2C's columns, fft_rows_correlate (its rows
@@ -156,7 +147,7 @@ static int cpu_correlate(struct clx_context *ctx, void *forward, void *inverse, 
     struct cpu_fft_state *f = forward;
     cl_kernel k = f->k.rows_correlate;
     cl_int n = nwin;
-    int status = enqueue_r2c_columns(ctx, f, in, spectra);
+    int status = enqueue_columns(ctx, f, in, spectra);
     if (status != CLX_OK)
         return status;
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof spectra, &spectra));
@@ -164,7 +155,7 @@ static int cpu_correlate(struct clx_context *ctx, void *forward, void *inverse, 
     CL_CALL(ctx, clSetKernelArg(k, 2, sizeof f->k.twiddles_x, &f->k.twiddles_x));
     CL_CALL(ctx, clSetKernelArg(k, 3, sizeof n, &n));
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, f->rows_global, one_item, 0, NULL, NULL));
-    return enqueue_c2r_columns(ctx, inverse, spectra, out);
+    return enqueue_columns(ctx, inverse, spectra, out);
 error:
     return status;
 }

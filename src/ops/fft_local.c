@@ -164,8 +164,10 @@ error:
     return status;
 }
 
-/* R2C, step 1: the data's columns of `in` along y into the half-spectra `out`. */
-static int enqueue_r2c_columns(struct clx_context *ctx, struct local_fft_state *st, cl_mem in, cl_mem out)
+/* The columns along y: R2C's step 1, `in` (its data part) into the
+ * half-spectra `out`; C2R's step 2, the half-spectra `in`, their rows
+ * already transformed back, into the columns of `out`. */
+static int enqueue_columns(struct clx_context *ctx, struct local_fft_state *st, cl_mem in, cl_mem out)
 {
     cl_kernel k = st->k.columns;
     cl_int rows = st->data_h, cols = st->data_w;
@@ -174,22 +176,10 @@ static int enqueue_r2c_columns(struct clx_context *ctx, struct local_fft_state *
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof in, &in));
     CL_CALL(ctx, clSetKernelArg(k, 1, sizeof out, &out));
     CL_CALL(ctx, clSetKernelArg(k, 2, sizeof st->k.twiddles_y, &st->k.twiddles_y));
-    CL_CALL(ctx, clSetKernelArg(k, 3, sizeof rows, &rows));
-    CL_CALL(ctx, clSetKernelArg(k, 4, sizeof cols, &cols));
-    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, st->columns_global, local, 0, NULL, NULL));
-error:
-    return status;
-}
-
-/* C2R, step 2: the half-spectra `in`, their rows already transformed back, to the columns of `out`. */
-static int enqueue_c2r_columns(struct clx_context *ctx, struct local_fft_state *st, cl_mem in, cl_mem out)
-{
-    cl_kernel k = st->k.columns;
-    size_t local[2] = { st->local_size, 1 };
-    int status = CLX_OK;
-    CL_CALL(ctx, clSetKernelArg(k, 0, sizeof in, &in));
-    CL_CALL(ctx, clSetKernelArg(k, 1, sizeof out, &out));
-    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof st->k.twiddles_y, &st->k.twiddles_y));
+    if (st->kind == FFT_R2C) {
+        CL_CALL(ctx, clSetKernelArg(k, 3, sizeof rows, &rows));
+        CL_CALL(ctx, clSetKernelArg(k, 4, sizeof cols, &cols));
+    }
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, st->columns_global, local, 0, NULL, NULL));
 error:
     return status;
@@ -200,11 +190,10 @@ static int local_execute(struct clx_context *ctx, void *p, cl_mem in, cl_mem out
     struct local_fft_state *st = p;
     int status;
     if (st->kind == FFT_R2C)
-        return (status = enqueue_r2c_columns(ctx, st, in, out)) != CLX_OK ? status
-                                                                          : enqueue_rows(ctx, st, out, st->data_w, 1);
+        return (status = enqueue_columns(ctx, st, in, out)) != CLX_OK ? status
+                                                                      : enqueue_rows(ctx, st, out, st->data_w, 1);
     /* C2R: the rows in place (the input is overwritten, as fft_backend.h allows), then the columns. */
-    return (status = enqueue_rows(ctx, st, in, st->data_w, -1)) != CLX_OK ? status
-                                                                          : enqueue_c2r_columns(ctx, st, in, out);
+    return (status = enqueue_rows(ctx, st, in, st->data_w, -1)) != CLX_OK ? status : enqueue_columns(ctx, st, in, out);
 }
 
 /* fft_backend.h's correlate: the R2C's columns, fft_rows_correlate (its rows
@@ -216,7 +205,7 @@ static int local_correlate(struct clx_context *ctx, void *forward, void *inverse
     struct local_fft_state *f = forward;
     cl_kernel k = f->k.rows_correlate;
     cl_int n = nwin, cols = f->data_w;
-    int status = enqueue_r2c_columns(ctx, f, in, spectra);
+    int status = enqueue_columns(ctx, f, in, spectra);
     if (status != CLX_OK)
         return status;
     CL_CALL(ctx, clSetKernelArg(k, 0, sizeof spectra, &spectra));
@@ -226,7 +215,7 @@ static int local_correlate(struct clx_context *ctx, void *forward, void *inverse
     CL_CALL(ctx, clSetKernelArg(k, 4, sizeof cols, &cols));
     CL_CALL(ctx, clSetKernelArg(k, 5, sizeof n, &n));
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &f->rows_global, &f->local_size, 0, NULL, NULL));
-    return enqueue_c2r_columns(ctx, inverse, spectra, out);
+    return enqueue_columns(ctx, inverse, spectra, out);
 error:
     return status;
 }
