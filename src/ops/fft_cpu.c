@@ -108,24 +108,11 @@ error:
     return status;
 }
 
-/* The columns along y: R2C's step 1, `in` (its data part) into the
- * half-spectra `out`; C2R's step 2, the half-spectra `in`, their rows
- * already transformed back, into the columns of `out`. */
+/* The columns along y (fft_own_kernels.h), over this plan's column groups. */
 static int enqueue_columns(struct clx_context *ctx, struct cpu_fft_state *st, cl_mem in, cl_mem out)
 {
-    cl_kernel k = st->k.columns;
-    cl_int rows = st->data_h, cols = st->data_w;
-    int status = CLX_OK;
-    CL_CALL(ctx, clSetKernelArg(k, 0, sizeof in, &in));
-    CL_CALL(ctx, clSetKernelArg(k, 1, sizeof out, &out));
-    CL_CALL(ctx, clSetKernelArg(k, 2, sizeof st->k.twiddles_y, &st->k.twiddles_y));
-    if (st->kind == FFT_R2C) {
-        CL_CALL(ctx, clSetKernelArg(k, 3, sizeof rows, &rows));
-        CL_CALL(ctx, clSetKernelArg(k, 4, sizeof cols, &cols));
-    }
-    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, st->columns_global, one_item, 0, NULL, NULL));
-error:
-    return status;
+    return own_fft_enqueue_columns(ctx, &st->k, st->kind, st->data_w, st->data_h, in, out, st->columns_global,
+                                   one_item);
 }
 
 static int cpu_execute(struct clx_context *ctx, void *p, cl_mem in, cl_mem out)

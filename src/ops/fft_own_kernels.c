@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ops/fft_own_kernels.h"
+#include "runtime/cl_error.h"
 #include "runtime/context.h"
 #include "runtime/program_build.h"
 
@@ -44,6 +45,24 @@ int own_fft_kernels_create(struct clx_context *ctx, const char *file, const char
         status = twiddles_create(ctx, ny, use_double, &k->twiddles_y);
     if (status != CLX_OK)
         own_fft_kernels_release(k);
+    return status;
+}
+
+int own_fft_enqueue_columns(struct clx_context *ctx, const struct own_fft_kernels *k, enum fft_kind kind,
+                            int data_w, int data_h, cl_mem in, cl_mem out, const size_t global[2],
+                            const size_t local[2])
+{
+    cl_int rows = data_h, cols = data_w;
+    int status = CLX_OK;
+    CL_CALL(ctx, clSetKernelArg(k->columns, 0, sizeof in, &in));
+    CL_CALL(ctx, clSetKernelArg(k->columns, 1, sizeof out, &out));
+    CL_CALL(ctx, clSetKernelArg(k->columns, 2, sizeof k->twiddles_y, &k->twiddles_y));
+    if (kind == FFT_R2C) {
+        CL_CALL(ctx, clSetKernelArg(k->columns, 3, sizeof rows, &rows));
+        CL_CALL(ctx, clSetKernelArg(k->columns, 4, sizeof cols, &cols));
+    }
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k->columns, 2, NULL, global, local, 0, NULL, NULL));
+error:
     return status;
 }
 

@@ -26,4 +26,12 @@ int own_fft_kernels_create(struct clx_context *ctx, const char *file, const char
                            int nx, int ny, int use_double, struct own_fft_kernels *k);
 void own_fft_kernels_release(struct own_fft_kernels *k);
 
+/* The columns along y, whose kernels take the same arguments in both
+ * programs: R2C's step 1, the top-left data_w x data_h of `in` into the
+ * half-spectra `out`; C2R's step 2, the half-spectra `in`, their rows
+ * already transformed back, into the columns of `out`. */
+int own_fft_enqueue_columns(struct clx_context *ctx, const struct own_fft_kernels *k, enum fft_kind kind,
+                            int data_w, int data_h, cl_mem in, cl_mem out, const size_t global[2],
+                            const size_t local[2]);
+
 #endif
