@@ -3,7 +3,8 @@
  * the double-precision host reference of ALGORITHM.md (tests/host_ref.c):
  * offsets within 1e-3 px in float and 1e-6 px in double, identical integer
  * peaks and flags; integer shifts coming back exactly; batches that do not
- * divide the image count; and the API's error codes for misuse.
+ * divide the image count; windows whose rows the plan uploads cropped
+ * (src/pipeline/upload_crop.h); and the API's error codes for misuse.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -16,6 +17,7 @@
 
 #include "check.h"
 #include "host_ref.h"
+#include "pipeline/upload_crop.h"
 #include "test_data.h"
 
 #define IMAGE_W 128
@@ -93,6 +95,81 @@ static void check_against_reference(clx_context *ctx, int w, int h, int use_doub
         }
     printf("pipeline %dx%d F=%d batch %d %s: worst offset difference %.3g px (tolerance %g)\n", w, h, F,
            clx_plan_batch_size(plan), use_double ? "double" : "float", worst, tol);
+    clx_plan_release(plan);
+    clx_image_free(&ref);
+    for (int i = 0; i < NIMAGES; i++)
+        clx_image_free(&images[i]);
+}
+
+/*
+ * The upload crop (src/pipeline/upload_crop.h): the bands it merges the
+ * windows' rows into, where a window's corner lands in the stacked copy,
+ * and that it is left unused where it would save less than a tenth.
+ */
+static void check_upload_crop_layout(void)
+{
+    /* Rows 10-29 and 25-44 overlap, 45-54 touches them: one band of 45
+     * rows; 70-79 stands alone. Columns 3 .. 3 + 60 - 1. */
+    const clx_region r[] = { { 40, 70, 10, 10 }, { 3, 10, 20, 20 }, { 50, 25, 13, 20 }, { 7, 45, 10, 10 } };
+    struct upload_crop c;
+    CHECK(upload_crop_choose(&c, r, 4, 100, 90) == CLX_OK, "upload_crop_choose");
+    CHECK(c.used && c.nbands == 2 && c.x0 == 3 && c.width == 60 && c.height == 55, "crop: used %d, %d bands, "
+          "x0 %d, %dx%d; want 2 bands, x0 3, 60x55", c.used, c.nbands, c.x0, c.width, c.height);
+    CHECK(c.nbands == 2 && c.bands[0].y == 10 && c.bands[0].h == 45 && c.bands[0].at == 0 && c.bands[1].y == 70 &&
+          c.bands[1].h == 10 && c.bands[1].at == 45, "crop bands (%d %d %d), (%d %d %d); want (10 45 0), (70 10 45)",
+          c.bands[0].y, c.bands[0].h, c.bands[0].at, c.bands[1].y, c.bands[1].h, c.bands[1].at);
+    int x, y, w, h;
+    upload_crop_map(&c, 40, 70, &x, &y);
+    CHECK(x == 37 && y == 45, "window (40, 70) maps to (%d, %d), want (37, 45)", x, y);
+    upload_crop_map(&c, 50, 25, &x, &y);
+    CHECK(x == 47 && y == 15, "window (50, 25) maps to (%d, %d), want (47, 15)", x, y);
+    upload_crop_size(&c, &w, &h);
+    CHECK(w == 60 && h == 55, "device copy %dx%d, want 60x55", w, h);
+    upload_crop_release(&c);
+
+    /* Windows over 95 of 100 rows and every column: whole images go up. */
+    const clx_region tall[] = { { 0, 0, 50, 50 }, { 50, 45, 50, 50 } };
+    CHECK(upload_crop_choose(&c, tall, 2, 100, 100) == CLX_OK && !c.used, "a crop that saves 5%% is not used");
+    upload_crop_size(&c, &w, &h);
+    CHECK(w == 100 && h == 100, "unused crop: device copy %dx%d, want the image's 100x100", w, h);
+    upload_crop_release(&c);
+}
+
+/*
+ * Windows whose rows overlap, touch or stand alone, out to the image's
+ * left and right edges and its last row, and not in row order: the
+ * cropped upload gives the host reference's offsets window by window.
+ */
+static void check_cropped_windows(clx_context *ctx)
+{
+    enum { NIMAGES = 3, NWIN = 6 };
+    const clx_region regions[NWIN] = { { 60, 70, 20, 20 }, { 0, 4, 20, 20 }, { 30, 16, 20, 20 },
+                                       { 108, 24, 20, 20 }, { 90, 76, 20, 20 }, { 5, 40, 20, 20 } };
+    clx_image ref, images[NIMAGES];
+    clx_result results[NIMAGES * NWIN], want;
+    double worst = 0;
+
+    td_textured_image(&ref, IMAGE_W, IMAGE_H, CLX_PIXEL_U16, 0, 0, 7);
+    for (int i = 0; i < NIMAGES; i++)
+        td_textured_image(&images[i], IMAGE_W, IMAGE_H, CLX_PIXEL_U16, 1.4 - 0.8 * i, 0.45 * i - 0.7, 7);
+    clx_plan_options opt;
+    clx_plan_options_init(&opt);
+    opt.mode = CLX_MODE_SEED;
+    opt.batch = 2;
+    clx_plan *plan = plan_or_die(ctx, &ref, regions, NWIN, &opt);
+    run_all(ctx, plan, images, NIMAGES, results);
+    for (int i = 0; i < NIMAGES; i++)
+        for (int k = 0; k < NWIN; k++) {
+            const clx_result *got = &results[i * NWIN + k];
+            href_offset(&ref, &images[i], &regions[k], 5, 0, &want);
+            double err = fmax(fabs(got->dx - want.dx), fabs(got->dy - want.dy));
+            worst = err > worst ? err : worst;
+            CHECK(err <= 1e-3 && got->ix == want.ix && got->iy == want.iy && got->flags == want.flags,
+                  "cropped upload, image %d window %d: (%.6f, %.6f) flags %u, reference (%.6f, %.6f) flags %u", i,
+                  k, got->dx, got->dy, got->flags, want.dx, want.dy, want.flags);
+        }
+    printf("cropped upload (rows 4-59 and 70-95 of %d, columns 0-%d): worst offset difference %.3g px\n", IMAGE_H,
+           IMAGE_W - 1, worst);
     clx_plan_release(plan);
     clx_image_free(&ref);
     for (int i = 0; i < NIMAGES; i++)
@@ -259,6 +336,8 @@ int main(void)
     check_against_reference(ctx, 24, 24, 0, 5, 2);      /* 5 images in batches of 2: 2, 2, 1 */
     check_against_reference(ctx, 17, 23, 0, 3, 3);      /* odd, non-square, F = 3 */
     check_against_reference(ctx, 24, 24, 0, 7, 0);      /* automatic batch, F = 7 */
+    check_upload_crop_layout();
+    check_cropped_windows(ctx);
     check_integer_shifts(ctx, 0);
     check_flat_window(ctx, 0);
     check_api_errors(ctx);

@@ -25,14 +25,14 @@ struct pipeline_job {
     const clx_plan_options *opt;      /* with the mode's defaults filled in */
     const clx_region *regions;
     int nwin;
-    int image_w, image_h;
+    int image_w, image_h;             /* the device copy's (a crop of the images: upload_crop.h) */
     int batch;                        /* images per push, at most (0 while the plan sizes it) */
     int pairs;                        /* each push brings its own references (clx_plan_push_pairs) */
     int nref;                         /* reference windows: nwin, or batch * nwin with pairs (tile t's is
                                          t % nref) */
     const struct kernel_params *params;       /* window, search radius, precision, F; tuned and overridden */
     const struct kernel_overrides *overrides; /* the tuning's and the caller's, for the stages */
-    cl_mem corners;                   /* int2 top-left corner per window */
+    cl_mem corners;                   /* int2 top-left corner per window, in the device copy */
 };
 
 /* One push's images on the device, as the plan uploaded them. */
@@ -44,6 +44,9 @@ struct batch_view {
 
 struct pipeline_ops {
     const char *name;                 /* "seed", "accurate" */
+    /* Whether it reads nothing of an image outside the windows, so that
+     * the plan may upload only the rows they cover (upload_crop.h). */
+    int reads_windows_only;
     /* Device bytes one pushed image costs (beyond its upload), and the
      * largest single buffer per image, for the plan to size the batch. */
     void (*image_bytes)(const struct pipeline_job *job, size_t *per_image, size_t *largest);

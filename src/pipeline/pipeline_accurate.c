@@ -896,6 +896,7 @@ static void accurate_release(void *state)
 
 const struct pipeline_ops pipeline_accurate = {
     .name = "accurate",
+    .reads_windows_only = 0,    /* IC-GN and the window offsets sample around them */
     .image_bytes = accurate_image_bytes,
     .create = accurate_create,
     .set_reference = accurate_set_reference,

@@ -206,6 +206,7 @@ static void seed_release(void *state)
 
 const struct pipeline_ops pipeline_seed = {
     .name = "seed",
+    .reads_windows_only = 1,
     .image_bytes = seed_image_bytes,
     .create = seed_create,
     .set_reference = seed_set_reference,

@@ -8,7 +8,9 @@
  *   accurate mode  pipeline_accurate.c  pre-filter, window offset, refinement
  *
  * clx_plan_push uploads the images (through pinned memory) and enqueues the
- * pipeline's work; clx_plan_read waits and finishes it on the host.
+ * pipeline's work; clx_plan_read waits and finishes it on the host. Where
+ * the pipeline reads only the windows, only the rows and columns they cover
+ * go up (upload_crop.h): the pipeline sees that crop as its images.
  */
 #include "config.h"
 
@@ -172,17 +174,26 @@ static struct pipeline_job job_of(const struct clx_plan *plan)
 {
     struct pipeline_job job = {
         .ctx = plan->ctx, .opt = &plan->opt, .regions = plan->regions, .nwin = plan->nwin,
-        .image_w = plan->image_w, .image_h = plan->image_h, .batch = plan->batch, .pairs = plan->opt.pairs,
+        .batch = plan->batch, .pairs = plan->opt.pairs,
         .nref = plan->opt.pairs ? plan->batch * plan->nwin : plan->nwin, .params = &plan->params,
         .overrides = &plan->overrides, .corners = plan->corners,
     };
+    upload_crop_size(&plan->crop, &job.image_w, &job.image_h);
     return job;
+}
+
+/* Pixels of one image's device copy. */
+static size_t device_pixels(const struct clx_plan *plan)
+{
+    int w, h;
+    upload_crop_size(&plan->crop, &w, &h);
+    return (size_t)w * h;
 }
 
 /* Device bytes one pushed image costs, and the largest single buffer per image. */
 static void job_costs(const struct clx_plan *plan, size_t *per_image, size_t *largest)
 {
-    size_t pixels = (size_t)plan->image_w * plan->image_h;
+    size_t pixels = device_pixels(plan);
     struct pipeline_job job = job_of(plan);
     plan->pipeline->image_bytes(&job, per_image, largest);
     /* The upload, widest pixel type; with pairs the references' too. */
@@ -250,10 +261,8 @@ static int upload_corners(struct clx_plan *plan)
     cl_int2 *corners = malloc(sizeof *corners * plan->nwin);
     if (!corners)
         return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
-    for (int i = 0; i < plan->nwin; i++) {
-        corners[i].s[0] = plan->regions[i].x;
-        corners[i].s[1] = plan->regions[i].y;
-    }
+    for (int i = 0; i < plan->nwin; i++)
+        upload_crop_map(&plan->crop, plan->regions[i].x, plan->regions[i].y, &corners[i].s[0], &corners[i].s[1]);
     CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, plan->corners, CL_TRUE, 0, sizeof *corners * plan->nwin, corners,
                                       0, NULL, NULL));
 error:
@@ -322,12 +331,12 @@ static int upload_pixels(struct clx_plan *plan, struct upload_target t, const vo
                          size_t n)
 {
     struct clx_context *ctx = plan->ctx;
-    size_t bytes = (size_t)plan->image_w * plan->image_h * clx_pixel_size(type) * n;
+    size_t bytes = device_pixels(plan) * clx_pixel_size(type) * n;
     int status = reserve_images(plan, t, bytes);
     if (status != CLX_OK)
         return status;
     ctx_profile_begin(ctx);
-    CL_CALL(ctx, clEnqueueWriteBuffer(ctx->queue, *t.buffer, CL_FALSE, 0, bytes, pixels, 0, NULL, NULL));
+    CL_CALL(ctx, upload_crop_enqueue(&plan->crop, ctx->queue, *t.buffer, pixels, clx_pixel_size(type), n));
     ctx_profile_mark(ctx, "upload", (double)bytes);
 error:
     return status;
@@ -466,6 +475,21 @@ static int set_job(struct clx_plan *plan, const clx_image *reference, const clx_
     return CLX_OK;
 }
 
+/* What of each image goes up. A pipeline that reads only the windows gets
+ * the rows they cover; pairs always go whole, because multipass.c pushes
+ * pairs already on the device as whole images (plan_push_device_pairs). */
+static int choose_crop(struct clx_plan *plan)
+{
+    const clx_region *regions = plan->regions;
+    size_t n = plan->pipeline->reads_windows_only && !plan->opt.pairs ? (size_t)plan->nwin : 0;
+    if (upload_crop_choose(&plan->crop, regions, n, plan->image_w, plan->image_h) != CLX_OK)
+        return ctx_fail(plan->ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
+    if (plan->crop.used)
+        ctx_log(plan->ctx, CLX_LOG_INFO, "upload: %dx%d of each %dx%d image (the rows and columns the windows cover)",
+                plan->crop.width, plan->crop.height, plan->image_w, plan->image_h);
+    return CLX_OK;
+}
+
 /* The mode's pipeline for the job, and the listing --explain prints. */
 static int create_pipeline(struct clx_plan *plan)
 {
@@ -514,7 +538,7 @@ int clx_plan_create(clx_context *ctx, const clx_image *reference, const clx_regi
     plan->opt = resolved;
     plan->pipeline = resolved.mode == CLX_MODE_SEED ? &pipeline_seed : &pipeline_accurate;
     if ((status = set_job(plan, reference, regions, region_count)) != CLX_OK ||
-        (status = apply_tuning(plan, options->params)) != CLX_OK || (status = apply_interp(plan)) != CLX_OK ||
+        (status = choose_crop(plan)) != CLX_OK || (status = apply_tuning(plan, options->params)) != CLX_OK || (status = apply_interp(plan)) != CLX_OK ||
         (status = choose_batch(plan, options->batch)) != CLX_OK || (status = upload_corners(plan)) != CLX_OK ||
         (status = create_pipeline(plan)) != CLX_OK ||
         /* With pairs each push brings its references: this one gave the size. */
@@ -556,6 +580,7 @@ static void plan_free(struct clx_plan *plan)
         clReleaseMemObject(plan->images);
     if (plan->references)
         clReleaseMemObject(plan->references);
+    upload_crop_release(&plan->crop);
     free(plan->regions);
     free(plan);
 }

@@ -10,6 +10,7 @@
 #include "clxcorr.h"
 #include "params/kernel_params.h"
 #include "pipeline/pipeline.h"
+#include "pipeline/upload_crop.h"
 #include "runtime/context.h"
 
 struct clx_plan {
@@ -17,7 +18,8 @@ struct clx_plan {
     clx_plan_options opt;             /* resolved; opt.params is parsed into `overrides` and not kept */
     clx_region *regions;
     int nwin;
-    int image_w, image_h;
+    int image_w, image_h;             /* the images' size (the reference's) */
+    struct upload_crop crop;          /* what of each image goes up: the device copy's layout */
     int batch;                        /* images per push, at most */
     struct kernel_params params;      /* window, search radius, precision, F, overrides: before any layout */
     struct kernel_overrides overrides; /* the tuning's values, then the caller's, parsed once */
@@ -25,8 +27,8 @@ struct clx_plan {
     char tuning[512];                 /* where the tuning came from, in words */
     char parameters[4096];            /* the main stage's kernel parameters, one per line (--explain) */
 
-    cl_mem corners;                   /* int2 top-left corner per window */
-    cl_mem images;                    /* the pushed images, as uploaded */
+    cl_mem corners;                   /* int2 top-left corner per window, in the device copy */
+    cl_mem images;                    /* the pushed images' device copies (crop) */
     size_t images_bytes;
     struct pinned staging;            /* pinned host memory clx_plan_push copies the images into */
     cl_mem references;                /* with opt.pairs: the pushed pairs' references, likewise */
