@@ -14,7 +14,6 @@ if ! "$CLXCORR" --version | grep -q 'features:.* hdf5'; then
     exit 77
 fi
 D=$TESTS_SRCDIR/data/ebsd
-lsan_with_hdf5
 S=$TMP/set
 # The fixtures' patterns (make_fixtures.py): image_0001 .. image_0006 are the scan's 2 rows x 3 columns.
 "$CLXCORR_SAMPLES" --out "$S" --size 96x80 --count 6 --grid 3x2 --window 24x24 --margin 8 --max-shift 2 \

@@ -231,7 +231,6 @@ expect_failure "--each with --series" 2 "--each draws the arrows of every image"
 # cli_pattern_files.sh), where this clxcorr reads them (HDF5) and names the
 # scan points in its rows.
 if "$CLXCORR" --version | grep -q 'features:.* hdf5'; then
-    lsan_with_hdf5
     E=$TMP/ebsd
     "$CLXCORR_SAMPLES" --out "$E" --size 96x80 --count 6 --grid 3x2 --window 24x24 --margin 8 --max-shift 2 \
         >/dev/null || exit 99

@@ -114,7 +114,6 @@ awk -F, 'NR == FNR { if (FNR > 1) { w1[FNR] = $23; w2[FNR] = $24; w3[FNR] = $25 
 
 # --- a pattern file's scan -------------------------------------------------------
 if "$CLXCORR" --version | grep -q 'features:.* hdf5'; then
-    lsan_with_hdf5
     D=$TESTS_SRCDIR/data/ebsd
     strain --pc 0.42,0.31,0.58 --sample-tilt 70 --detector-tilt 0 --grid 2x2 --window 24x24 --margin 8 \
         "$D/patterns.h5#0,0" "$D/patterns.h5" >"$TMP/scan.csv" || fail "strain over patterns.h5"

@@ -35,20 +35,6 @@ need_device() {
     fi
 }
 
-# Call before running clxcorr on an HDF5 file. Sanitizer builds only:
-# LeakSanitizer's thread tracer crashes ("Tracer caught signal 11") scanning
-# the dynamic TLS of PoCL's LLVM in a process that started HDF5 before PoCL
-# loaded LLVM (GCC 12's runtime; valgrind finds nothing wrong in the same
-# run). Leaks are still checked, with TLS left unscanned (which can only add
-# reports, never hide one); HDF5's per-thread state, held there, is
-# suppressed in tests/sanitizer/lsan.supp.
-lsan_with_hdf5() {
-    if [ -n "${SANITIZER_FLAGS:-}" ]; then
-        LSAN_OPTIONS="${LSAN_OPTIONS:-}:use_tls=0"
-        export LSAN_OPTIONS
-    fi
-}
-
 # A small deterministic set in $1: reference.tif, image_000N.tif, regions.txt, truth.csv.
 make_small_set() {
     "$CLXCORR_SAMPLES" --out "$1" --size 160x128 --count "${2:-4}" --grid 3x2 --window 32x32 --margin 8 \
