@@ -254,6 +254,23 @@ int clx_image_load(const char *path, int page, clx_image *image, clx_message *ms
  */
 int clx_image_load_into(const char *path, int page, clx_image *dst, clx_message *msg);
 
+/* A run of image rows: first .. first + count - 1. */
+typedef struct clx_rows {
+    int first, count;
+} clx_rows;
+
+/*
+ * Like clx_image_load_into and clx_image_file_read_into, where only the
+ * rows in `rows` (nrows runs inside the image, e.g. clx_plan_rows_read's)
+ * are wanted: they are read as those functions read them; any other row
+ * may be left as it was or read too. Uncompressed greyscale TIFF strips
+ * are read for the runs alone; other files are read whole. rows NULL: every row.
+ */
+int clx_image_load_rows_into(const char *path, int page, clx_image *dst, const clx_rows *rows, size_t nrows,
+                             clx_message *msg);
+int clx_image_file_read_rows_into(clx_image_file *file, int page, clx_image *dst, const clx_rows *rows,
+                                  size_t nrows, clx_message *msg);
+
 /*
  * Image names, as the clxcorr command and the bindings take them: "PATH#N"
  * names page N (0-based) of a multi-page TIFF or pattern N of an EBSD
@@ -770,6 +787,16 @@ int clx_plan_read(clx_plan *plan, clx_result *results, size_t capacity);
 /* The size of one correlation surface: (2 Rx + 1) x (2 Ry + 1) for the
  * searched shifts |ux| <= Rx, |uy| <= Ry. */
 void clx_plan_surface_size(const clx_plan *plan, int *width, int *height);
+
+/*
+ * The rows of each image the plan reads, in order, as runs: returns how
+ * many runs there are and writes up to `capacity` of them. A seed plan
+ * reads the rows its windows cover (and uploads only those); the accurate
+ * mode and pairs read every row (one run). Rows outside the runs of the
+ * images pushed may hold anything, so that a loader can skip them
+ * (clx_image_load_rows_into). 0 for a NULL or released plan.
+ */
+size_t clx_plan_rows_read(const clx_plan *plan, clx_rows *rows, size_t capacity);
 
 /*
  * Waits for the images of the last push and copies their correlation

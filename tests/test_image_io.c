@@ -1545,6 +1545,61 @@ static void tiff_hand_strips_reverse(const char *path, uint32_t strips, uint32_t
     free(d);
 }
 
+/*
+ * clx_image_load_rows_into with rows 2-4 and 11-14 wanted (H = 23): an
+ * uncompressed 16-bit page (either byte order) gives those rows and leaves
+ * the others as they were; a compressed page, and 8-bit pixels widened
+ * into 16-bit ones, are read whole; a run outside the image is refused.
+ */
+static void rows_case(const char *name, const struct tiff_spec *sp, const char *mode, int rows_alone)
+{
+    const clx_rows runs[2] = { { 2, 3 }, { 11, 4 } };
+    const uint16_t untouched = 0xBEEF;
+    char path[4200];
+    uint16_t pixels[W * H];
+    clx_image dst = { W, H, CLX_PIXEL_U16, pixels };
+    clx_message msg;
+    path_make(path, sizeof path, name);
+    tiff_write(path, sp, 1, mode);
+    for (int i = 0; i < W * H; i++)
+        pixels[i] = untouched;
+    int rc = clx_image_load_rows_into(path, 0, &dst, runs, 2, &msg);
+    CHECK(rc == CLX_OK, "%s: %s: %s", name, clx_status_name(rc), msg.text);
+    int wrong = 0, left = 0;
+    for (int y = 0; y < H; y++) {
+        int wanted = (y >= 2 && y < 5) || (y >= 11 && y < 15);
+        for (int x = 0; x < W; x++) {
+            double v = pixels[y * W + x], want = expected(sp, x, y, 0);   /* widening keeps values */
+            wrong += (wanted || !rows_alone) && v != want;
+            left += !wanted && v == untouched;
+        }
+    }
+    CHECK(wrong == 0, "%s: %d pixels of the rows read differ", name, wrong);
+    CHECK(rows_alone ? left == W * (H - 7) : left == 0, "%s: %d pixels outside the rows left alone, want %d", name,
+          left, rows_alone ? W * (H - 7) : 0);
+}
+
+static void test_rows_into_tiff(void)
+{
+    struct tiff_spec s = spec_grey(16, SAMPLEFORMAT_UINT);
+    rows_case("rows_u16.tif", &s, "w", 1);
+    rows_case("rows_u16_big_endian.tif", &s, "wb", 1);
+    s.compression = COMPRESSION_LZW;
+    rows_case("rows_u16_lzw.tif", &s, "w", 0);
+    s = spec_grey(8, SAMPLEFORMAT_UINT);
+    rows_case("rows_u8_widened.tif", &s, "w", 0);
+
+    char path[4200];
+    uint16_t pixels[W * H];
+    clx_image dst = { W, H, CLX_PIXEL_U16, pixels };
+    const clx_rows outside = { H - 1, 2 };
+    clx_message msg;
+    path_make(path, sizeof path, "rows_u16.tif");
+    int rc = clx_image_load_rows_into(path, 0, &dst, &outside, 1, &msg);
+    CHECK(rc == CLX_ERR_ARGUMENT && strstr(msg.text, "rows 22 to 23 are not inside the 23 rows") != NULL,
+          "rows past the image: %s: %s", clx_status_name(rc), msg.text);
+}
+
 static void test_into_tiff(void)
 {
     struct tiff_spec s = spec_grey(8, SAMPLEFORMAT_UINT);
@@ -1911,6 +1966,7 @@ int main(void)
     test_errors_stb_structure();
     test_bmp_top_down();
     test_into_tiff();
+    test_rows_into_tiff();
     test_into_other();
     test_into_errors();
     test_threads();

@@ -170,7 +170,22 @@ static void check_cropped_windows(clx_context *ctx)
         }
     printf("cropped upload (rows 4-59 and 70-95 of %d, columns 0-%d): worst offset difference %.3g px\n", IMAGE_H,
            IMAGE_W - 1, worst);
+    /* What a loader may read alone (clx_plan_rows_read): those two runs. */
+    clx_rows rows[3];
+    size_t nrows = clx_plan_rows_read(plan, rows, 3);
+    CHECK(nrows == 2 && rows[0].first == 4 && rows[0].count == 56 && rows[1].first == 70 && rows[1].count == 26,
+          "rows read: %zu runs (%d +%d, %d +%d), want 2 (4 +56, 70 +26)", nrows, rows[0].first, rows[0].count,
+          rows[1].first, rows[1].count);
+    CHECK(clx_plan_rows_read(plan, NULL, 0) == 2, "rows read: the count without room for the runs");
     clx_plan_release(plan);
+    /* The accurate mode samples around the windows: every row. */
+    opt.mode = CLX_MODE_ACCURATE;
+    plan = plan_or_die(ctx, &ref, regions, NWIN, &opt);
+    nrows = clx_plan_rows_read(plan, rows, 3);
+    CHECK(nrows == 1 && rows[0].first == 0 && rows[0].count == IMAGE_H, "accurate mode: %zu runs (%d +%d), want "
+          "all %d rows", nrows, rows[0].first, rows[0].count, IMAGE_H);
+    clx_plan_release(plan);
+    CHECK(clx_plan_rows_read(NULL, rows, 3) == 0, "rows read of a NULL plan");
     clx_image_free(&ref);
     for (int i = 0; i < NIMAGES; i++)
         clx_image_free(&images[i]);

@@ -263,20 +263,39 @@ static int data_make(struct data *d, const struct workload *w, const struct benc
 
 /* ---- streaming ----------------------------------------------------------- */
 
+#define MAX_ROW_RUNS 64
+
 struct run {
     const struct data *d;
     int from_files;
     double start;
     int batch, lanes;
     char method[16], fft[16];
+    /* The rows the plan reads, which the loaders read or copy, as
+     * `offsets` reads them (rows NULL: every row). */
+    clx_rows row_runs[MAX_ROW_RUNS], *rows;
+    size_t nrows;
 };
+
+/* The rows the plan reads of an image in memory: the rows alone where the
+ * pixel types agree, else all of it, widened. */
+static int copy_rows(const struct run *r, const clx_image *from, clx_image *to, clx_message *msg)
+{
+    if (!r->rows || from->type != to->type || from->width != to->width || from->height != to->height)
+        return clx_image_copy_to(from, to, msg);
+    size_t row_bytes = (size_t)from->width * clx_pixel_size(from->type);
+    for (size_t k = 0; k < r->nrows; k++)
+        memcpy((char *)to->pixels + (size_t)r->rows[k].first * row_bytes,
+               (const char *)from->pixels + (size_t)r->rows[k].first * row_bytes, (size_t)r->rows[k].count * row_bytes);
+    return CLX_OK;
+}
 
 static int load(void *user, size_t i, clx_image *staged, clx_message *msg)
 {
     struct run *r = user;
     if (r->from_files)
-        return clx_image_load_into(r->d->files[i % r->d->nfiles], 0, staged, msg);
-    return clx_image_copy_to(&r->d->images[i % r->d->nimages], staged, msg);
+        return clx_image_load_rows_into(r->d->files[i % r->d->nfiles], 0, staged, r->rows, r->nrows, msg);
+    return copy_rows(r, &r->d->images[i % r->d->nimages], staged, msg);
 }
 
 static int deliver(void *user, size_t i, const clx_result *results, size_t n, clx_message *msg)
@@ -292,6 +311,8 @@ static int started(void *user, const clx_stream_info *info, clx_message *msg)
     r->lanes = info->lanes;
     snprintf(r->method, sizeof r->method, "%s", clx_method_name(clx_plan_method(plan)));
     snprintf(r->fft, sizeof r->fft, "%s", clx_plan_fft(plan));
+    r->nrows = clx_plan_rows_read(plan, r->row_runs, MAX_ROW_RUNS);
+    r->rows = r->nrows <= MAX_ROW_RUNS ? r->row_runs : NULL;
     r->start = now_seconds();
     return CLX_OK;
 }

@@ -321,17 +321,18 @@ int image_item_load(const struct image_items *items, size_t i, clx_image *image,
     return status;
 }
 
-int image_item_load_into(const struct image_items *items, size_t i, clx_image *dst, clx_message *msg)
+int image_item_load_into(const struct image_items *items, size_t i, clx_image *dst, const clx_rows *rows,
+                         size_t nrows, clx_message *msg)
 {
     char *path;
     if (items->items[i].page < 0)
         return unreadable_item(items, i, msg);
     clx_image_file *open = items->open ? items->open[items->items[i].entry] : NULL;
     if (open)
-        return clx_image_file_read_into(open, items->items[i].page, dst, msg);
+        return clx_image_file_read_rows_into(open, items->items[i].page, dst, rows, nrows, msg);
     if (item_path(items, i, &path) != CLX_OK)
         return CLX_ERR_HOST_MEMORY;
-    int status = clx_image_load_into(path, items->items[i].page, dst, msg);
+    int status = clx_image_load_rows_into(path, items->items[i].page, dst, rows, nrows, msg);
     free(path);
     return status;
 }

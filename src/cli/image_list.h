@@ -96,7 +96,9 @@ void image_item_scan_point(const struct image_items *items, size_t i, const clx_
 char *image_item_name(const struct image_items *items, size_t i);
 /* Decodes image i (malloc'd pixels). */
 int image_item_load(const struct image_items *items, size_t i, clx_image *image, clx_message *msg);
-/* Decodes image i into dst's pixels, which must be its size (clx_image_load_into). */
-int image_item_load_into(const struct image_items *items, size_t i, clx_image *dst, clx_message *msg);
+/* Decodes image i into dst's pixels, which must be its size
+ * (clx_image_load_rows_into): the rows in `rows` at least (NULL: all). */
+int image_item_load_into(const struct image_items *items, size_t i, clx_image *dst, const clx_rows *rows,
+                         size_t nrows, clx_message *msg);
 
 #endif

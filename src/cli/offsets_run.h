@@ -87,6 +87,10 @@ struct offsets_run {
     size_t *device_images;       /* the images each device correlated */
     const char *reference;       /* its name, for messages */
     clx_image ref;
+    /* The rows of each image the plans read (clx_plan_rows_read), set once
+     * they exist: the loaders read no others. NULL: every row. */
+    clx_rows *rows_read;
+    size_t nrows_read;
     clx_region *regions;         /* every window: one row each */
     size_t nregions;
     /* --mask: the windows measured (the library's), and each image's

@@ -407,6 +407,7 @@ void offsets_run_free(struct offsets_run *r)
     free(r->strains);
     close_devices(r->ctxs, r->ndevices);
     free(r->regions);
+    free(r->rows_read);
     window_mask_free(&r->mask);
     free(r->expanded);
     clx_image_free(&r->ref);

@@ -26,10 +26,11 @@ static int image_skip(struct offsets_run *r, size_t j, clx_image *staged, const 
     return CLX_OK;
 }
 
-/* Item i into the staging memory; an error names the file and the problem. */
+/* Item i into the staging memory, the rows the plans read at least; an
+ * error names the file and the problem. */
 static int item_load_checked(struct offsets_run *r, size_t i, clx_image *staged, clx_message *msg)
 {
-    int status = image_item_load_into(&r->items, i, staged, msg);
+    int status = image_item_load_into(&r->items, i, staged, r->rows_read, r->nrows_read, msg);
     if (status != CLX_ERR_SIZE && status != CLX_ERR_FORMAT)
         return status;
     /*
@@ -152,6 +153,28 @@ static void explain_scan(const clx_scan_info *s)
             s->azimuthal, s->twist, s->pixel_size, s->binning, s->has_euler ? "; orientations per point" : "");
 }
 
+/* The rows the loaders read: those the plans read (the same windows and
+ * mode give every device's plan the same ones), or every row if they differ. */
+static int rows_read_set(struct offsets_run *r, const clx_stream_info *info, clx_message *msg)
+{
+    size_t n = clx_plan_rows_read(info->plan, NULL, 0);
+    clx_rows *rows = calloc(2 * n + 1, sizeof *rows), *other = rows + n;
+    if (!rows) {
+        snprintf(msg->text, sizeof msg->text, "out of host memory");
+        return CLX_ERR_HOST_MEMORY;
+    }
+    clx_plan_rows_read(info->plan, rows, n);
+    for (size_t d = 1; d < info->devices; d++)
+        if (clx_plan_rows_read(info->device_plans[d], other, n) != n || memcmp(rows, other, n * sizeof *rows) != 0) {
+            free(rows);
+            return CLX_OK;
+        }
+    free(r->rows_read);
+    r->rows_read = rows;
+    r->nrows_read = n;
+    return CLX_OK;
+}
+
 /* The plans exist: the output is opened only now, so that a job the device
  * refuses leaves no file behind. */
 static int started(void *user, const clx_stream_info *info, clx_message *msg)
@@ -178,6 +201,8 @@ static int started(void *user, const clx_stream_info *info, clx_message *msg)
     }
     r->meta.lanes = info->lanes;
     report_info("%d lanes at work at once", info->lanes);
+    if ((status = rows_read_set(r, info, msg)) != CLX_OK)
+        return status;
     status = offsets_rows_init(r, info->images_in_flight, msg);
     if (status != CLX_OK)
         return status;

@@ -61,7 +61,7 @@ int strain_remap_load(struct offsets_run *r, size_t j, clx_image *staged, clx_me
     struct strain_remap *m = r->remap;
     size_t item = offsets_item_index(r, j);
     if (memcmp(m->map[j], identity, sizeof identity) == 0)
-        return image_item_load_into(&r->items, item, staged, msg);
+        return image_item_load_into(&r->items, item, staged, NULL, 0, msg);
     clx_image img, warped;
     int status = image_item_load(&r->items, item, &img, msg);
     if (status != CLX_OK)

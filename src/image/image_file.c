@@ -255,6 +255,55 @@ static int dst_check(const clx_image *dst, const char *function, clx_message *ms
     return CLX_OK;
 }
 
+static int rows_check(const clx_image *dst, const clx_rows *rows, size_t nrows, const char *function,
+                      clx_message *msg)
+{
+    for (size_t i = 0; rows && i < nrows; i++)
+        if (rows[i].first < 0 || rows[i].count < 1 || rows[i].count > dst->height - rows[i].first)
+            return msg_fail(msg, CLX_ERR_ARGUMENT, "%s: rows %d to %d are not inside the %d rows of dst", function,
+                            rows[i].first, rows[i].first + rows[i].count - 1, dst->height);
+    return CLX_OK;
+}
+
+/* The rows wanted where the backend reads rows alone, else the whole page. */
+static int read_rows_into(clx_image_file *file, int page, clx_image *dst, const clx_rows *rows, size_t nrows,
+                          clx_message *msg)
+{
+    int rc = IMAGE_READ_DECODE;
+    if (rows && file->format->read_rows_into && (rc = page_check(file, page, msg)) == CLX_OK)
+        rc = file->format->read_rows_into(file, page, dst, rows, nrows, msg);
+    return rc == IMAGE_READ_DECODE ? read_into(file, page, dst, msg) : rc;
+}
+
+int clx_image_file_read_rows_into(clx_image_file *file, int page, clx_image *dst, const clx_rows *rows,
+                                  size_t nrows, clx_message *msg)
+{
+    msg_clear(msg);
+    if (!file)
+        return msg_fail(msg, CLX_ERR_ARGUMENT, "clx_image_file_read_rows_into: file is NULL");
+    int rc = dst_check(dst, "clx_image_file_read_rows_into", msg);
+    if (rc == CLX_OK)
+        rc = rows_check(dst, rows, nrows, "clx_image_file_read_rows_into", msg);
+    return rc == CLX_OK ? read_rows_into(file, page, dst, rows, nrows, msg) : rc;
+}
+
+int clx_image_load_rows_into(const char *path, int page, clx_image *dst, const clx_rows *rows, size_t nrows,
+                             clx_message *msg)
+{
+    msg_clear(msg);
+    int rc = dst_check(dst, "clx_image_load_rows_into", msg);
+    if (rc == CLX_OK)
+        rc = rows_check(dst, rows, nrows, "clx_image_load_rows_into", msg);
+    if (rc != CLX_OK)
+        return rc;
+    clx_image_file *file;
+    if ((rc = clx_image_file_open(path, &file, msg)) != CLX_OK)
+        return rc;
+    rc = read_rows_into(file, page, dst, rows, nrows, msg);
+    clx_image_file_close(file);
+    return rc;
+}
+
 int clx_image_file_read_into(clx_image_file *file, int page, clx_image *dst, clx_message *msg)
 {
     msg_clear(msg);

@@ -580,6 +580,41 @@ static int tiff_read_into(clx_image_file *file, int page, clx_image *dst, clx_me
     return rc;
 }
 
+/*
+ * The rows wanted alone, where the page's strips lie in the file as in
+ * memory and its pixels are integers of dst's type (widening and the float
+ * check look at every row): one read per run of rows. Else the whole page.
+ */
+static int tiff_read_rows_into(clx_image_file *file, int page, clx_image *dst, const clx_rows *rows, size_t nrows,
+                               clx_message *msg)
+{
+    struct tiff_handle *h = file->handle;
+    struct tiff_layout l;
+    uint64_t start;
+    int rc = page_select(file, page, &l, msg);
+    if (rc == CLX_OK)
+        rc = image_fit_check(file, page, (int)l.width, (int)l.height, l.type, dst, msg);
+    if (rc != CLX_OK)
+        return rc;
+    if (l.type != dst->type || l.type == CLX_PIXEL_F32 || !strips_contiguous(h->tif, &l, &start))
+        return IMAGE_READ_DECODE;
+    size_t row_bytes = (size_t)l.width * l.sample_bytes;
+    /* A file cut short, even in rows nobody wants, is reported as the
+     * whole page's read reports it. */
+    struct stat st;
+    if (fstat(TIFFFileno(h->tif), &st) != 0 || (uint64_t)st.st_size < start + (uint64_t)l.height * row_bytes)
+        return IMAGE_READ_DECODE;
+    for (size_t i = 0; i < nrows && rc == CLX_OK; i++) {
+        unsigned char *at = (unsigned char *)dst->pixels + (size_t)rows[i].first * row_bytes;
+        size_t bytes = (size_t)rows[i].count * row_bytes;
+        rc = file_read_at(file, page, TIFFFileno(h->tif), start + (uint64_t)rows[i].first * row_bytes, at, bytes,
+                          msg);
+        if (rc == CLX_OK && TIFFIsByteSwapped(h->tif) && l.sample_bytes == 2)
+            TIFFSwabArrayOfShort((uint16_t *)(void *)at, (tmsize_t)(bytes / 2));
+    }
+    return rc;
+}
+
 /* ------------------------------------------------------------------------ */
 /* The backend                                                               */
 
@@ -658,5 +693,6 @@ const struct image_format image_format_tiff = {
     .open = tiff_open,
     .read = tiff_read,
     .read_into = tiff_read_into,
+    .read_rows_into = tiff_read_rows_into,
     .close = tiff_close,
 };

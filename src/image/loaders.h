@@ -49,6 +49,11 @@ struct image_format {
      * and copies. NULL: always decode.
      */
     int (*read_into)(clx_image_file *file, int page, clx_image *dst, clx_message *msg);
+    /* The same for the rows in `rows` only (nrows runs, checked to lie
+     * inside the image): rows outside them may be left alone. NULL, or
+     * IMAGE_READ_DECODE: read_into's whole page serves instead. */
+    int (*read_rows_into)(clx_image_file *file, int page, clx_image *dst, const clx_rows *rows, size_t nrows,
+                          clx_message *msg);
     void (*close)(clx_image_file *file);
     /* read and read_into may run in several threads at once on one open file. */
     int shared_reads;

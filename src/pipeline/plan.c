@@ -645,6 +645,21 @@ void clx_plan_surface_size(const clx_plan *plan, int *width, int *height)
         *height = ok ? 2 * plan->params.search_ry + 1 : 0;
 }
 
+size_t clx_plan_rows_read(const clx_plan *plan, clx_rows *rows, size_t capacity)
+{
+    if (!live(plan))
+        return 0;
+    const struct upload_crop *c = &plan->crop;
+    if (!c->used) {
+        if (capacity > 0 && rows)
+            rows[0] = (clx_rows){ 0, plan->image_h };
+        return 1;
+    }
+    for (int b = 0; b < c->nbands && (size_t)b < capacity && rows; b++)
+        rows[b] = (clx_rows){ c->bands[b].y, c->bands[b].h };
+    return (size_t)c->nbands;
+}
+
 /* ---- push / read --------------------------------------------------------- */
 
 /* The checks every push makes before it uploads anything; `pairs`: the
