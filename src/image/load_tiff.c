@@ -553,18 +553,31 @@ static int file_read_at(const clx_image_file *file, int page, int fd, uint64_t s
     return CLX_OK;
 }
 
+/*
+ * Page `page` selected and checked against dst; where its strips lie in the
+ * file as in memory, CLX_OK with *start where its pixels begin, else
+ * IMAGE_READ_DECODE (or the check's error).
+ */
+static int page_in_place(clx_image_file *file, int page, const clx_image *dst, struct tiff_layout *l,
+                         uint64_t *start, clx_message *msg)
+{
+    struct tiff_handle *h = file->handle;
+    int rc = page_select(file, page, l, msg);
+    if (rc == CLX_OK)
+        rc = image_fit_check(file, page, (int)l->width, (int)l->height, l->type, dst, msg);
+    if (rc == CLX_OK && !strips_contiguous(h->tif, l, start))
+        rc = IMAGE_READ_DECODE;
+    return rc;
+}
+
 static int tiff_read_into(clx_image_file *file, int page, clx_image *dst, clx_message *msg)
 {
     struct tiff_handle *h = file->handle;
     struct tiff_layout l;
     uint64_t start;
-    int rc = page_select(file, page, &l, msg);
-    if (rc == CLX_OK)
-        rc = image_fit_check(file, page, (int)l.width, (int)l.height, l.type, dst, msg);
+    int rc = page_in_place(file, page, dst, &l, &start, msg);
     if (rc != CLX_OK)
         return rc;
-    if (!strips_contiguous(h->tif, &l, &start))
-        return IMAGE_READ_DECODE;
     size_t n = (size_t)l.width * l.height;
     rc = file_read_at(file, page, TIFFFileno(h->tif), start, dst->pixels, n * l.sample_bytes, msg);
     if (rc != CLX_OK)
@@ -591,12 +604,10 @@ static int tiff_read_rows_into(clx_image_file *file, int page, clx_image *dst, c
     struct tiff_handle *h = file->handle;
     struct tiff_layout l;
     uint64_t start;
-    int rc = page_select(file, page, &l, msg);
-    if (rc == CLX_OK)
-        rc = image_fit_check(file, page, (int)l.width, (int)l.height, l.type, dst, msg);
+    int rc = page_in_place(file, page, dst, &l, &start, msg);
     if (rc != CLX_OK)
         return rc;
-    if (l.type != dst->type || l.type == CLX_PIXEL_F32 || !strips_contiguous(h->tif, &l, &start))
+    if (l.type != dst->type || l.type == CLX_PIXEL_F32)
         return IMAGE_READ_DECODE;
     size_t row_bytes = (size_t)l.width * l.sample_bytes;
     /* A file cut short, even in rows nobody wants, is reported as the
