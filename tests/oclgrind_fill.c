@@ -13,6 +13,12 @@
  *   although the kernel wrote them (found in test_stages: every report
  *   vanished with the first plan kept alive). Buffers are therefore not
  *   released until the process ends; the tests are small.
+ * - it does not see what clEnqueueWriteBufferRect writes either (the seed
+ *   mode's cropped upload, src/pipeline/upload_crop.c), nor, it seems,
+ *   writes of parts of a buffer: a rectangle is copied here into the whole
+ *   buffer read back, which one blocking clEnqueueWriteBuffer writes again
+ *   (marking the bytes outside the rectangle as written too: they hold
+ *   what they held).
  * The bytes the kernels read and write are the same either way.
  */
 #ifndef _GNU_SOURCE
@@ -41,6 +47,42 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue queue, cl_m
         memcpy(host + at, pattern, pattern_size);
     cl_int err = write_buffer(queue, buffer, CL_TRUE, offset, size, host, nwait, wait, event);
     free(host);
+    return err;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteBufferRect(cl_command_queue queue, cl_mem buffer, cl_bool blocking,
+                                                         const size_t *buffer_origin, const size_t *host_origin,
+                                                         const size_t *region, size_t buffer_row_pitch,
+                                                         size_t buffer_slice_pitch, size_t host_row_pitch,
+                                                         size_t host_slice_pitch, const void *ptr, cl_uint nwait,
+                                                         const cl_event *wait, cl_event *event)
+{
+    write_buffer_fn write_buffer = (write_buffer_fn)dlsym(RTLD_NEXT, "clEnqueueWriteBuffer");
+    write_buffer_fn read_buffer = (write_buffer_fn)dlsym(RTLD_NEXT, "clEnqueueReadBuffer");
+    size_t size = 0;
+    if (!write_buffer || !read_buffer || !buffer_origin || !host_origin || !region || !ptr ||
+        clGetMemObjectInfo(buffer, CL_MEM_SIZE, sizeof size, &size, NULL) != CL_SUCCESS)
+        return CL_INVALID_VALUE;
+    (void)blocking;   /* blocks */
+    buffer_row_pitch = buffer_row_pitch ? buffer_row_pitch : region[0];
+    buffer_slice_pitch = buffer_slice_pitch ? buffer_slice_pitch : region[1] * buffer_row_pitch;
+    host_row_pitch = host_row_pitch ? host_row_pitch : region[0];
+    host_slice_pitch = host_slice_pitch ? host_slice_pitch : region[1] * host_row_pitch;
+    char *whole = malloc(size ? size : 1);
+    if (!whole)
+        return CL_OUT_OF_HOST_MEMORY;
+    /* The whole buffer out, the rectangle into it, the whole buffer back. */
+    cl_int err = read_buffer(queue, buffer, CL_TRUE, 0, size, whole, nwait, wait, NULL);
+    for (size_t z = 0; z < region[2] && err == CL_SUCCESS; z++)
+        for (size_t y = 0; y < region[1]; y++)
+            memcpy(whole + (buffer_origin[2] + z) * buffer_slice_pitch + (buffer_origin[1] + y) * buffer_row_pitch +
+                       buffer_origin[0],
+                   (const char *)ptr + (host_origin[2] + z) * host_slice_pitch + (host_origin[1] + y) * host_row_pitch +
+                       host_origin[0],
+                   region[0]);
+    if (err == CL_SUCCESS)
+        err = write_buffer(queue, buffer, CL_TRUE, 0, size, whole, 0, NULL, event);
+    free(whole);
     return err;
 }
 
