@@ -62,15 +62,8 @@ struct source {
 static int load(void *user, size_t i, clx_image *staged, clx_message *msg)
 {
     struct source *src = user;
-    const clx_image *from = &src->images[i % src->nimages];
-    if (src->nrows == 0 || from->type != staged->type)
-        return clx_image_copy_to(from, staged, msg);
-    size_t row_bytes = (size_t)from->width * clx_pixel_size(from->type);
-    for (size_t k = 0; k < src->nrows; k++)
-        memcpy((char *)staged->pixels + (size_t)src->rows[k].first * row_bytes,
-               (const char *)from->pixels + (size_t)src->rows[k].first * row_bytes,
-               (size_t)src->rows[k].count * row_bytes);
-    return CLX_OK;
+    return clx_image_copy_rows_to(&src->images[i % src->nimages], staged, src->nrows ? src->rows : NULL, src->nrows,
+                                  msg);
 }
 
 /* --pairs: each image's own reference, the one REFERENCE copied again. */

@@ -127,6 +127,17 @@ void clx_image_free(clx_image *image);
  * which must be as wide or wider (8 -> 16 bit -> float): never lossy. */
 int clx_image_copy_to(const clx_image *src, clx_image *dst, clx_message *msg);
 
+/* A run of image rows: first .. first + count - 1. */
+typedef struct clx_rows {
+    int first, count;
+} clx_rows;
+
+/* Like clx_image_copy_to, where only the rows in `rows` (nrows runs inside
+ * the image) are wanted: with one pixel type, those rows alone are copied
+ * and the others left as they were; else the whole image. rows NULL: every row. */
+int clx_image_copy_rows_to(const clx_image *src, clx_image *dst, const clx_rows *rows, size_t nrows,
+                           clx_message *msg);
+
 /*
  * An image file: TIFF (8/16-bit unsigned, 32-bit float; strips or tiles; any
  * compression libtiff reads; every page of a multi-page file is one image),
@@ -253,11 +264,6 @@ int clx_image_load(const char *path, int page, clx_image *image, clx_message *ms
  * failure dst's pixels are undefined (partly written).
  */
 int clx_image_load_into(const char *path, int page, clx_image *dst, clx_message *msg);
-
-/* A run of image rows: first .. first + count - 1. */
-typedef struct clx_rows {
-    int first, count;
-} clx_rows;
 
 /*
  * Like clx_image_load_into and clx_image_file_read_into, where only the

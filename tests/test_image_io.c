@@ -1592,6 +1592,20 @@ static void test_rows_into_tiff(void)
     char path[4200];
     uint16_t pixels[W * H];
     clx_image dst = { W, H, CLX_PIXEL_U16, pixels };
+    /* clx_image_copy_rows_to: the same runs from an image in memory. */
+    uint16_t from_pixels[W * H];
+    for (int i = 0; i < W * H; i++)
+        from_pixels[i] = (uint16_t)i, pixels[i] = 0xBEEF;
+    const clx_rows runs[2] = { { 2, 3 }, { 11, 4 } };
+    clx_image from = { W, H, CLX_PIXEL_U16, from_pixels };
+    clx_message copy_msg;
+    int copy_rc = clx_image_copy_rows_to(&from, &dst, runs, 2, &copy_msg), copy_wrong = 0;
+    for (int i = 0; i < W * H; i++) {
+        int y = i / W, wanted = (y >= 2 && y < 5) || (y >= 11 && y < 15);
+        copy_wrong += pixels[i] != (wanted ? from_pixels[i] : 0xBEEF);
+    }
+    CHECK(copy_rc == CLX_OK && copy_wrong == 0, "clx_image_copy_rows_to: %s, %d pixels wrong", clx_status_name(copy_rc),
+          copy_wrong);
     const clx_rows outside = { H - 1, 2 };
     clx_message msg;
     path_make(path, sizeof path, "rows_u16.tif");

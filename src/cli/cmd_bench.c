@@ -277,25 +277,12 @@ struct run {
     size_t nrows;
 };
 
-/* The rows the plan reads of an image in memory: the rows alone where the
- * pixel types agree, else all of it, widened. */
-static int copy_rows(const struct run *r, const clx_image *from, clx_image *to, clx_message *msg)
-{
-    if (!r->rows || from->type != to->type || from->width != to->width || from->height != to->height)
-        return clx_image_copy_to(from, to, msg);
-    size_t row_bytes = (size_t)from->width * clx_pixel_size(from->type);
-    for (size_t k = 0; k < r->nrows; k++)
-        memcpy((char *)to->pixels + (size_t)r->rows[k].first * row_bytes,
-               (const char *)from->pixels + (size_t)r->rows[k].first * row_bytes, (size_t)r->rows[k].count * row_bytes);
-    return CLX_OK;
-}
-
 static int load(void *user, size_t i, clx_image *staged, clx_message *msg)
 {
     struct run *r = user;
     if (r->from_files)
         return clx_image_load_rows_into(r->d->files[i % r->d->nfiles], 0, staged, r->rows, r->nrows, msg);
-    return copy_rows(r, &r->d->images[i % r->d->nimages], staged, msg);
+    return clx_image_copy_rows_to(&r->d->images[i % r->d->nimages], staged, r->rows, r->nrows, msg);
 }
 
 static int deliver(void *user, size_t i, const clx_result *results, size_t n, clx_message *msg)

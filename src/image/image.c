@@ -111,6 +111,24 @@ int clx_image_copy_to(const clx_image *src, clx_image *dst, clx_message *msg)
     return CLX_OK;
 }
 
+int clx_image_copy_rows_to(const clx_image *src, clx_image *dst, const clx_rows *rows, size_t nrows,
+                           clx_message *msg)
+{
+    if (!rows || !src || !dst || !src->pixels || !dst->pixels || src->type != dst->type ||
+        src->width != dst->width || src->height != dst->height)
+        return clx_image_copy_to(src, dst, msg);
+    msg_clear(msg);
+    size_t row_bytes = (size_t)src->width * clx_pixel_size(src->type);
+    for (size_t k = 0; k < nrows; k++)
+        if (rows[k].first < 0 || rows[k].count < 1 || rows[k].count > src->height - rows[k].first)
+            return msg_fail(msg, CLX_ERR_ARGUMENT, "clx_image_copy_rows_to: rows %d to %d are not inside the %d rows",
+                            rows[k].first, rows[k].first + rows[k].count - 1, src->height);
+    for (size_t k = 0; k < nrows; k++)
+        memcpy((char *)dst->pixels + (size_t)rows[k].first * row_bytes,
+               (const char *)src->pixels + (size_t)rows[k].first * row_bytes, (size_t)rows[k].count * row_bytes);
+    return CLX_OK;
+}
+
 int clx_image_alloc(clx_image *image, int width, int height, clx_pixel_type type,
                     clx_message *msg)
 {
