@@ -16,7 +16,8 @@
  *     NDRange: global (ARGMAX_WG * ntiles), local (ARGMAX_WG).
  *  1  kernel argmax_parts: ARGMAX_PARTS work-groups share each correlation
  *     and write one partial pair each; kernel argmax_combine reduces each
- *     tile's pairs with the same rule.
+ *     tile's pairs with the same rule (it also finishes the search the
+ *     local FFT fuses into its inverse transform, in any form).
  *     NDRange: global (ARGMAX_WG * ARGMAX_PARTS * ntiles), local (ARGMAX_WG);
  *     then global (ntiles rounded up), any local.
  *  2  kernel argmax_atomic: ARGMAX_PARTS work-groups share each correlation
@@ -33,6 +34,7 @@
  *     NDRange: global (ntiles rounded up), any local.
  */
 #include "common.h"
+#include "peak_order.h"
 
 #ifndef ARGMAX_WG
 #define ARGMAX_WG 256   /* work-items searching one correlation (a power of two) */
@@ -56,14 +58,6 @@ static inline int logical_index(int ux, int uy)
     return (uy < 0 ? uy + LOGICAL_H : uy) * LOGICAL_W + (ux < 0 ? ux + LOGICAL_W : ux);
 }
 
-/* Does candidate (v, k) beat the current best (bv, bk)? */
-static inline int beats(real v, int k, real bv, int bk)
-{
-    if (k < 0 || isnan(v))
-        return 0;
-    return bk < 0 || v > bv || (v == bv && k < bk);
-}
-
 /*
  * The best (value, logical index) of the elements this work-group scans,
  * returned to every work-item: work-item lid of part `part` looks at
@@ -84,7 +78,7 @@ static void group_best(__global const real *c, int part, __local real *best_v, _
             continue;
         const real v = c[i];
         const int k = logical_index(ux, uy);
-        if (beats(v, k, bv, bk)) {
+        if (peak_beats(v, k, bv, bk)) {
             bv = v;
             bk = k;
         }
@@ -93,7 +87,7 @@ static void group_best(__global const real *c, int part, __local real *best_v, _
     best_k[lid] = bk;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int s = ARGMAX_WG / 2; s > 0; s >>= 1) {
-        if (lid < s && beats(best_v[lid + s], best_k[lid + s], best_v[lid], best_k[lid])) {
+        if (lid < s && peak_beats(best_v[lid + s], best_k[lid + s], best_v[lid], best_k[lid])) {
             best_v[lid] = best_v[lid + s];
             best_k[lid] = best_k[lid + s];
         }
@@ -136,22 +130,6 @@ void argmax_parts(__global const real *corr, __global real *part_values, __globa
     }
 }
 
-__kernel void argmax_combine(__global const real *part_values, __global const int *part_indices,
-                             __global int *peaks, int ntiles)
-{
-    const int tile = get_global_id(0);
-    if (tile >= ntiles)
-        return;
-    real bv = 0;
-    int bk = -1;
-    for (int p = tile * ARGMAX_PARTS; p < (tile + 1) * ARGMAX_PARTS; p++)
-        if (beats(part_values[p], part_indices[p], bv, bk)) {
-            bv = part_values[p];
-            bk = part_indices[p];
-        }
-    peaks[tile] = bk;
-}
-
 #elif ARGMAX_FORM == 2
 
 #if USE_DOUBLE
@@ -160,9 +138,9 @@ __kernel void argmax_combine(__global const real *part_values, __global const in
 #pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
 
 /*
- * (v, k) as one word whose unsigned order is beats()'s: v's bits made to
+ * (v, k) as one word whose unsigned order is peak_beats()'s: v's bits made to
  * order as unsigned integers (sign bit flipped for positives, every bit
- * inverted for negatives; -0 first made +0, which beats() deems equal) in
+ * inverted for negatives; -0 first made +0, which peak_beats() deems equal) in
  * the high half, 0xFFFFFFFF - k in the low half so that the smaller index
  * is the larger word. A valid pair is never 0, the reset value: -inf's high
  * half is 0x007FFFFF.
@@ -273,6 +251,31 @@ __kernel void argmax_rows(__global const real *corr, __global int *peaks, int nt
 #else
 #error "ARGMAX_FORM must be 0, 1, 2 or 3"
 #endif
+
+/*
+ * argmax_combine - each tile's peak from `parts` partial (value, index)
+ * pairs, tile t's at t * parts .. (t + 1) * parts - 1, by the same rule:
+ * argmax_parts' (form 1, parts ARGMAX_PARTS) or those the local FFT's
+ * inverse transform leaves behind (cl/fft_local.cl's
+ * fft_c2r_columns_peaks, one per column group), whatever the form.
+ *
+ * NDRange: global (ntiles rounded up), any local.
+ */
+__kernel void argmax_combine(__global const real *part_values, __global const int *part_indices,
+                             __global int *peaks, int ntiles, int parts)
+{
+    const int tile = get_global_id(0);
+    if (tile >= ntiles)
+        return;
+    real bv = 0;
+    int bk = -1;
+    for (int p = tile * parts; p < (tile + 1) * parts; p++)
+        if (peak_beats(part_values[p], part_indices[p], bv, bk)) {
+            bv = part_values[p];
+            bk = part_indices[p];
+        }
+    peaks[tile] = bk;
+}
 
 #ifndef FIT_SIZE
 #define FIT_SIZE 5      /* F: the primary peak's F x F neighbourhood is left out */

@@ -28,7 +28,9 @@
  *   1 / (N_X N_Y).
  *   The correlation (fft_backend.h's correlate): fft_r2c_columns, then
  *   fft_rows_correlate (fft_rows forward, the multiply, fft_rows inverse,
- *   in local memory), then fft_c2r_columns.
+ *   in local memory), then fft_c2r_columns, or fft_c2r_columns_peaks,
+ *   which also searches the values it writes for the correlation's peak,
+ *   one (value, index) pair per column group (cl/argmax.cl finishes it).
  *
  * Spectrum layout (only this backend and its own multiply read it): per
  * array, N_Y / 2 + 1 rows of N_X complex values, row ky holding
@@ -43,7 +45,7 @@
  * neighbouring local words). Twiddles come from the host's
  * tables of exp(-2 pi i t / N), computed in double precision.
  *
- * NDRange, local size FFT_WG: fft_r2c_columns and fft_c2r_columns: global
+ * NDRange, local size FFT_WG: fft_r2c_columns and fft_c2r_columns(_peaks): global
  * (FFT_WG x column groups, B), a column group being 2 LINES_Y columns;
  * fft_rows, fft_rows_correlate: global (FFT_WG x row groups), a row group
  * being LINES_X of the batch's B (N_Y / 2 + 1) spectrum rows.
@@ -78,6 +80,7 @@ typedef float2 real2;
 
 #define FFT_T real
 #include "fft_radix.h"
+#include "peak_order.h"
 
 #define HALF_Y (N_Y / 2 + 1)       /* frequencies kept along y */
 /* A line's place in local memory: N + 2 words apart, so that LINES lines'
@@ -237,16 +240,19 @@ fft_r2c_columns(__global const real *in, __global real2 *spec, __global const re
 /*
  * C2R, step 2: the column pairs of group get_group_id(0) of array
  * get_group_id(1) back along y, from their half-spectra (after fft_rows'
- * inverse), scaled by 1 / (N_X N_Y).
+ * inverse), scaled by 1 / (N_X N_Y). With `search` (a constant at each
+ * call, so that the plain kernel carries none of it), each work-item also
+ * keeps the best (value, logical index) of the values it stores whose
+ * shifts are within (search_rx, search_ry), by peak_order.h's rule, in
+ * (*best_v, *best_k): fft_c2r_columns_peaks.
  */
-__kernel __attribute__((reqd_work_group_size(FFT_WG, 1, 1))) void
-fft_c2r_columns(__global const real2 *spec, __global real *out, __global const real2 *tw_y)
+static inline void c2r_columns(__global const real2 *spec, __global real *out, __global const real2 *tw_y,
+                               __local real *re0, __local real *im0, __local real *re1, __local real *im1,
+                               const int search, int search_rx, int search_ry, int logical_w, int logical_h,
+                               real *best_v, int *best_k)
 {
-    __local real re0[LINES_Y * PITCH_Y], im0[LINES_Y * PITCH_Y], re1[LINES_Y * PITCH_Y], im1[LINES_Y * PITCH_Y];
     const int x0 = get_group_id(0) * 2 * LINES_Y, lid = get_local_id(0);
     const size_t array = get_group_id(1);
-    if (x0 >= N_X)
-        return;
     __global const real2 *s = spec + array * HALF_Y * N_X;
     __global real *o = out + array * N_X * N_Y;
 
@@ -282,10 +288,81 @@ fft_c2r_columns(__global const real2 *spec, __global real *out, __global const r
     const real scale = (real)1 / ((real)N_X * N_Y);
     for (int e = lid; e < N_Y * 2 * LINES_Y; e += FFT_WG) {
         const int y = e / (2 * LINES_Y), c = e - y * 2 * LINES_Y, x = x0 + c;
-        if (x < N_X) {
-            const int at = (c % LINES_Y) * PITCH_Y + y;
-            o[(size_t)y * N_X + x] = (c < LINES_Y ? zr[at] : zi[at]) * scale;
+        if (x >= N_X)
+            continue;
+        const int at = (c % LINES_Y) * PITCH_Y + y;
+        const real v = (c < LINES_Y ? zr[at] : zi[at]) * scale;
+        o[(size_t)y * N_X + x] = v;
+        if (search) {
+            /* Shift (ux, uy) lies at (ux mod N_X, uy mod N_Y), as
+             * common.h's corr_shift_x says for CORR_W = N_X. */
+            const int ux = x <= search_rx ? x : x >= N_X - search_rx ? x - N_X : N_X;
+            const int uy = y <= search_ry ? y : y >= N_Y - search_ry ? y - N_Y : N_Y;
+            if (ux == N_X || uy == N_Y)
+                continue;
+            const int k = (uy < 0 ? uy + logical_h : uy) * logical_w + (ux < 0 ? ux + logical_w : ux);
+            if (peak_beats(v, k, *best_v, *best_k)) {
+                *best_v = v;
+                *best_k = k;
+            }
         }
+    }
+}
+
+__kernel __attribute__((reqd_work_group_size(FFT_WG, 1, 1))) void
+fft_c2r_columns(__global const real2 *spec, __global real *out, __global const real2 *tw_y)
+{
+    __local real re0[LINES_Y * PITCH_Y], im0[LINES_Y * PITCH_Y], re1[LINES_Y * PITCH_Y], im1[LINES_Y * PITCH_Y];
+    real unused_v = 0;
+    int unused_k = -1;
+    if (get_group_id(0) * 2 * LINES_Y >= N_X)
+        return;   /* the whole group: no barrier is passed */
+    c2r_columns(spec, out, tw_y, re0, im0, re1, im1, 0, 0, 0, 0, 0, &unused_v, &unused_k);
+}
+
+/*
+ * fft_c2r_columns and the first half of the correlation's peak search (the
+ * argmax, cl/argmax.cl), while the values are at hand: the best (value,
+ * logical index) of the group's columns among the shifts |ux| <= search_rx,
+ * |uy| <= search_ry of windows (logical_w / 2) x (logical_h / 2), reduced
+ * across the work-group and stored as pair get_group_id(0) of array
+ * get_group_id(1)'s get_num_groups(0) pairs (index -1: none). argmax.cl's
+ * argmax_combine finishes the search. Saves the argmax's read of every
+ * correlation, a tenth of the seed mode's device time on an H100.
+ */
+__kernel __attribute__((reqd_work_group_size(FFT_WG, 1, 1))) void
+fft_c2r_columns_peaks(__global const real2 *spec, __global real *out, __global const real2 *tw_y,
+                      __global real *part_values, __global int *part_indices, int search_rx, int search_ry,
+                      int logical_w, int logical_h)
+{
+    __local real re0[LINES_Y * PITCH_Y], im0[LINES_Y * PITCH_Y], re1[LINES_Y * PITCH_Y], im1[LINES_Y * PITCH_Y];
+    __local real best_v[FFT_WG];
+    __local int best_k[FFT_WG];
+    const int lid = get_local_id(0);
+    real bv = 0;
+    int bk = -1;
+    if (get_group_id(0) * 2 * LINES_Y >= N_X)
+        return;
+    c2r_columns(spec, out, tw_y, re0, im0, re1, im1, 1, search_rx, search_ry, logical_w, logical_h, &bv, &bk);
+    best_v[lid] = bv;
+    best_k[lid] = bk;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* A tree over FFT_WG items, a power of two or not: the first step folds
+     * [s, FFT_WG) onto [0, FFT_WG - s). */
+    int s = 1;
+    while (2 * s < FFT_WG)
+        s <<= 1;
+    for (; s > 0; s >>= 1) {
+        if (lid < s && lid + s < FFT_WG && peak_beats(best_v[lid + s], best_k[lid + s], best_v[lid], best_k[lid])) {
+            best_v[lid] = best_v[lid + s];
+            best_k[lid] = best_k[lid + s];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+        const size_t part = get_group_id(1) * get_num_groups(0) + get_group_id(0);
+        part_values[part] = best_v[0];
+        part_indices[part] = best_k[0];
     }
 }
 

@@ -388,6 +388,120 @@ static void check_extent(struct clx_context *ctx, const struct fft_backend *fft,
     clReleaseMemObject(spec[1]);
 }
 
+/* ---- the peak search fused into the local backend's inverse ------------- */
+
+/* The host's peak order (cl/peak_order.h): does (v, k) beat (bv, bk)? */
+static int host_beats(double v, int k, double bv, int bk)
+{
+    if (k < 0 || isnan(v))
+        return 0;
+    return bk < 0 || v > bv || (v == bv && k < bk);
+}
+
+/*
+ * The local backend's correlate with a peak search (peak_parts.h): `batch`
+ * nx x ny arrays correlated with a reference whose spectrum is exactly 1
+ * (R2C of a unit impulse), so that each correlation is its array again up
+ * to rounding. Each array's pairs, combined by the rule, must name the
+ * place and value the host finds in the correlation as stored, among the
+ * shifts |ux| <= rx, |uy| <= ry of w x h windows; and the stored
+ * correlations must be bit for bit those of the correlate without a
+ * search. Arrays: random; random with a spike at a negative shift; a larger
+ * spike just outside the searched shifts and a smaller one inside; all
+ * zeros (every value ties: logical index 0 wins); a NaN (all NaN: no peak,
+ * -1); random again.
+ */
+static void check_peak_parts(struct clx_context *ctx, int nx, int ny, int w, int h, int rx, int ry)
+{
+    enum { BATCH = 6 };
+    const struct fft_backend *fft = &fft_backend_local;
+    size_t n = (size_t)nx * ny, nspec = 2 * fft->spectrum_elements(nx, ny);
+    double *x = random_values(nx, ny, BATCH, 0, 7), ms = 0;
+    double *impulse = calloc(n, sizeof(double));
+    impulse[0] = 1;
+    /* Shift (ux, uy) of array b: x[b * n + (uy mod ny) nx + (ux mod nx)]. */
+#define AT(b, ux, uy) x[(size_t)(b) * n + (size_t)(((uy) + ny) % ny) * nx + (size_t)(((ux) + nx) % nx)]
+    AT(1, -3, -2) = 5;
+    AT(2, rx + 1, 0) = 9;
+    AT(2, -rx, ry) = 4;
+    for (size_t i = 0; i < n; i++) {
+        x[3 * n + i] = 0;
+    }
+    AT(4, 1, 1) = NAN;
+#undef AT
+
+    struct fft_plan *r2c = plan_of(ctx, fft, FFT_R2C, nx, ny, BATCH, 0, &ms);
+    struct fft_plan *c2r = plan_of(ctx, fft, FFT_C2R, nx, ny, BATCH, 0, &ms);
+    struct fft_plan *ref_plan = plan_of(ctx, fft, FFT_R2C, nx, ny, 1, 0, &ms);
+    int per_array = fft_plan_peak_parts(c2r);
+    CHECK(per_array > 0, "local C2R %dx%d: no peak search (%d pairs per array)", nx, ny, per_array);
+    if (per_array <= 0)
+        return;
+    cl_mem in = buffer_of(ctx, n * BATCH, 0, x), ref_in = buffer_of(ctx, n, 0, impulse);
+    cl_mem ref_spec = buffer_of(ctx, nspec, 0, NULL), spectra = buffer_of(ctx, nspec * BATCH, 0, NULL);
+    cl_mem out[2] = { buffer_of(ctx, n * BATCH, 0, NULL), buffer_of(ctx, n * BATCH, 0, NULL) };
+    struct peak_parts parts = { buffer_of(ctx, (size_t)per_array * BATCH, 0, NULL), NULL, rx, ry, w, h };
+    cl_int err;
+    parts.indices = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, sizeof(cl_int) * per_array * BATCH, NULL, &err);
+    if (err != CL_SUCCESS || fft_plan_execute(ref_plan, ref_in, ref_spec) != CLX_OK ||
+        fft_plan_correlate(r2c, c2r, in, spectra, ref_spec, 1, out[0], NULL) != CLX_OK ||
+        fft_plan_correlate(r2c, c2r, in, spectra, ref_spec, 1, out[1], &parts) != CLX_OK)
+        die(ctx, "local correlate with a peak search");
+    double *plain = device_read_reals(ctx, out[0], n * BATCH, 0);
+    double *corr = device_read_reals(ctx, out[1], n * BATCH, 0);
+    double *values = device_read_reals(ctx, parts.values, (size_t)per_array * BATCH, 0);
+    int *indices = malloc(sizeof(int) * per_array * BATCH);
+    if (clEnqueueReadBuffer(ctx->queue, parts.indices, CL_TRUE, 0, sizeof(int) * per_array * BATCH, indices, 0, NULL,
+                            NULL) != CL_SUCCESS)
+        die(ctx, "reading the peak indices");
+    int same = 1;
+    for (size_t i = 0; i < n * BATCH; i++)
+        same &= memcmp(&plain[i], &corr[i], sizeof(double)) == 0 || (isnan(plain[i]) && isnan(corr[i]));
+    CHECK(same, "local %dx%d: the correlations differ with the peak search", nx, ny);
+
+    for (int b = 0; b < BATCH; b++) {
+        double gv = 0, hv = 0;
+        int gk = -1, hk = -1;
+        for (int p = 0; p < per_array; p++)
+            if (host_beats(values[b * per_array + p], indices[b * per_array + p], gv, gk)) {
+                gv = values[b * per_array + p];
+                gk = indices[b * per_array + p];
+            }
+        for (int uy = -ry; uy <= ry; uy++)
+            for (int ux = -rx; ux <= rx; ux++) {
+                double v = corr[(size_t)b * n + (size_t)((uy + ny) % ny) * nx + (size_t)((ux + nx) % nx)];
+                int k = (uy < 0 ? uy + 2 * h : uy) * 2 * w + (ux < 0 ? ux + 2 * w : ux);
+                if (host_beats(v, k, hv, hk)) {
+                    hv = v;
+                    hk = k;
+                }
+            }
+        CHECK(gk == hk && (hk < 0 || gv == hv), "local %dx%d array %d: the fused search found %d (%.9g), the host %d "
+              "(%.9g)", nx, ny, b, gk, gv, hk, hv);
+        const int want[BATCH] = { hk, (-2 + 2 * h) * 2 * w + (-3 + 2 * w), (ry) * 2 * w + (-rx + 2 * w), 0, -1, hk };
+        CHECK(hk == want[b], "local %dx%d array %d: the host's peak %d, expected %d", nx, ny, b, hk, want[b]);
+    }
+    printf("local %dx%d, shifts up to (%d, %d) of %dx%d windows: the fused peak search (%d pairs per array) finds "
+           "the host's peaks, ties and NaN included\n", nx, ny, rx, ry, w, h, per_array);
+    free(x);
+    free(impulse);
+    free(plain);
+    free(corr);
+    free(values);
+    free(indices);
+    fft_plan_destroy(r2c);
+    fft_plan_destroy(c2r);
+    fft_plan_destroy(ref_plan);
+    clReleaseMemObject(in);
+    clReleaseMemObject(ref_in);
+    clReleaseMemObject(ref_spec);
+    clReleaseMemObject(spectra);
+    clReleaseMemObject(out[0]);
+    clReleaseMemObject(out[1]);
+    clReleaseMemObject(parts.values);
+    clReleaseMemObject(parts.indices);
+}
+
 /* ---- the correlation stage through the public API ---------------------- */
 
 /* Windows of 100 x 100: the FFT path pads them to 200 x 200, check_agree's
@@ -428,14 +542,17 @@ static int run_stage(clx_context *ctx, const char *params, const clx_image *ref,
     return CLX_OK;
 }
 
-static int vkfft_plans_logged;
+static int vkfft_plans_logged, fused_searches_logged;
 
+/* Counts the VkFFT plans made and the stages whose correlator searches for the peaks (correlation_stage.c's log). */
 static void count_vkfft_plans(void *user, clx_log_level level, const char *line)
 {
     (void)user;
     (void)level;
     if (strncmp(line, "VkFFT ", 6) == 0)
         vkfft_plans_logged++;
+    if (strncmp(line, "peak search: ", 13) == 0)
+        fused_searches_logged++;
 }
 
 /* The largest surface difference of tile t relative to its peak; offsets checked too. */
@@ -498,6 +615,24 @@ static void check_stage(clx_context *ctx)
         for (int t = 0; t < NIMAGES * NWIN; t++)
             worst = fmax(worst, compare_tile(&with_clfft, &with_own, t));
         printf("stage: %s gives fft=clfft's surfaces (worst %.3g of the peak) and offsets\n", params, worst);
+        free(with_own.surfaces);
+        with_own.surfaces = NULL;
+        /* fft=local's peak search in its inverse transform (peak_parts.h),
+         * which the stage uses with GPUs' argmax forms, and without it. */
+        for (int fuse = 1; own && fuse >= 0; fuse--) {
+            snprintf(params, sizeof params, "fft=local,argmax_form=0,peak_fuse=%d", fuse);
+            int searches = fused_searches_logged;
+            if (run_stage(ctx, params, &ref, images, regions, &with_own) != CLX_OK)
+                die(ctx, params);
+            CHECK(fused_searches_logged - searches == fuse, "%s: %d stages searched in the inverse transform", params,
+                  fused_searches_logged - searches);
+            worst = 0;
+            for (int t = 0; t < NIMAGES * NWIN; t++)
+                worst = fmax(worst, compare_tile(&with_clfft, &with_own, t));
+            printf("stage: %s gives fft=clfft's surfaces (worst %.3g of the peak) and offsets\n", params, worst);
+            free(with_own.surfaces);
+            with_own.surfaces = NULL;
+        }
         snprintf(params, sizeof params, "fft=%s,fft_pack=1", name);
         status = run_stage(ctx, params, &ref, images, regions, &with_own);
         CHECK(status == CLX_ERR_UNSUPPORTED, "%s: status %d", params, status);
@@ -571,6 +706,7 @@ int main(void)
         check_backend(ctx, &fft_backend_local, 14, 6, 2, 0, 0, 1, &ms);
         check_backend(ctx, &fft_backend_local, 42, 70, 2, 0, 0, 1, &ms);
         check_extent(ctx, &fft_backend_local, 42, 70, 2, 21, 35);
+        check_peak_parts(ctx, 12, 10, 6, 5, 3, 4);
         printf("simulator: the local backend only, small sizes, float\n");
         clx_context_release(ctx);
         printf("%s (%d failures)\n", test_failures ? "FAILED" : "passed", test_failures);
@@ -635,6 +771,8 @@ int main(void)
         check_agree(ctx, &fft_backend_clfft, &fft_backend_cpu, 200, 200, 7, 0, plan_ms);
         check_agree(ctx, &fft_backend_clfft, &fft_backend_local, 200, 200, 7, 0, plan_ms);
     }
+    check_peak_parts(ctx, 200, 200, 100, 100, 99, 99);
+    check_peak_parts(ctx, 42, 70, 21, 35, 9, 34);
 
     int before = vkfft_plans_logged;
     double t0 = now_ms();

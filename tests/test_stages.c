@@ -261,7 +261,7 @@ static void check_crafted(clx_context *ctx, int use_double)
         }
     }
     if (clEnqueueWriteBuffer(ctx->queue, seed_of(plan)->stage.corr, CL_TRUE, 0, rs * ncases * pw * ph, raw, 0, NULL, NULL) ||
-        peak_finder_enqueue(ctx, &seed_of(plan)->stage.peaks, seed_of(plan)->stage.corr, ncases, seed_of(plan)->stage.peak_index, seed_of(plan)->stage.neighbourhoods, NULL) ||
+        peak_finder_enqueue(ctx, &seed_of(plan)->stage.peaks, seed_of(plan)->stage.corr, ncases, 0, seed_of(plan)->stage.peak_index, seed_of(plan)->stage.neighbourhoods, NULL) ||
         clFinish(ctx->queue)) {
         fprintf(stderr, "crafted argmax: %s\n", clx_context_message(ctx));
         exit(1);

@@ -413,8 +413,8 @@ static void check_crafted(clx_context *ctx, int max_shift, const char *const *fo
             fprintf(stderr, "crafted argmax '%s': %s\n", forms[f], why);
             exit(1);
         }
-        if (peak_finder_build(ctx, &kp, ncases, &pf) ||
-            peak_finder_enqueue(ctx, &pf, s->corr, ncases, s->peak_index, s->neighbourhoods, second) ||
+        if (peak_finder_build(ctx, &kp, ncases, 0, &pf) ||
+            peak_finder_enqueue(ctx, &pf, s->corr, ncases, 0, s->peak_index, s->neighbourhoods, second) ||
             clFinish(ctx->queue)) {
             fprintf(stderr, "crafted argmax ('%s'): %s\n", forms[f], clx_context_message(ctx));
             exit(1);

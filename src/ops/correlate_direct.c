@@ -312,10 +312,12 @@ error:
     return status;
 }
 
+/* No peak search (no peak_parts): `parts` is NULL. */
 static int direct_enqueue(struct clx_context *ctx, void *opaque, cl_mem prepared, int ntiles, cl_mem tile_ids,
-                          cl_mem corr)
+                          cl_mem corr, const struct peak_parts *parts)
 {
     struct direct_state *st = opaque;
+    (void)parts;
     const struct kernel_params *p = &st->params;
     int status = p->direct_few ? enqueue_few(ctx, st, prepared, ntiles, tile_ids, corr)
                                : enqueue_shift_parallel(ctx, st, prepared, ntiles, tile_ids, corr);

@@ -24,6 +24,7 @@
 
 struct fft_state {
     int fft_pack;                  /* kernel_params.fft_pack */
+    int peak_fuse;                 /* kernel_params.peak_fuse */
     /* fft_pack=0: R2C and C2R batched over all `ntiles` tiles; 1: R2C over
      * the reference's nwin windows only, and C2C each way over the npairs
      * packed arrays. */
@@ -190,6 +191,7 @@ static int fft_create(struct clx_context *ctx, const struct kernel_params *p, in
     if (!st)
         return ctx_fail(ctx, CLX_ERR_HOST_MEMORY, "out of host memory");
     st->fft_pack = p->fft_pack;
+    st->peak_fuse = p->peak_fuse;
     st->nwin = nwin;
     st->ntiles = ntiles;
     st->npairs = (ntiles + 1) / 2;
@@ -268,10 +270,20 @@ error:
     return status;
 }
 
+/* correlator.h's peak_parts: the fused correlation's, where the FFT library
+ * searches as it writes (fft=local) and peak_fuse asks for it. */
+static int fft_peak_parts(void *opaque)
+{
+    struct fft_state *st = opaque;
+    if (st->fft_pack || !st->peak_fuse || !fft_plan_fuses_correlation(st->r2c))
+        return 0;
+    return fft_plan_peak_parts(st->c2r);
+}
+
 /* Always transforms all ntiles tiles the plans were baked for; tiles past
  * the ones asked for hold values nobody reads. */
 static int fft_enqueue(struct clx_context *ctx, void *opaque, cl_mem prepared, int ntiles, cl_mem tile_ids,
-                       cl_mem corr)
+                       cl_mem corr, const struct peak_parts *parts)
 {
     struct fft_state *st = opaque;
     cl_kernel k = st->multiply;
@@ -283,7 +295,7 @@ static int fft_enqueue(struct clx_context *ctx, void *opaque, cl_mem prepared, i
     double tiles = st->ntiles, spectra = tiles * (double)st->spectrum_bytes, reals = tiles * (double)st->tile_bytes;
     int status;
     if (fft_plan_fuses_correlation(st->r2c)) {
-        status = fft_plan_correlate(st->r2c, st->c2r, prepared, st->spectra, st->ref_spectra, st->nwin, corr);
+        status = fft_plan_correlate(st->r2c, st->c2r, prepared, st->spectra, st->ref_spectra, st->nwin, corr, parts);
         if (status == CLX_OK)
             ctx_profile_mark(ctx, "fft+multiply",
                              2 * reals + 2 * spectra + (double)st->nwin * st->spectrum_bytes);
@@ -315,5 +327,6 @@ const struct correlator_ops correlator_fft = {
     .create = fft_create,
     .set_reference = fft_set_reference,
     .enqueue = fft_enqueue,
+    .peak_parts = fft_peak_parts,
     .release = fft_release,
 };

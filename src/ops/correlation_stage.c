@@ -26,7 +26,11 @@ static void one_path_bytes(const struct correlator_ops *ops, const struct kernel
 {
     size_t rs = real_size(p);
     size_t prepared = (size_t)p->pad_w * p->pad_h * rs, corr = (size_t)p->corr_w * p->corr_h * rs;
-    size_t per_tile = prepared + corr + (size_t)p->fit_size * p->fit_size * rs + 2 * rs + sizeof(int);
+    /* The peak search's partial pairs: at most one per two columns (the
+     * local FFT's column groups) or argmax_parts (form 1). */
+    size_t pairs = (size_t)(p->corr_w / 2 + 1 > p->argmax_parts ? p->corr_w / 2 + 1 : p->argmax_parts);
+    size_t per_tile = prepared + corr + (size_t)p->fit_size * p->fit_size * rs + 2 * rs + sizeof(int) +
+                      pairs * (rs + sizeof(int));
     *per_image = (size_t)nwin * per_tile + ops->bytes(p, nwin, nwin) - ops->bytes(p, nwin, 0);
     *largest = (size_t)nwin * (prepared > corr ? prepared : corr);
 }
@@ -136,9 +140,16 @@ int stage_create(struct clx_context *ctx, struct stage *s, const struct kernel_p
         (status = peak_offsets_create(ctx, &s->params, &s->estimator, &s->fallback, &s->on_device)) != CLX_OK)
         return status;
     if ((status = create_buffers(ctx, s)) != CLX_OK ||
-        (status = peak_finder_build(ctx, &s->params, ntiles, &s->peaks)) != CLX_OK ||
         (status = s->correlator->create(ctx, &s->params, nwin, ntiles, &s->correlator_state)) != CLX_OK)
         return status;
+    /* Where the correlator can search its correlations as it writes them,
+     * the peak finder only combines what it found. */
+    int parts = s->correlator->peak_parts ? s->correlator->peak_parts(s->correlator_state) : 0;
+    if ((status = peak_finder_build(ctx, &s->params, ntiles, parts, &s->peaks)) != CLX_OK)
+        return status;
+    if (s->peaks.parts_per_tile > 0)
+        ctx_log(ctx, CLX_LOG_DEBUG, "peak search: %d pairs per tile from the %s path's inverse transform, combined",
+                s->peaks.parts_per_tile, s->correlator->name);
     return CLX_OK;
 }
 
@@ -156,15 +167,20 @@ int stage_enqueue(struct clx_context *ctx, struct stage *s, int ntiles, cl_mem t
 {
     const struct kernel_params *p = &s->params;
     size_t rs = real_size(p), tiles = (size_t)ntiles;
+    const int searched = s->peaks.parts_per_tile > 0;
+    struct peak_parts parts;
     int status;
 
-    if ((status = s->correlator->enqueue(ctx, s->correlator_state, s->prepared, ntiles, tile_ids, s->corr)) != CLX_OK ||
-        (status = peak_finder_enqueue(ctx, &s->peaks, s->corr, ntiles, s->peak_index, s->neighbourhoods,
+    peak_finder_parts(&s->peaks, &parts);
+    if ((status = s->correlator->enqueue(ctx, s->correlator_state, s->prepared, ntiles, tile_ids, s->corr,
+                                         searched ? &parts : NULL)) != CLX_OK ||
+        (status = peak_finder_enqueue(ctx, &s->peaks, s->corr, ntiles, searched, s->peak_index, s->neighbourhoods,
                                       s->second_peak ? s->second : NULL)) != CLX_OK)
         return status;
-    /* Profiled bytes: every correlation read (again for the second peak). */
+    /* Profiled bytes: every correlation read by the argmax (unless the
+     * correlator searched it) and again for the second peak. */
     double corr_bytes = (double)tiles * p->corr_w * p->corr_h * rs;
-    ctx_profile_mark(ctx, "peaks", corr_bytes * (s->second_peak ? 2 : 1));
+    ctx_profile_mark(ctx, "peaks", corr_bytes * (!searched + (s->second_peak ? 1 : 0)));
     CL_CALL(ctx, clEnqueueReadBuffer(ctx->queue, s->peak_index, CL_FALSE, 0, sizeof(cl_int) * tiles,
                                      s->peak_index_host, 0, NULL, NULL));
     if (s->second_peak)

@@ -15,6 +15,7 @@
 #include <CL/cl.h>
 #include "clxcorr.h"
 #include "runtime/device.h"
+#include "ops/peak_parts.h"
 #include "params/kernel_params.h"
 
 struct clx_context;
@@ -38,10 +39,15 @@ struct correlator_ops {
      * Correlates the first ntiles tiles of `prepared` into `corr`. With
      * `tile_ids` (ints) not NULL, they are a subset: slot i holds tile
      * tile_ids[i], correlated with reference window tile_ids[i] % nwin;
-     * only a path whose takes_subsets says so accepts that.
+     * only a path whose takes_subsets says so accepts that. With `parts`
+     * (NULL: none), also the first half of each tile's peak search,
+     * peak_parts(state) pairs per tile (peak_parts.h).
      */
     int (*enqueue)(struct clx_context *ctx, void *state, cl_mem prepared, int ntiles, cl_mem tile_ids,
-                   cl_mem corr);
+                   cl_mem corr, const struct peak_parts *parts);
+    /* The (value, index) pairs per tile enqueue leaves in `parts` (NULL or
+     * 0: it cannot search, and must be given NULL). */
+    int (*peak_parts)(void *state);
     /* Whether enqueue accepts tile_ids with this configuration (NULL: never). */
     int (*takes_subsets)(const struct kernel_params *p);
     void (*release)(void *state);

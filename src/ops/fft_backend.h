@@ -23,6 +23,7 @@
 
 #include <stddef.h>
 #include <CL/cl.h>
+#include "ops/peak_parts.h"
 
 struct clx_context;
 
@@ -73,9 +74,15 @@ struct fft_backend {
      * `forward` of `in` into `spectra`, each spectrum i times the conjugate
      * of ref_spectra[i % nwin], and the C2R `inverse` of the products into
      * `out` (`spectra` is overwritten). The same result as execute, the
-     * element-wise multiply and execute again. */
+     * element-wise multiply and execute again. With `parts` (NULL: none),
+     * also the first half of each array's peak search (peak_parts.h):
+     * peak_parts_per_array(inverse) pairs per array. */
     int (*correlate)(struct clx_context *ctx, void *forward, void *inverse, cl_mem in, cl_mem spectra,
-                     cl_mem ref_spectra, int nwin, cl_mem out);
+                     cl_mem ref_spectra, int nwin, cl_mem out, const struct peak_parts *parts);
+    /* Optional (NULL: 0): the (value, index) pairs per array that correlate
+     * leaves in `parts` with this C2R plan; 0 where it cannot search, and
+     * must then be given NULL. */
+    int (*peak_parts_per_array)(const void *inverse);
     void (*destroy)(void *state);
 };
 

@@ -127,10 +127,11 @@ static int cpu_execute(struct clx_context *ctx, void *p, cl_mem in, cl_mem out)
 
 /* fft_backend.h's correlate: the R2C's columns, fft_rows_correlate (its rows
  * forward, the multiply and the C2R's rows inverse in one pass), the C2R's
- * columns. */
+ * columns. No peak search (no peak_parts_per_array): `parts` is NULL. */
 static int cpu_correlate(struct clx_context *ctx, void *forward, void *inverse, cl_mem in, cl_mem spectra,
-                         cl_mem ref_spectra, int nwin, cl_mem out)
+                         cl_mem ref_spectra, int nwin, cl_mem out, const struct peak_parts *parts)
 {
+    (void)parts;
     struct cpu_fft_state *f = forward;
     cl_kernel k = f->k.rows_correlate;
     cl_int n = nwin;

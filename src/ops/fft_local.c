@@ -4,6 +4,10 @@
  * the forward transform along x, the multiply and the inverse along x in
  * local memory as one kernel, and never reads the windows' zero padding.
  *
+ * Its correlation can also search each correlation for its peak while it
+ * writes it (peak_parts.h): the argmax's own read of every correlation is
+ * then saved.
+ *
  * R2C and C2R only (the correlation's per-tile form, fft_pack=0); the
  * half-spectra are in the kernel's own layout (local_spectrum_elements),
  * which only this backend reads. Sizes are the other libraries' (even,
@@ -20,6 +24,7 @@
 #include "ops/fft_own_kernels.h"
 #include "runtime/cl_error.h"
 #include "runtime/context.h"
+#include "runtime/program_build.h"
 
 /* Work-items per work-group, and the lines a group transforms at once
  * along each axis, at most: a group's four local buffers of lines (two
@@ -32,6 +37,7 @@
 
 struct local_fft_state {
     enum fft_kind kind;
+    cl_kernel columns_peaks;     /* C2R plans: fft_c2r_columns_peaks, for correlate's peak search */
     int data_w, data_h;          /* R2C: the part of the input that is not zero */
     cl_int nlines;               /* spectrum rows in the batch: batch (ny / 2 + 1) */
     struct own_fft_kernels k;    /* the program, its kernels, the twiddle tables */
@@ -53,16 +59,27 @@ static void local_destroy(void *p)
     struct local_fft_state *st = p;
     if (!st)
         return;
+    if (st->columns_peaks)
+        clReleaseKernel(st->columns_peaks);
     own_fft_kernels_release(&st->k);
     free(st);
 }
 
+/* Local bytes fft_c2r_columns_peaks adds to a C2R group's lines: its
+ * reduction's (value, index) per work-item. */
+static size_t peak_reduction_bytes(size_t work_group, size_t real_size)
+{
+    return work_group * (real_size + sizeof(cl_int));
+}
+
 /* The most lines (a power of two, up to MAX_LINES) whose four local buffers
- * of n + 2 values fit the budget; 0 when not even one does. */
-static int lines_for(int n, size_t real_size, size_t local_memory)
+ * of n + 2 values fit the budget less `reserved` bytes; 0 when not even one
+ * does. */
+static int lines_for(int n, size_t real_size, size_t local_memory, size_t reserved)
 {
     size_t budget = local_memory < LOCAL_BUDGET ? local_memory : LOCAL_BUDGET;
     int lines = MAX_LINES;
+    budget = budget > reserved ? budget - reserved : 0;
     while (lines > 0 && 4 * (size_t)lines * (size_t)(n + 2) * real_size > budget)
         lines /= 2;
     return lines;
@@ -71,7 +88,8 @@ static int lines_for(int n, size_t real_size, size_t local_memory)
 int fft_local_fits(int nx, int ny, int use_double, unsigned long long local_memory)
 {
     size_t rs = use_double ? sizeof(double) : sizeof(float);
-    return lines_for(nx, rs, (size_t)local_memory) > 0 && lines_for(ny, rs, (size_t)local_memory) > 0;
+    return lines_for(nx, rs, (size_t)local_memory, 0) > 0 &&
+           lines_for(ny, rs, (size_t)local_memory, peak_reduction_bytes(WORK_GROUP, rs)) > 0;
 }
 
 /* FFT_PASS(R, P) for each radix pass of an n-point line, in cl/fft_local.cl's
@@ -114,9 +132,9 @@ static int local_create(struct clx_context *ctx, enum fft_kind kind, int nx, int
                         "fft=local makes real transforms only; fft_pack=1 (complex pairs) needs fft=clfft or vkfft");
     if (nx % 2 || ny % 2 || local_good_size(nx) != nx || local_good_size(ny) != ny)
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "fft=local: %dx%d is not an even product of 2, 3, 5 and 7", nx, ny);
-    int lines_y = lines_for(ny, rs, ctx->dev.info.local_memory);
-    int lines_x = lines_for(nx, rs, ctx->dev.info.local_memory);
     size_t wg = WORK_GROUP < ctx->dev.max_work_group_size ? WORK_GROUP : ctx->dev.max_work_group_size;
+    int lines_y = lines_for(ny, rs, ctx->dev.info.local_memory, kind == FFT_C2R ? peak_reduction_bytes(wg, rs) : 0);
+    int lines_x = lines_for(nx, rs, ctx->dev.info.local_memory, 0);
     if (lines_y == 0 || lines_x == 0)
         return ctx_fail(ctx, CLX_ERR_UNSUPPORTED,
                         "fft=local: a %dx%d %s transform's lines do not fit %s's %llu bytes of local memory; use "
@@ -138,6 +156,8 @@ static int local_create(struct clx_context *ctx, enum fft_kind kind, int nx, int
     char options[768];
     fft_local_build_options(nx, ny, use_double, lines_y, lines_x, wg, options, sizeof options);
     int status = own_fft_kernels_create(ctx, "fft_local.cl", options, kind, nx, ny, use_double, &st->k);
+    if (status == CLX_OK && kind == FFT_C2R)
+        status = kernel_create(ctx, st->k.program, "fft_c2r_columns_peaks", &st->columns_peaks);
     if (status != CLX_OK) {
         local_destroy(st);
         return status;
@@ -182,11 +202,42 @@ static int local_execute(struct clx_context *ctx, void *p, cl_mem in, cl_mem out
     return (status = enqueue_rows(ctx, st, in, st->data_w, -1)) != CLX_OK ? status : enqueue_columns(ctx, st, in, out);
 }
 
+/* The C2R's columns with the peak search (fft_c2r_columns_peaks): one
+ * (value, index) pair per column group and array into `parts`. */
+static int enqueue_columns_peaks(struct clx_context *ctx, struct local_fft_state *st, cl_mem spectra, cl_mem out,
+                                 const struct peak_parts *parts)
+{
+    const size_t local[2] = { st->local_size, 1 };
+    const cl_int logical_w = 2 * parts->win_w, logical_h = 2 * parts->win_h;
+    cl_kernel k = st->columns_peaks;
+    cl_uint arg = 0;
+    int status = CLX_OK;
+    CL_CALL(ctx, clSetKernelArg(k, arg++, sizeof spectra, &spectra));
+    CL_CALL(ctx, clSetKernelArg(k, arg++, sizeof out, &out));
+    CL_CALL(ctx, clSetKernelArg(k, arg++, sizeof st->k.twiddles_y, &st->k.twiddles_y));
+    CL_CALL(ctx, clSetKernelArg(k, arg++, sizeof parts->values, &parts->values));
+    CL_CALL(ctx, clSetKernelArg(k, arg++, sizeof parts->indices, &parts->indices));
+    CL_CALL(ctx, clSetKernelArg(k, arg++, sizeof parts->search_rx, &parts->search_rx));
+    CL_CALL(ctx, clSetKernelArg(k, arg++, sizeof parts->search_ry, &parts->search_ry));
+    CL_CALL(ctx, clSetKernelArg(k, arg++, sizeof logical_w, &logical_w));
+    CL_CALL(ctx, clSetKernelArg(k, arg++, sizeof logical_h, &logical_h));
+    CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, st->columns_global, local, 0, NULL, NULL));
+error:
+    return status;
+}
+
+/* fft_backend.h's peak_parts_per_array: one pair per column group. */
+static int local_peak_parts_per_array(const void *inverse)
+{
+    const struct local_fft_state *st = inverse;
+    return st->kind == FFT_C2R ? (int)(st->columns_global[0] / st->local_size) : 0;
+}
+
 /* fft_backend.h's correlate: the R2C's columns, fft_rows_correlate (its rows
  * forward, the multiply and the C2R's rows inverse in one pass), the C2R's
- * columns. */
+ * columns, with the peak search's first half when `parts` is given. */
 static int local_correlate(struct clx_context *ctx, void *forward, void *inverse, cl_mem in, cl_mem spectra,
-                           cl_mem ref_spectra, int nwin, cl_mem out)
+                           cl_mem ref_spectra, int nwin, cl_mem out, const struct peak_parts *parts)
 {
     struct local_fft_state *f = forward;
     cl_kernel k = f->k.rows_correlate;
@@ -201,6 +252,8 @@ static int local_correlate(struct clx_context *ctx, void *forward, void *inverse
     CL_CALL(ctx, clSetKernelArg(k, 4, sizeof cols, &cols));
     CL_CALL(ctx, clSetKernelArg(k, 5, sizeof n, &n));
     CL_CALL(ctx, clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &f->rows_global, &f->local_size, 0, NULL, NULL));
+    if (parts)
+        return enqueue_columns_peaks(ctx, inverse, spectra, out, parts);
     return enqueue_columns(ctx, inverse, spectra, out);
 error:
     return status;
@@ -213,5 +266,6 @@ const struct fft_backend fft_backend_local = {
     .create = local_create,
     .execute = local_execute,
     .correlate = local_correlate,
+    .peak_parts_per_array = local_peak_parts_per_array,
     .destroy = local_destroy,
 };

@@ -63,9 +63,14 @@ int fft_plan_fuses_correlation(const struct fft_plan *r2c)
 }
 
 int fft_plan_correlate(struct fft_plan *r2c, struct fft_plan *c2r, cl_mem in, cl_mem spectra, cl_mem ref_spectra,
-                       int nwin, cl_mem out)
+                       int nwin, cl_mem out, const struct peak_parts *parts)
 {
-    return r2c->backend->correlate(r2c->ctx, r2c->state, c2r->state, in, spectra, ref_spectra, nwin, out);
+    return r2c->backend->correlate(r2c->ctx, r2c->state, c2r->state, in, spectra, ref_spectra, nwin, out, parts);
+}
+
+int fft_plan_peak_parts(const struct fft_plan *c2r)
+{
+    return c2r->backend->peak_parts_per_array ? c2r->backend->peak_parts_per_array(c2r->state) : 0;
 }
 
 void fft_plan_destroy(struct fft_plan *plan)

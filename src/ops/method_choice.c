@@ -106,7 +106,7 @@ int method_time(struct clx_context *ctx, const struct correlator_ops *ops, const
     for (int r = 0; r <= REPEATS && !(r > 1 && spent > MEASURE_ENOUGH_MS); r++) {
         CL_CALL(ctx, clFinish(ctx->queue));
         double t0 = 1e3 * profile_seconds();
-        if ((status = ops->enqueue(ctx, state, prepared, run_tiles, NULL, corr)) != CLX_OK)
+        if ((status = ops->enqueue(ctx, state, prepared, run_tiles, NULL, corr, NULL)) != CLX_OK)
             goto error;
         CL_CALL(ctx, clFinish(ctx->queue));
         double t = 1e3 * profile_seconds() - t0;

@@ -107,6 +107,8 @@
       "work-groups")                                                                                                 \
     /* the FFT path */                                                                                               \
     X(fft_pack, FFT_PACK, INT, ANY, 0, 1, 0, "FFT path: 0 R2C/C2R per tile, 1 one C2C per pair of tiles")          \
+    X(peak_fuse, NONE, INT, ANY, 0, 1, 1,                                                                            \
+      "FFT path with fft=local: 1 the argmax searches as the inverse transform writes, 0 in a kernel of its own")  \
     /* the direct path (its correlator sizes them for each job) */                                                   \
     X(direct_tx, DIRECT_TX, INT, ANY, 1, 1024, 16, "work-group width in shift columns")                             \
     X(direct_ty, DIRECT_TY, INT, ANY, 1, 1024, 8, "work-group height in shift rows")                                \
