@@ -83,6 +83,12 @@ typedef float2 real2;
 #include "peak_order.h"
 
 #define HALF_Y (N_Y / 2 + 1)       /* frequencies kept along y */
+/* The host makes FFT_WG a power of two and 2 LINES_Y at most FFT_WG, so that
+ * each work-item of fft_c2r_columns keeps to one column. */
+#if FFT_WG % (2 * LINES_Y) != 0
+#error "FFT_WG must be a multiple of 2 LINES_Y"
+#endif
+#define ROW_STEP (FFT_WG / (2 * LINES_Y))   /* rows between a work-item's stores in fft_c2r_columns */
 /* A line's place in local memory: N + 2 words apart, so that LINES lines'
  * same element fall in different banks, with room for two half-spectra
  * (fft_c2r_columns). */
@@ -286,26 +292,33 @@ static inline void c2r_columns(__global const real2 *spec, __global real *out, _
     const int in_second = fft_lines_y(re0, im0, re1, im1, tw_y, -1);
     __local const real *zr = in_second ? re1 : re0, *zi = in_second ? im1 : im0;
     const real scale = (real)1 / ((real)N_X * N_Y);
-    for (int e = lid; e < N_Y * 2 * LINES_Y; e += FFT_WG) {
-        const int y = e / (2 * LINES_Y), c = e - y * 2 * LINES_Y, x = x0 + c;
-        if (x >= N_X)
-            continue;
-        const int at = (c % LINES_Y) * PITCH_Y + y;
-        const real v = (c < LINES_Y ? zr[at] : zi[at]) * scale;
+    /* Work-item lid stores one column, x0 + lid % (2 LINES_Y), from row
+     * lid / (2 LINES_Y) down, every ROW_STEP rows: neighbouring work-items
+     * store neighbouring columns of a row. */
+    const int c = lid % (2 * LINES_Y), x = x0 + c;
+    __local const real *z = (c < LINES_Y ? zr : zi) + (c % LINES_Y) * PITCH_Y;
+    if (x >= N_X)
+        return;
+    /* Shift (ux, uy) lies at (ux mod N_X, uy mod N_Y), as common.h's
+     * corr_shift_x says for CORR_W = N_X. Down one column the searched
+     * shifts come in increasing logical index, so that the first of equal
+     * values is the one the tie rule picks: a strict > is the whole rule
+     * within a column, and the index is worked out once at the end. */
+    const int searched_column = search && (x <= search_rx || x >= N_X - search_rx);
+    real bv = 0;
+    int by = -1;
+    for (int y = lid / (2 * LINES_Y); y < N_Y; y += ROW_STEP) {
+        const real v = z[y] * scale;
         o[(size_t)y * N_X + x] = v;
-        if (search) {
-            /* Shift (ux, uy) lies at (ux mod N_X, uy mod N_Y), as
-             * common.h's corr_shift_x says for CORR_W = N_X. */
-            const int ux = x <= search_rx ? x : x >= N_X - search_rx ? x - N_X : N_X;
-            const int uy = y <= search_ry ? y : y >= N_Y - search_ry ? y - N_Y : N_Y;
-            if (ux == N_X || uy == N_Y)
-                continue;
-            const int k = (uy < 0 ? uy + logical_h : uy) * logical_w + (ux < 0 ? ux + logical_w : ux);
-            if (peak_beats(v, k, *best_v, *best_k)) {
-                *best_v = v;
-                *best_k = k;
-            }
+        if (searched_column && (y <= search_ry || y >= N_Y - search_ry) && (by < 0 ? !isnan(v) : v > bv)) {
+            bv = v;
+            by = y;
         }
+    }
+    if (by >= 0) {
+        const int ux = x <= search_rx ? x : x - N_X, uy = by <= search_ry ? by : by - N_Y;
+        *best_v = bv;
+        *best_k = (uy < 0 ? uy + logical_h : uy) * logical_w + (ux < 0 ? ux + logical_w : ux);
     }
 }
 

@@ -132,9 +132,15 @@ static int local_create(struct clx_context *ctx, enum fft_kind kind, int nx, int
                         "fft=local makes real transforms only; fft_pack=1 (complex pairs) needs fft=clfft or vkfft");
     if (nx % 2 || ny % 2 || local_good_size(nx) != nx || local_good_size(ny) != ny)
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "fft=local: %dx%d is not an even product of 2, 3, 5 and 7", nx, ny);
-    size_t wg = WORK_GROUP < ctx->dev.max_work_group_size ? WORK_GROUP : ctx->dev.max_work_group_size;
+    /* A power of two, with 2 lines_y <= wg: each work-item of
+     * fft_c2r_columns stores one column (cl/fft_local.cl). */
+    size_t wg = WORK_GROUP;
+    while (wg > 1 && wg > ctx->dev.max_work_group_size)
+        wg /= 2;
     int lines_y = lines_for(ny, rs, ctx->dev.info.local_memory, kind == FFT_C2R ? peak_reduction_bytes(wg, rs) : 0);
     int lines_x = lines_for(nx, rs, ctx->dev.info.local_memory, 0);
+    if ((size_t)lines_y > wg / 2)
+        lines_y = (int)(wg / 2);
     if (lines_y == 0 || lines_x == 0)
         return ctx_fail(ctx, CLX_ERR_UNSUPPORTED,
                         "fft=local: a %dx%d %s transform's lines do not fit %s's %llu bytes of local memory; use "
