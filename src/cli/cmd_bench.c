@@ -69,6 +69,8 @@ static const char bench_help[] =
     "      --dir DIR        where the files are written (default: $TMPDIR or /tmp);\n"
     "                       they are removed at the end\n"
     "  -j, --threads N      loader threads (default: one per core, at most 32)\n"
+    "      --lanes N        batches at work on a device at once, as offsets takes\n"
+    "                       it (default: on GPUs 3 in seed mode, 8 in accurate mode)\n"
     "      --param K=V,...  kernel parameters for every plan, as offsets takes them\n"
     "                       (an unknown KEY lists the known ones), to time variants\n"
     "  -o, --output PREFIX  also write PREFIX.json, PREFIX.csv and PREFIX.svg (a\n"
@@ -87,12 +89,13 @@ struct bench_args {
     int seed, accurate;
     double seconds;
     int nimages, nfiles, loaders;
+    int lanes;                     /* --lanes: 0 for the stream's default */
     const char *dir;
     const char *params;            /* --param KEY=VALUE,...: every plan's kernel parameters */
 };
 
 /* bench's --mode is its own: it takes "both" too. */
-enum { OPT_WORKLOAD = OPT_OWN, OPT_BENCH_MODE, OPT_SECONDS, OPT_FILES, OPT_DIR };
+enum { OPT_WORKLOAD = OPT_OWN, OPT_BENCH_MODE, OPT_SECONDS, OPT_FILES, OPT_DIR, OPT_BENCH_LANES };
 
 static const struct option bench_table[] = {
     OPTION_DEVICE,
@@ -103,6 +106,7 @@ static const struct option bench_table[] = {
     { "files", required_argument, NULL, OPT_FILES },
     { "dir", required_argument, NULL, OPT_DIR },
     { "threads", required_argument, NULL, 'j' },
+    { "lanes", required_argument, NULL, OPT_BENCH_LANES },
     OPTION_PARAM,
     OPTION_OUTPUT,
     OPTIONS_VERBOSITY,
@@ -135,6 +139,7 @@ static int bench_take(void *own, int c, const char *value)
         a->dir = value;
         return 1;
     case 'j': return option_taken(parse_int(value, "--threads", 1, 32, &a->loaders));
+    case OPT_BENCH_LANES: return option_taken(parse_int(value, "--lanes", 1, 16, &a->lanes));
     case OPT_PARAM:
         a->params = value;
         return 1;
@@ -305,12 +310,13 @@ static int started(void *user, const clx_stream_info *info, clx_message *msg)
 }
 
 /* Streams `count` images; *rate in images/s from when the plans were ready. */
-static int stream(clx_context *ctx, const struct data *d, const clx_plan_options *po, int loaders, int from_files,
-                  size_t count, struct run *r, double *rate)
+static int stream(clx_context *ctx, const struct data *d, const clx_plan_options *po, const struct bench_args *a,
+                  int from_files, size_t count, struct run *r, double *rate)
 {
     clx_stream_options so;
     clx_stream_options_init(&so);
-    so.loaders = loaders;
+    so.loaders = a->loaders;
+    so.lanes = a->lanes;
     so.started = started;
     memset(r, 0, sizeof *r);
     r->d = d;
@@ -330,12 +336,12 @@ static int stream(clx_context *ctx, const struct data *d, const clx_plan_options
  * and never the first run: some drivers (PoCL) compile a kernel for its
  * work-group shape at its first launch, inside the first run's clock.
  */
-static int stream_for(clx_context *ctx, const struct data *d, const clx_plan_options *po, int loaders,
+static int stream_for(clx_context *ctx, const struct data *d, const clx_plan_options *po, const struct bench_args *a,
                       int from_files, double seconds, struct run *r, double *rate, size_t *count)
 {
     size_t n = d->nimages * 4;
     for (int run = 0;; run++) {
-        if (stream(ctx, d, po, loaders, from_files, n, r, rate) != 0)
+        if (stream(ctx, d, po, a, from_files, n, r, rate) != 0)
             return -1;
         double t = *rate > 0 ? n / *rate : 0;
         size_t least = (size_t)4 * r->batch * (r->lanes > 0 ? r->lanes : 1);
@@ -428,7 +434,7 @@ static void measure_row(clx_context *ctx, clx_context *pctx, const struct data *
     po.params = a->params;
 
     size_t count;
-    if (stream_for(ctx, d, &po, a->loaders, 0, a->seconds, &r, &rate, &count) != 0) {
+    if (stream_for(ctx, d, &po, a, 0, a->seconds, &r, &rate, &count) != 0) {
         snprintf(row->error, sizeof row->error, "%s", clx_context_message(ctx));
         return;
     }
@@ -442,7 +448,7 @@ static void measure_row(clx_context *ctx, clx_context *pctx, const struct data *
     report_note("  %-8s %-8s from memory: %.1f images/s over %zu images", d->w->name, row->mode, rate, count);
 
     if (d->nfiles > 0) {
-        if (stream(ctx, d, &po, a->loaders, 1, count, &r, &rate) != 0) {
+        if (stream(ctx, d, &po, a, 1, count, &r, &rate) != 0) {
             snprintf(row->error, sizeof row->error, "from files: %s", clx_context_message(ctx));
             return;
         }
