@@ -8,6 +8,7 @@
 #include "ops/icgn.h"
 #include "runtime/cl_error.h"
 #include "runtime/context.h"
+#include "runtime/event_wait.h"
 #include "runtime/program_build.h"
 
 static size_t real_size(const struct kernel_params *p)
@@ -342,7 +343,8 @@ int icgn_run(struct icgn *g, cl_mem source, int w, int h, cl_mem corners, int nt
                                       NULL));
     if ((status = icgn_enqueue(g, source, w, h, corners, ntiles, max_iter, tol, &done)) != CLX_OK)
         goto error;
-    CL_CALL(ctx, clWaitForEvents(1, &done));
+    if ((status = event_wait(ctx, done)) != CLX_OK)
+        goto error;
     icgn_results(g, ntiles, out);
 error:
     if (done)

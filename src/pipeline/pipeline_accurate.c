@@ -48,6 +48,7 @@
 #include "pipeline/pipeline_accurate.h"
 #include "runtime/cl_error.h"
 #include "runtime/context.h"
+#include "runtime/event_wait.h"
 #include "runtime/program_build.h"
 
 /*
@@ -439,15 +440,10 @@ error:
     return status;
 }
 
+/* Waits (asleep: runtime/event_wait.h) and releases the event. */
 static int wait_event(struct clx_context *ctx, cl_event *ev)
 {
-    cl_int run_status = CL_COMPLETE;
-    int status = CLX_OK;
-    CL_CALL(ctx, clWaitForEvents(1, ev));
-    CL_CALL(ctx, clGetEventInfo(*ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof run_status, &run_status, NULL));
-    if (run_status < 0)
-        status = ctx_cl_fail(ctx, run_status, "device execution", __FILE__, __LINE__);
-error:
+    int status = event_wait(ctx, *ev);
     clReleaseEvent(*ev);
     *ev = NULL;
     return status;

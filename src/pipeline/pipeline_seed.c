@@ -15,6 +15,7 @@
 
 #include "pipeline/pipeline_seed.h"
 #include "runtime/context.h"
+#include "runtime/event_wait.h"
 
 static size_t real_size(const struct seed_pipeline *sp)
 {
@@ -113,19 +114,11 @@ static int seed_push(void *state, const struct batch_view *batch)
     return status;
 }
 
-/* Waits for the last push's downloads; the event is kept for another read. */
+/* Waits for the last push's downloads (asleep: runtime/event_wait.h says
+ * why); the event is kept for another read. */
 static int wait_done(struct seed_pipeline *sp)
 {
-    struct clx_context *ctx = sp->job.ctx;
-    cl_int run_status = CL_COMPLETE;
-    int status = CLX_OK;
-    CL_CALL(ctx, clWaitForEvents(1, &sp->done));
-    CL_CALL(ctx, clGetEventInfo(sp->done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof run_status,
-                                &run_status, NULL));
-    if (run_status < 0)
-        status = ctx_cl_fail(ctx, run_status, "device execution", __FILE__, __LINE__);
-error:
-    return status;
+    return event_wait(sp->job.ctx, sp->done);
 }
 
 static int seed_read(void *state, size_t count, clx_result *results)
