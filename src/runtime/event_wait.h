@@ -9,6 +9,9 @@
  * -j 8 ran faster than -j 16). event_wait asks for the command's status
  * and sleeps between the questions instead.
  *
+ * On CPU devices, whose runtimes (PoCL) sleep in their own wait, it is
+ * clWaitForEvents.
+ *
  * Not an event callback and a condition variable: Oclgrind never calls a
  * command's callbacks (only a user event's), and a callback that comes
  * after the waiter gave up would write to a stack frame that is gone.
