@@ -85,14 +85,7 @@ static void group_best(__global const real *c, int part, __local real *best_v, _
     }
     best_v[lid] = bv;
     best_k[lid] = bk;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int s = ARGMAX_WG / 2; s > 0; s >>= 1) {
-        if (lid < s && peak_beats(best_v[lid + s], best_k[lid + s], best_v[lid], best_k[lid])) {
-            best_v[lid] = best_v[lid + s];
-            best_k[lid] = best_k[lid + s];
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    peak_reduce_group(best_v, best_k, ARGMAX_WG);
     *v_out = best_v[0];
     *k_out = best_k[0];
 }

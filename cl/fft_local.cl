@@ -359,19 +359,7 @@ fft_c2r_columns_peaks(__global const real2 *spec, __global real *out, __global c
     c2r_columns(spec, out, tw_y, re0, im0, re1, im1, 1, search_rx, search_ry, logical_w, logical_h, &bv, &bk);
     best_v[lid] = bv;
     best_k[lid] = bk;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    /* A tree over FFT_WG items, a power of two or not: the first step folds
-     * [s, FFT_WG) onto [0, FFT_WG - s). */
-    int s = 1;
-    while (2 * s < FFT_WG)
-        s <<= 1;
-    for (; s > 0; s >>= 1) {
-        if (lid < s && lid + s < FFT_WG && peak_beats(best_v[lid + s], best_k[lid + s], best_v[lid], best_k[lid])) {
-            best_v[lid] = best_v[lid + s];
-            best_k[lid] = best_k[lid + s];
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    peak_reduce_group(best_v, best_k, FFT_WG);   /* FFT_WG: a power of two (the host makes it one) */
     if (lid == 0) {
         const size_t part = get_group_id(1) * get_num_groups(0) + get_group_id(0);
         part_values[part] = best_v[0];
