@@ -1082,25 +1082,38 @@ int clx_context_bandwidth(clx_context *context, double *bus_gbs, double *memory_
 /* ------------------------------------------------------------------------ */
 
 /*
- * The frames, signs and formulas are those of doc/hrebsd-conventions.md
- * (and the README's HR-EBSD section): pattern pixels (u right, v down), the
- * detector frame d, the sample frame s, beta the displacement gradient,
- * q = beta r - ((beta r) . n / (r . n)) r the shift of the window seen
- * along r.
+ * The frames, signs and formulas are those of doc/hrebsd-conventions.md,
+ * which are kikuchipy's and orix's: pattern pixels (u right, v down) seen
+ * from behind the screen towards the sample, the detector frame d (x right,
+ * y up the pattern, z from the sample through the screen), the sample frame
+ * s (EDAX TSL's RD, TD, ND: x_s = RD, y_s = TD, z_s the outward surface
+ * normal), Bunge orientations from s to the crystal, beta the displacement
+ * gradient, q = beta r - ((beta r) . n / (r . n)) r the shift of the window
+ * seen along r.
  */
 typedef struct clx_detector {
     int width, height;          /* pattern size, px */
     double pcx, pcy, pcz;       /* pattern centre, Bruker's convention (as clx_scan_info) */
     double sample_tilt;         /* degrees (typically 70) */
-    double detector_tilt;       /* degrees: the camera's elevation */
+    double detector_tilt;       /* degrees, kikuchipy's tilt (EDAX's camera elevation) */
 } clx_detector;
 
 /*
- * The pattern centre of the pattern taken x_um, y_um micrometres from the
- * reference's scan point along the scan's x and y (x_s, y_s), on a detector
- * whose pattern pixels are pixel_um micrometres wide (unbinned pixel times
- * binning). CLX_ERR_ARGUMENT for a pixel size that is not positive or a
- * geometry that is not finite.
+ * CLX_OK for a pattern centre (Bruker's convention) that a detector can
+ * have, else CLX_ERR_ARGUMENT with msg saying what is wrong: a value that
+ * is not finite, PCx or PCy more than a screen's width or height off the
+ * screen, PCz not in (0, 10]; three values of 2 to 100 are named as the
+ * percentages they likely are.
+ */
+int clx_detector_pc_check(const double pc[3], clx_message *msg);
+
+/*
+ * The pattern centre of the pattern taken x_um micrometres along the map's
+ * columns and y_um along its rows from the reference's scan point, on a
+ * detector whose pattern pixels are pixel_um micrometres wide (unbinned
+ * pixel times binning): kikuchipy's EBSDDetector.extrapolate_pc (the map's
+ * columns run along -y_s, its rows along -x_s). CLX_ERR_ARGUMENT for a pixel
+ * size that is not positive or a geometry that is not usable.
  */
 int clx_detector_shift(const clx_detector *reference, double x_um, double y_um, double pixel_um, double pc[3],
                        clx_message *msg);
@@ -1168,8 +1181,8 @@ typedef struct clx_strain {
  * angles): deviatoric, e = 3 U / tr U - I (the shifts do not fix F's
  * scale c; this is the same for any), else e = c U - I with c such that sigma_33 = 0 in the sample
  * frame (a traction-free surface). Returns CLX_OK (out->flags may say why there are no
- * numbers), or CLX_ERR_ARGUMENT for a geometry that is not usable (pcz <= 0,
- * sizes, non-finite values, min_windows < 4) with msg. options NULL: the
+ * numbers), or CLX_ERR_ARGUMENT for a geometry that is not usable
+ * (clx_detector_pc_check, sizes, tilts, min_windows < 4) with msg. options NULL: the
  * defaults.
  * The fit uses the exact projection, of which the formula above is the
  * first order: the feature seen along r in the reference is seen along F r

@@ -31,8 +31,9 @@
  * nor follows a pattern centre that moves across the scan.
  *
  * The projection. Pixel (u, v) of a pattern with centre (xpc, ypc, L)
- * (pixels) looks along r = (u - xpc, v - ypc, L) (detector frame); in the
- * sample frame R_ds r; the deformed crystal F = I + beta_s shows there what
+ * (pixels) looks along r = (u - xpc, ypc - v, L) (kikuchipy's detector
+ * frame: x right, y up the pattern, z from the sample through the screen,
+ * the pattern seen from behind the screen); in the sample frame R_ds r; the deformed crystal F = I + beta_s shows there what
  * the reference shows along F^-1 R_ds r; the crystal sees it along
  * c = g F^-1 R_ds r / |g F^-1 R_ds r|, g Bunge's passive rotation. So the
  * reference (F = I) and the deformed patterns come from the same function
@@ -104,23 +105,24 @@ double kikuchi_inverse(const double a[9], double out[9])
     return det;
 }
 
-static void rotation_x(double a, double r[9])
-{
-    double c = cos(a), s = sin(a);
-    double m[9] = { 1, 0, 0, 0, c, -s, 0, s, c };
-    for (int i = 0; i < 9; i++)
-        r[i] = m[i];
-}
-
 /* ------------------------------------------------------------------------ */
 /* Frames */
 
 void kikuchi_detector_to_sample(double sample_tilt_deg, double detector_tilt_deg, double r[9])
 {
-    static const double D0[9] = { 1, 0, 0, 0, 0, 1, 0, -1, 0 };
-    double rx[9];
-    rotation_x((sample_tilt_deg + detector_tilt_deg) * DEG, rx);
-    kikuchi_multiply(rx, D0, r);
+    /* kikuchipy's EBSDDetector.sample_to_detector, transposed (columns x_d,
+     * y_d, z_d in the sample frame), a = sigma - theta. */
+    double a = (sample_tilt_deg - detector_tilt_deg) * DEG, c = cos(a), s = sin(a);
+    double m[9] = { 0, -s, c, 1, 0, 0, 0, c, s };
+    for (int i = 0; i < 9; i++)
+        r[i] = m[i];
+}
+
+void kikuchi_ray(const double pc_pixels[3], double u, double v, double r[3])
+{
+    r[0] = u - pc_pixels[0];
+    r[1] = pc_pixels[1] - v;
+    r[2] = pc_pixels[2];
 }
 
 void kikuchi_bunge(const double euler_rad[3], double g[9])
@@ -149,12 +151,14 @@ void kikuchi_pc_shift(const struct kikuchi_geometry *geometry, double x_um, doub
     double rds[9], xpc, ypc, distance;
     kikuchi_detector_to_sample(geometry->sample_tilt, geometry->detector_tilt, rds);
     kikuchi_pc_pixels(geometry, geometry->pcx, geometry->pcy, geometry->pcz, &xpc, &ypc, &distance);
-    /* p = X x_s + Y y_s has sample components (X, Y, 0); p_d = R_ds^T p. */
+    /* The map's columns run along -y_s, its rows along -x_s (kikuchipy's
+     * extrapolate_pc): p has sample components (-Y, -X, 0); p_d = R_ds^T p,
+     * and the centre moves by p_d's x right and its y up the pattern. */
     double pd[3];
     for (int i = 0; i < 3; i++)
-        pd[i] = (rds[i] * x_um + rds[3 + i] * y_um) / pixel_um;
+        pd[i] = -(rds[i] * y_um + rds[3 + i] * x_um) / pixel_um;
     pc[0] = (xpc + pd[0] + 0.5) / geometry->width;
-    pc[1] = (ypc + pd[1] + 0.5) / geometry->height;
+    pc[1] = (ypc - pd[1] + 0.5) / geometry->height;
     pc[2] = (distance - pd[2]) / geometry->height;
 }
 
@@ -294,7 +298,8 @@ void kikuchi_direction(const struct kikuchi_model *m, const struct kikuchi_geome
         c[0] = c[1] = c[2] = NAN;
         return;
     }
-    double r[3] = { u - pc[0], v - pc[1], pc[2] };
+    double r[3];
+    kikuchi_ray(pc, u, v, r);
     direction_of(a, r, c);
 }
 
@@ -311,7 +316,8 @@ void kikuchi_render(const struct kikuchi_model *m, const struct kikuchi_geometry
     for (int v = 0; v < h; v++) {
         double *row = out + (long)v * w;
         for (int u = 0; u < w; u++) {
-            double r[3] = { u - pc[0], v - pc[1], pc[2] }, c[3];
+            double r[3], c[3];
+            kikuchi_ray(pc, u, v, r);
             direction_of(a, r, c);
             row[u] = kikuchi_background_at(geometry, u, v) * (1.0 + kikuchi_bands_at(m, c));
         }

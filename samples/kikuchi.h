@@ -47,21 +47,26 @@ void kikuchi_render(const struct kikuchi_model *model, const struct kikuchi_geom
 
 /*
  * The unit crystal-frame direction c seen through pixel (u, v) of the view:
- * r = (u - xpc, v - ypc, L) from the view's centre, c = g F^-1 R_ds r,
+ * r = (u - xpc, ypc - v, L) from the view's centre, c = g F^-1 R_ds r,
  * normalised (the test pattern's intensity along d is the reference's
  * along F^-1 d).
  */
 void kikuchi_direction(const struct kikuchi_model *model, const struct kikuchi_geometry *geometry,
                        const struct kikuchi_view *view, double u, double v, double c[3]);
 
-/* R_ds = R_x(sigma + theta) D0: detector-frame components to sample-frame ones. */
+/* R_ds, kikuchipy's: detector-frame components to sample-frame ones. */
 void kikuchi_detector_to_sample(double sample_tilt_deg, double detector_tilt_deg, double r[9]);
+
+/* The detector-frame direction r = (u - xpc, ypc - v, L) through pixel
+ * (u, v) from a centre in pixels (kikuchi_pc_pixels: xpc, ypc, L). */
+void kikuchi_ray(const double pc_pixels[3], double u, double v, double r[3]);
 
 /* Bunge's passive g = R_z(phi2) R_x(Phi) R_z(phi1), sample to crystal (radians). */
 void kikuchi_bunge(const double euler_rad[3], double g[9]);
 
-/* The pattern centre (Bruker fractions) of the point x_um, y_um from the
- * reference's along x_s, y_s, pattern pixels pixel_um wide. */
+/* The pattern centre (Bruker fractions) of the point x_um along the map's
+ * columns and y_um along its rows from the reference's, pattern pixels
+ * pixel_um wide (kikuchipy's extrapolate_pc). */
 void kikuchi_pc_shift(const struct kikuchi_geometry *geometry, double x_um, double y_um,
                       double pixel_um, double pc[3]);
 

@@ -56,13 +56,16 @@ else
 fi
 
 # Pattern centres: image k at scan point ((k-1)/2, (k-1) mod 2), 10 um x 5 um
-# steps, 50 um pixels; p_d = R_ds^T (X, Y, 0) with R_ds = R_x(80 deg) D0, so
-# X moves xpc by X/50 and Y moves ypc by Y sin(80)/50 and L by -Y cos(80)/50.
+# steps, 50 um pixels, moved as kikuchipy's EBSDDetector.extrapolate_pc
+# moves them (alpha = 90 - sigma + theta = 30 degrees): PCx - X / (50 W),
+# PCy - Y cos(alpha) / (50 H), PCz + Y sin(alpha) / (50 H); kikuchipy 0.13.1
+# gives (0.49933333, 0.35, 0.65) and (0.5, 0.34971132, 0.65016667) for the
+# second and third points.
 if awk -F, 'NR == 1 { next }
     {
         k = NR - 1; col = (k - 1) % 2; row = int((k - 1) / 2)
-        X = 10 * col; Y = 5 * row; a = 80 * atan2(0, -1) / 180
-        px = 0.5 + X / 50 / 300; py = 0.35 + Y * sin(a) / 50 / 300; pz = 0.65 - Y * cos(a) / 50 / 300
+        X = 10 * col; Y = 5 * row; a = 30 * atan2(0, -1) / 180
+        px = 0.5 - X / 50 / 300; py = 0.35 - Y * cos(a) / 50 / 300; pz = 0.65 + Y * sin(a) / 50 / 300
         d = ($26 - px) ^ 2 + ($27 - py) ^ 2 + ($28 - pz) ^ 2
         if (d > 1e-18) { print $1 ": " $26 "," $27 "," $28 " expected " px "," py "," pz; n++ }
     }
@@ -102,27 +105,31 @@ bad "--deform singular" "--deform: I \\+ beta .* is singular" --kikuchi --deform
 bad "--euler not a number" "--euler: 'a,b,c'" --kikuchi --euler a,b,c
 bad "--step of one number" "--step: '1' is not 2 comma-separated numbers" --kikuchi --step 1
 bad "--pixel-size 0" "--pixel-size: '0' is not positive" --kikuchi --pixel-size 0
+# A detector tilted past the sample's tilt by more than 90 - sigma turns the
+# rows' beam shift towards the screen (alpha = 90 - 70 - 30 < 0).
+bad "source behind the screen" "moves image 2's source behind the screen" --kikuchi --count 2 --scan-cols 1 \
+    --detector-tilt -30 --step 0,5000 --pixel-size 1
 bad "--strain too large" "--strain: '0.5' is not a number in \\[0, 0.1\\]" --kikuchi --strain 0.5
 bad "--pc without --kikuchi" "--pc is an option of --kikuchi only" --pc 0.5,0.5,0.5
 bad "--max-shift with --kikuchi" "--max-shift is not an option of --kikuchi" --kikuchi --max-shift 2
 bad "--kind with --kikuchi" "--kind is not an option of --kikuchi" --kikuchi --kind speckle
-bad "source behind the screen" "moves image 2's source behind the screen" --kikuchi --count 2 --scan-cols 1 --step 0,5000 --pixel-size 1
 
 [ "$failures" -eq 0 ] || finish
 need_device
 
 # --- Through clxcorr offsets ------------------------------------------------
 # predict BETA_S: the exact shift of each window centre, "x y dx dy" per line,
-# for the default geometry (300 x 300, PC 0.5,0.35,0.65, tilts 70 + 10):
-# beta_d = R_ds^T beta_s R_ds, F = I + beta_d, r = (x - xpc, y - ypc, L),
-# the shift = L (F r)_xy / (F r)_z - r_xy.
+# for the default geometry (300 x 300, PC 0.5,0.35,0.65, tilts 70 and 10):
+# beta_d = R_ds^T beta_s R_ds, F = I + beta_d, r = (x - xpc, ypc - y, L)
+# (kikuchipy's detector frame: y up the pattern), the shift in the frame
+# L (F r)_xy / (F r)_z - r_xy, its y negated for pixels.
 predict() {
     awk -v beta="$1" 'BEGIN {
-        split(beta, b, ","); a = 80 * atan2(0, -1) / 180
-        # R_ds = R_x(80) D0 = [[1,0,0],[0,sin a,cos a],[0,-cos a,sin a]]
-        R[1,1] = 1; R[1,2] = 0; R[1,3] = 0
-        R[2,1] = 0; R[2,2] = sin(a); R[2,3] = cos(a)
-        R[3,1] = 0; R[3,2] = -cos(a); R[3,3] = sin(a)
+        split(beta, b, ","); a = 60 * atan2(0, -1) / 180
+        # R_ds of kikuchipy, a = sigma - theta: [[0,-sin a,cos a],[1,0,0],[0,cos a,sin a]]
+        R[1,1] = 0; R[1,2] = -sin(a); R[1,3] = cos(a)
+        R[2,1] = 1; R[2,2] = 0; R[2,3] = 0
+        R[3,1] = 0; R[3,2] = cos(a); R[3,3] = sin(a)
         for (i = 1; i <= 3; i++) for (j = 1; j <= 3; j++) {
             s = 0
             for (k = 1; k <= 3; k++) for (l = 1; l <= 3; l++) s += R[k,i] * b[3 * (k - 1) + l] * R[l,j]
@@ -132,9 +139,9 @@ predict() {
     }
     NF == 4 && $1 !~ /^#/ {
         x = $1 + ($3 - 1) / 2; y = $2 + ($4 - 1) / 2
-        r[1] = x - xpc; r[2] = y - ypc; r[3] = L
+        r[1] = x - xpc; r[2] = ypc - y; r[3] = L
         for (i = 1; i <= 3; i++) q[i] = F[i,1] * r[1] + F[i,2] * r[2] + F[i,3] * r[3]
-        printf "%.1f %.1f %.6f %.6f\n", x, y, L * q[1] / q[3] - r[1], L * q[2] / q[3] - r[2]
+        printf "%.1f %.1f %.6f %.6f\n", x, y, L * q[1] / q[3] - r[1], -(L * q[2] / q[3] - r[2])
     }' "$TMP/rot/regions.txt"
 }
 
@@ -165,12 +172,13 @@ check() {
 }
 
 # A rotation by 0.5 degrees about z_d: F_d = R_z(0.5 deg), so a window at r
-# moves by ((c - 1) r_x - s r_y, s r_x + (c - 1) r_y), about 0.5 deg (-r_y, r_x);
-# in the sample frame beta_s = R_ds (F_d - I) R_ds^T.
+# moves by ((c - 1) r_x - s r_y, s r_x + (c - 1) r_y), about 0.5 deg (-r_y, r_x)
+# in the detector frame (anticlockwise on the pattern as stored, seen from
+# behind the screen); in the sample frame beta_s = R_ds (F_d - I) R_ds^T.
 beta_rot=$(awk 'BEGIN {
-    t = 0.5 * atan2(0, -1) / 180; c = cos(t); s = sin(t); a = 80 * atan2(0, -1) / 180
-    R[1,1] = 1; R[1,2] = 0; R[1,3] = 0; R[2,1] = 0; R[2,2] = sin(a); R[2,3] = cos(a)
-    R[3,1] = 0; R[3,2] = -cos(a); R[3,3] = sin(a)
+    t = 0.5 * atan2(0, -1) / 180; c = cos(t); s = sin(t); a = 60 * atan2(0, -1) / 180
+    R[1,1] = 0; R[1,2] = -sin(a); R[1,3] = cos(a); R[2,1] = 1; R[2,2] = 0; R[2,3] = 0
+    R[3,1] = 0; R[3,2] = cos(a); R[3,3] = sin(a)
     B[1,1] = c - 1; B[1,2] = -s; B[2,1] = s; B[2,2] = c - 1
     out = ""
     for (i = 1; i <= 3; i++) for (j = 1; j <= 3; j++) {

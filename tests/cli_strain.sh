@@ -62,7 +62,9 @@ awk -F, 'NR == 2 { s33 = 63.9 * ($2 + $5) + 165.7 * $7; exit !($13 == 0 && s33 <
 # The generator's crystal is at Bunge (30, 40, 50) degrees: a file giving it
 # to every pattern gives --euler's rows. In the .ctf (degrees, matched by
 # scan point with --scan-cols) the third point was not indexed: its pattern
-# stays deviatoric.
+# stays deviatoric. Oxford's sample frame is kikuchipy's turned by 90
+# degrees about z (kikuchipy's conversion, phi1 + 90): the .ctf's
+# (300, 40, 50) is clxcorr's (30, 40, 50).
 {
     printf '# GRID: SqrGrid\n# XSTEP: 1.0\n# YSTEP: 1.0\n# NCOLS_ODD: 3\n# NCOLS_EVEN: 3\n# NROWS: 1\n'
     for x in 0 1 2; do printf '0.5235988 0.6981317 0.8726646 %d.0 0.0 100 0.9 1\n' "$x"; done
@@ -70,7 +72,7 @@ awk -F, 'NR == 2 { s33 = 63.9 * ($2 + $5) + 165.7 * $7; exit !($13 == 0 && s33 <
 {
     printf 'Channel Text File\nJobMode\tGrid\nXCells\t3\nYCells\t1\nXStep\t1\nYStep\t1\n'
     printf 'Phase\tX\tY\tBands\tError\tEuler1\tEuler2\tEuler3\tMAD\tBC\tBS\n'
-    printf '1\t0\t0\t8\t0\t30\t40\t50\t0.5\t150\t200\n1\t1\t0\t8\t0\t30\t40\t50\t0.5\t150\t200\n'
+    printf '1\t0\t0\t8\t0\t300\t40\t50\t0.5\t150\t200\n1\t1\t0\t8\t0\t300\t40\t50\t0.5\t150\t200\n'
     printf '0\t2\t0\t0\t3\t0\t0\t0\t0\t20\t30\n'
 } >"$TMP/scan.ctf"
 STIFF="--stiffness cubic:165.7,63.9,79.6"

@@ -313,8 +313,9 @@ static void test_oxford_fixture(void)
     CHECK(near(s->sample_tilt, 70, 1e-4) && near(s->detector_tilt, 1.5, 1e-4) && s->binning == 8,
           "tilts %g, %g, binning %d", s->sample_tilt, s->detector_tilt, s->binning);
     double euler[3];
-    CHECK(s->has_euler && clx_image_file_euler(o, 4, euler) == CLX_OK && near(euler[0], 0.1, 1e-6) &&
-          near(euler[2], 0.3, 1e-6), "page 4's orientation");
+    /* Oxford's frame into kikuchipy's: phi1 + 90 degrees. */
+    CHECK(s->has_euler && clx_image_file_euler(o, 4, euler) == CLX_OK && near(euler[0], 0.1 + M_PI / 2, 1e-6) &&
+          near(euler[2], 0.3, 1e-6), "page 4's orientation (%g, %g, %g)", euler[0], euler[1], euler[2]);
     for (int p = 0; p < 6; p++) {
         clx_image a = { 0 }, b = { 0 };
         clx_message msg;
@@ -484,7 +485,8 @@ static void test_bruker(void)
             /* The per-point values move with their patterns (kikuchipy does not move them). */
             CHECK(clx_image_file_pattern_centre(f, p, pc) == CLX_OK && near(pc[0], 0.5 + 0.01 * order[p], 1e-6),
                   "point %d's pattern centre %g", p, pc[0]);
-            CHECK(clx_image_file_euler(f, p, e) == CLX_OK && near(e[0], 10.0 * order[p] * M_PI / 180, 1e-6) &&
+            /* Degrees to radians, and Bruker's frame into kikuchipy's: phi1 + 90 degrees. */
+            CHECK(clx_image_file_euler(f, p, e) == CLX_OK && near(e[0], (10.0 * order[p] + 90) * M_PI / 180, 1e-6) &&
                   near(e[1], M_PI / 4, 1e-6), "point %d's orientation (%g, %g, %g): degrees to radians", p, e[0],
                   e[1], e[2]);
         }
@@ -590,8 +592,9 @@ static void test_oxford(void)
                   near(pc[1], want[1], 1e-6) && near(pc[2], want[2], 1e-6),
                   "point %d's pattern centre (%.6f, %.6f, %.6f), Bruker's (%.6f, %.6f, %.6f)", p, pc[0], pc[1], pc[2],
                   want[0], want[1], want[2]);
-            CHECK(clx_image_file_euler(f, p, e) == CLX_OK && near(e[0], 0.1 * p, 1e-6) && near(e[2], 1.2, 1e-6),
-                  "point %d's orientation (%g, %g, %g)", p, e[0], e[1], e[2]);
+            /* Oxford's frame into kikuchipy's: phi1 + 90 degrees. */
+            CHECK(clx_image_file_euler(f, p, e) == CLX_OK && near(e[0], 0.1 * p + M_PI / 2, 1e-6) &&
+                  near(e[2], 1.2, 1e-6), "point %d's orientation (%g, %g, %g)", p, e[0], e[1], e[2]);
             CHECK(page_is_pattern(f, p, p, 16), "%s: page %d's pixels", datasets[d], p);
         }
         clx_image_file_close(f);

@@ -132,9 +132,12 @@ static void test_written(void)
     if (rc == CLX_OK) {
         CHECK(strcmp(m.format, "Oxford ctf") == 0, "format '%s'", m.format);
         CHECK(m.rows == 2 && m.cols == 2 && m.step_x == 1.5 && m.step_y == 1.5, "grid %d x %d", m.rows, m.cols);
-        CHECK(angles_are(&m, 0, 10.5, 20.25, 30, 1e-12), "point 0 in radians: %g", m.euler[0]);
+        /* Oxford's sample frame turned into kikuchipy's: phi1 + 90 degrees
+         * (orix: from_euler((10.5, 20.25, 30)) * from_axes_angles((0, 0, 1),
+         * -90 degrees) has Bunge angles (100.5, 20.25, 30)). */
+        CHECK(angles_are(&m, 0, 100.5, 20.25, 30, 1e-12), "point 0 in radians: %g", m.euler[0]);
         CHECK(angles_are(&m, 1, NAN, 0, 0, 0), "phase 0: not indexed");
-        CHECK(angles_are(&m, 2, 359, 90, 1, 1e-12) && angles_are(&m, 3, 45, 45, 45, 1e-12), "points 2, 3");
+        CHECK(angles_are(&m, 2, 89, 90, 1, 1e-12) && angles_are(&m, 3, 135, 45, 45, 1e-12), "points 2, 3");
         clx_orientation_map_free(&m);
     }
 }

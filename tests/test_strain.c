@@ -59,12 +59,13 @@ static void transpose(const double a[9], double out[9])
     memcpy(out, t, sizeof t);
 }
 
-/* R_ds = R_x(sigma + theta) D0 multiplied out: with a = sigma + theta,
- * [[1, 0, 0], [0, sin a, cos a], [0, -cos a, sin a]]. */
+/* R_ds, kikuchipy's EBSDDetector.sample_to_detector inverted, multiplied
+ * out: with a = sigma - theta, [[0, -sin a, cos a], [1, 0, 0], [0, cos a,
+ * sin a]] (test_kikuchi.c checks it against kikuchipy's own numbers). */
 static void r_ds(const clx_detector *d, double r[9])
 {
-    double a = (d->sample_tilt + d->detector_tilt) * M_PI / 180;
-    double m[9] = { 1, 0, 0, 0, sin(a), cos(a), 0, -cos(a), sin(a) };
+    double a = (d->sample_tilt - d->detector_tilt) * M_PI / 180;
+    double m[9] = { 0, -sin(a), cos(a), 1, 0, 0, 0, cos(a), sin(a) };
     memcpy(r, m, sizeof m);
 }
 
@@ -108,9 +109,9 @@ static void grid(void)
 
 /*
  * The exact shifts of the windows for beta (sample frame): the feature the
- * reference sees along r = (x - xpc, y - ypc, L) is seen along F r (detector
- * frame) from the test pattern's source at (xpc', ypc', -L'), at
- * (xpc', ypc') + L' (F r)_xy / (F r)_z.
+ * reference sees along r = (x - xpc, ypc - y, L) (detector frame: y up the
+ * pattern) is seen along F r from the test pattern's source, at pixel
+ * (xpc' + L' (F r)_x / (F r)_z, ypc' - L' (F r)_y / (F r)_z).
  */
 static void shifts(const double beta_s[9], const double test_pc[3], clx_result *res)
 {
@@ -121,12 +122,12 @@ static void shifts(const double beta_s[9], const double test_pc[3], clx_result *
     const double *pc = test_pc ? test_pc : &detector.pcx;
     double xpc1 = pc[0] * detector.width - 0.5, ypc1 = pc[1] * detector.height - 0.5, L1 = pc[2] * detector.height;
     for (int i = 0; i < WINDOWS; i++) {
-        double r[3] = { wx[i] - xpc, wy[i] - ypc, L }, v[3];
+        double r[3] = { wx[i] - xpc, ypc - wy[i], L }, v[3];
         for (int k = 0; k < 3; k++)
             v[k] = r[k] + beta_d[3 * k] * r[0] + beta_d[3 * k + 1] * r[1] + beta_d[3 * k + 2] * r[2];
         memset(&res[i], 0, sizeof res[i]);
         res[i].dx = xpc1 + L1 * v[0] / v[2] - wx[i];
-        res[i].dy = ypc1 + L1 * v[1] / v[2] - wy[i];
+        res[i].dy = ypc1 - L1 * v[1] / v[2] - wy[i];
         res[i].zncc = NAN;
         res[i].peak_ratio = NAN;
     }
@@ -296,12 +297,12 @@ static void check_exact_shifts(void)
     double L = detector.pcz * detector.height;
     clx_result res[WINDOWS];
     for (int i = 0; i < WINDOWS; i++) {
-        double r[3] = { wx[i] - xpc, wy[i] - ypc, L }, br[3];
+        double r[3] = { wx[i] - xpc, ypc - wy[i], L }, br[3];
         for (int k = 0; k < 3; k++)
             br[k] = beta_d[3 * k] * r[0] + beta_d[3 * k + 1] * r[1] + beta_d[3 * k + 2] * r[2];
         memset(&res[i], 0, sizeof res[i]);
         res[i].dx = br[0] - br[2] / r[2] * r[0];
-        res[i].dy = br[1] - br[2] / r[2] * r[1];
+        res[i].dy = -(br[1] - br[2] / r[2] * r[1]);   /* q's y is up the pattern */
     }
     clx_strain out;
     clx_strain_fit(&detector, NULL, NULL, wx, wy, res, WINDOWS, NULL, NULL, &out, NULL);
@@ -315,18 +316,14 @@ static void check_detector_shift(void)
 {
     double pc[3];
     clx_message msg;
-    /* Along x_s (= x_d): the centre moves right by X / pixel. */
+    /* kikuchipy 0.13.1's extrapolate_pc for this detector (px_size 50), the
+     * centre at map point (0, 0) of a 2 x 2 map with 10 um steps: (0, 1) and
+     * (1, 0) get these centres. */
+    static const double next_column[3] = { 0.4995, 0.3, 0.6 }, next_row[3] = { 0.5, 0.29956698729810778, 0.60025 };
     CHECK(clx_detector_shift(&detector, 10, 0, 50, pc, &msg) == CLX_OK, "%s", msg.text);
-    CHECK(fabs(pc[0] - (0.5 + 0.2 / 400)) < 1e-15 && pc[1] == 0.3 && pc[2] == 0.6, "x step: (%.15g, %g, %g)", pc[0],
-          pc[1], pc[2]);
-    /* Along y_s: p_d = R_ds^T (0, Y, 0) = Y (0, sin 80, cos 80): down the
-     * screen and closer to it (y_s points down the column, towards the
-     * detector). */
+    CHECK(max_diff(pc, next_column, 3) < 1e-15, "a column on: (%.15g, %.15g, %.15g)", pc[0], pc[1], pc[2]);
     CHECK(clx_detector_shift(&detector, 0, 10, 50, pc, &msg) == CLX_OK, "%s", msg.text);
-    double a = 80 * M_PI / 180;
-    CHECK(pc[0] == 0.5 && fabs(pc[1] - (0.3 + 0.2 * sin(a) / 400)) < 1e-15 &&
-              fabs(pc[2] - (0.6 - 0.2 * cos(a) / 400)) < 1e-15,
-          "y step: (%g, %.15g, %.15g)", pc[0], pc[1], pc[2]);
+    CHECK(max_diff(pc, next_row, 3) < 1e-15, "a row on: (%.15g, %.15g, %.15g)", pc[0], pc[1], pc[2]);
     CHECK(clx_detector_shift(&detector, 0, 10, 0, pc, &msg) == CLX_ERR_ARGUMENT && strstr(msg.text, "pixel size"),
           "zero pixel size: %s", msg.text);
     clx_detector bad = detector;
@@ -670,8 +667,8 @@ static void check_remap(void)
     clx_remap_homography(&detector, NULL, NULL, h);
     CHECK(max_diff(h, id, 9) < 1e-15, "no map: h is the identity");
 
-    /* A rotation of 3 degrees: pixel p samples K Rot K^-1 p, i.e. the point
-     * where Rot d meets the screen, d = (u - xpc, v - ypc, L). */
+    /* A rotation of 3 degrees: pixel p samples the point where Rot d meets
+     * the screen, d = (u - xpc, ypc - v, L) (detector frame, y up). */
     double pc[3] = { 0.48, 0.31, 0.62 };
     double xpc = pc[0] * 400 - 0.5, ypc = pc[1] * 400 - 0.5, L = pc[2] * 400;
     double axis[3] = { 0.2, -1, 0.4 }, beta[9];
@@ -681,18 +678,19 @@ static void check_remap(void)
     double worst = 0;
     for (double u = 0; u <= 399; u += 57)
         for (double v = 0; v <= 399; v += 57) {
-            double d[3] = { u - xpc, v - ypc, L }, rd[3], got[2];
+            double d[3] = { u - xpc, ypc - v, L }, rd[3], got[2];
             for (int i = 0; i < 3; i++)
                 rd[i] = d[0] * (beta[3 * i] + (i == 0)) + d[1] * (beta[3 * i + 1] + (i == 1)) +
                         d[2] * (beta[3 * i + 2] + (i == 2));
             apply_h(h, u, v, got);
             worst = fmax(worst, fmax(fabs(got[0] - (xpc + L * rd[0] / rd[2])),
-                                     fabs(got[1] - (ypc + L * rd[1] / rd[2]))));
+                                     fabs(got[1] - (ypc - L * rd[1] / rd[2]))));
         }
     CHECK(worst < 1e-9, "3 degree rotation: pixels off by %g", worst);
 
     /* Rotation and strain: K^-1 h K is the polar rotation of F = I + beta
-     * (up to the scale of h): orthogonal, det 1, and Rot^T F symmetric. */
+     * (up to the scale of h): orthogonal, det 1, and Rot^T F symmetric. K
+     * takes a direction to the pixel it meets: v = ypc - L d_y / d_z. */
     double f[9], strain[9] = { 1 + 2e-3, 1e-3, 0, 1e-3, 1 - 1e-3, 5e-4, 0, 5e-4, 1 };
     for (int i = 0; i < 9; i++)
         f[i] = beta[i] + (i % 4 == 0);
@@ -703,8 +701,8 @@ static void check_remap(void)
     clx_remap_map(beta2, 0, m);
     clx_remap_homography(&detector, NULL, m, h);
     double xpc0 = 199.5, ypc0 = 119.5, L0 = 240;
-    double k[9] = { L0, 0, xpc0, 0, L0, ypc0, 0, 0, 1 }, k_inv[9] = { 1 / L0, 0, -xpc0 / L0, 0, 1 / L0, -ypc0 / L0,
-                                                                       0, 0, 1 };
+    double k[9] = { L0, 0, xpc0, 0, -L0, ypc0, 0, 0, 1 }, k_inv[9] = { 1 / L0, 0, -xpc0 / L0, 0, -1 / L0, ypc0 / L0,
+                                                                        0, 0, 1 };
     double rot[9], rt[9], rtr[9], u[9], ut[9];
     mul(k_inv, h, rot);
     mul(rot, k, rot);

@@ -14,6 +14,7 @@
 #include "image/h5ebsd_headers.h"
 #include "image/hdf5_read.h"
 #include "image/pattern_centre.h"
+#include "image/sample_frames.h"
 
 #define DEGREES (180.0 / M_PI)
 
@@ -143,6 +144,13 @@ static void read_euler_n3(hid_t scan, const char *path, size_t n, struct h5ebsd_
         h->info.has_euler = 1;
 }
 
+/* The orientations read, written in Oxford's or Bruker's sample frame, into clxcorr's. */
+static void euler_all_from_bruker_oxford_frame(size_t n, struct h5ebsd_header *h)
+{
+    for (size_t i = 0; h->euler && i < n; i++)
+        euler_from_bruker_oxford_frame(h->euler + 3 * i);
+}
+
 /* ---- kikuchipy ------------------------------------------------------------- */
 
 static int kikuchipy_header(hid_t scan, size_t n, int width, int height, struct h5ebsd_header *h)
@@ -265,6 +273,7 @@ static int bruker_header(hid_t scan, size_t n, int width, int height, struct h5e
     double unclipped = value_or(scan, "EBSD/Header/UnClippedPatternHeight", NAN);
     s->pixel_size = full > 0 && unclipped > 0 ? full / unclipped : NAN;
     read_euler3(scan, euler, n, 1, h);
+    euler_all_from_bruker_oxford_frame(n, h);
     return read_pattern_centre(scan, pc, n, PC_BRUKER, width, height, h);
 }
 
@@ -306,6 +315,7 @@ static int oxford_header(hid_t scan, size_t n, int width, int height, struct h5e
         h5_read_string(scan, "EBSD/Header/Camera Binning Mode", mode, sizeof mode) == 0)
         s->binning = oxford_binning(mode);
     read_euler_n3(scan, "EBSD/Data/Euler", n, h);
+    euler_all_from_bruker_oxford_frame(n, h);
     return read_pattern_centre(scan, pc, n, PC_OXFORD, width, height, h);
 }
 

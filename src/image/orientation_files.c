@@ -16,9 +16,9 @@
  * against its place in the grid, so that a file whose rows were cut or
  * shuffled is refused rather than matched to the wrong patterns; every
  * problem names the file and its line, as these files are often edited or
- * cut by hand. The angles are taken as written, as the HDF5 containers'
- * are (h5ebsd_headers.c): the vendors' sample frames are not clxcorr's
- * (doc/hrebsd-conventions.md).
+ * cut by hand. EDAX's angles are in clxcorr's (kikuchipy's) sample frame
+ * as written; Oxford's are turned into it (sample_frames.h), as the HDF5
+ * containers' are (h5ebsd_headers.c; doc/hrebsd-conventions.md).
  */
 #include "config.h"
 
@@ -29,6 +29,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "image/sample_frames.h"
 #include "runtime/message.h"
 
 #define DEGREE (M_PI / 180.0)
@@ -369,6 +370,7 @@ static int ctf_read(struct reader *r, clx_orientation_map *map, clx_message *msg
         double angles[3];
         for (int k = 0; k < 3; k++)
             angles[k] = v[c.phase] == 0 ? NAN : v[c.euler[k]] * DEGREE;
+        euler_from_bruker_oxford_frame(angles);
         status = point_store(r, map, points++, angles, xy, origin, "XStep", "YStep", msg);
     }
     if (status != CLX_OK)

@@ -113,21 +113,16 @@ int mat3_polar_rotation(const double a[9], double r[9])
     return 0;
 }
 
-/* The active rotation about x by a radians: [[1,0,0],[0,c,-s],[0,s,c]]. */
-static void rotation_x(double a, double out[9])
-{
-    double c = cos(a), s = sin(a);
-    double m[9] = { 1, 0, 0, 0, c, -s, 0, s, c };
-    memcpy(out, m, sizeof m);
-}
-
 void frames_detector_to_sample(double sample_tilt, double detector_tilt, double r_ds[9])
 {
-    /* D0: the untilted screen, x_d = x_m, y_d = -z_m, z_d = y_m. */
-    static const double d0[9] = { 1, 0, 0, 0, 0, 1, 0, -1, 0 };
-    double rx[9];
-    rotation_x((sample_tilt + detector_tilt) * M_PI / 180, rx);
-    mat3_mul(rx, d0, r_ds);
+    /* kikuchipy's EBSDDetector.sample_to_detector, transposed, with no
+     * azimuthal or twist angle: the columns are x_d = (0, 1, 0) (rightwards
+     * on the pattern is the sample's y), y_d = (-sin a, 0, cos a) and z_d =
+     * (cos a, 0, sin a), a = sigma - theta (kikuchipy's alpha = 90 - sigma +
+     * theta is the angle between y_d and -x_s). */
+    double a = (sample_tilt - detector_tilt) * M_PI / 180, c = cos(a), s = sin(a);
+    double m[9] = { 0, -s, c, 1, 0, 0, 0, c, s };
+    memcpy(r_ds, m, sizeof m);
 }
 
 void frames_bunge(const double euler[3], double g[9])

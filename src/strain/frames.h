@@ -8,7 +8,8 @@
 #ifndef CLX_STRAIN_FRAMES_H
 #define CLX_STRAIN_FRAMES_H
 
-/* R_ds = R_x(sample_tilt + detector_tilt) D0 (degrees): detector to sample frame. */
+/* R_ds (degrees in): detector-frame components to sample-frame ones, as
+ * kikuchipy's EBSDDetector turns them (doc/hrebsd-conventions.md). */
 void frames_detector_to_sample(double sample_tilt, double detector_tilt, double r_ds[9]);
 
 /* The passive rotation g = R_z(phi2) R_x(Phi) R_z(phi1) from the sample frame

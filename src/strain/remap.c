@@ -8,10 +8,11 @@
  * S(F^-1 Rot d) = S(U^-1 d) (U = Rot^T F): the reference seen through a pure
  * stretch, whose shifts are small however large the rotation, so a second
  * correlation against the reference measures them well (Britton and
- * Wilkinson's remapping). In pixels, with K = [[L, 0, xpc], [0, L, ypc],
- * [0, 0, 1]] taking a direction (scaled to z = 1) to the pixel it meets,
- * output pixel p looks along d = K^-1 p and samples the test pattern at
- * K Rot d: h = K Rot K^-1.
+ * Wilkinson's remapping). In pixels, with K = [[L, 0, x0], [0, L, y0],
+ * [0, 0, 1]] taking a direction (scaled to z = 1) to the screen point it
+ * meets and P = diag(1, -1, 1) taking screen coordinates to pixels and back
+ * (detector.h), output pixel p looks along d = K^-1 P p and samples the
+ * test pattern at P K Rot d: h = P K Rot K^-1 P.
  */
 #include "config.h"
 
@@ -65,9 +66,10 @@ void clx_remap_homography(const clx_detector *detector, const double pc[3], cons
         memcpy(rot, map, sizeof rot);
     struct screen s;
     screen_from_pc(detector, pc, &s);
-    double k[9] = { s.L, 0, s.xpc, 0, s.L, s.ypc, 0, 0, 1 };
-    double k_inv[9] = { 1 / s.L, 0, -s.xpc / s.L, 0, 1 / s.L, -s.ypc / s.L, 0, 0, 1 };
+    /* P K and K^-1 P. */
+    double pk[9] = { s.L, 0, s.x0, 0, -s.L, -s.y0, 0, 0, 1 };
+    double k_inv_p[9] = { 1 / s.L, 0, -s.x0 / s.L, 0, -1 / s.L, -s.y0 / s.L, 0, 0, 1 };
     double t[9];
-    mat3_mul(rot, k_inv, t);
-    mat3_mul(k, t, h);
+    mat3_mul(rot, k_inv_p, t);
+    mat3_mul(pk, t, h);
 }

@@ -8,18 +8,20 @@
  * first-order form of that freedom.
  *
  * The model is the exact one, not the first-order
- * q = beta r - ((beta r) . n / (r . n)) r of doc/hrebsd-conventions.md: the
- * feature the reference sees along r = (x - xpc, y - ypc, L) is seen along
- * F r from the test pattern's source (xpc', ypc', -L'), so at
- *     (xpc', ypc') + L' ((F r)_x, (F r)_y) / (F r)_z
- * and its shift is that minus (x, y). With F = I this is the doc's
+ * q = beta r - ((beta r) . n / (r . n)) r of doc/hrebsd-conventions.md. In
+ * screen coordinates (detector.h: pixel (u, v) at (u, -v), the source at
+ * (x0, y0, -L)), the feature the reference sees along r = (X - x0, Y - y0,
+ * L) is seen along F r from the test pattern's source (x0', y0', -L'), so at
+ *     (x0', y0') + L' ((F r)_x, (F r)_y) / (F r)_z
+ * and its shift is that minus (X, Y). With F = I this is the doc's
  * pattern-centre shift s(r) exactly; to first order in beta and in the
  * source's displacement it is s(r) + beta r - ((beta r) . n / (r . n)) r, the
- * doc's formula. The exact form is what synthetic patterns made as the doc
- * says (a test pattern of centre pc' whose intensity along d is the
- * reference's along F^-1 d) give, so that they are recovered to rounding,
- * rotations of several degrees included. Gauss-Newton on it from beta = 0
- * (the first step is the linear fit) converges in 3-5 steps.
+ * doc's formula. The exact form is what patterns made as the doc says (a
+ * test pattern of centre pc' whose intensity along d is the reference's
+ * along F^-1 d; kikuchipy's projection, tests/data/hrebsd) give, so that
+ * they are recovered to rounding, rotations of several degrees included.
+ * Gauss-Newton on it from beta = 0 (the first step is the linear fit)
+ * converges in 3-5 steps.
  */
 #include "config.h"
 
@@ -54,8 +56,8 @@ void clx_strain_options_init(clx_strain_options *o)
 
 struct window {
     double r[3];      /* direction from the reference's source, px */
-    double x, y;      /* centre in the reference, px */
-    double q[2];      /* measured shift, px */
+    double x, y;      /* centre in the reference, screen coordinates, px */
+    double q[2];      /* measured shift, screen coordinates, px */
     double residual;  /* |q - model| of the last fit, px */
     int used;
 };
@@ -79,8 +81,8 @@ static int model(const struct fit *fit, const double *beta, const struct window 
     if (!(v[2] > 0))
         return -1;
     double L1 = fit->test.L;
-    f[0] = fit->test.xpc + L1 * v[0] / v[2] - w->x;
-    f[1] = fit->test.ypc + L1 * v[1] / v[2] - w->y;
+    f[0] = fit->test.x0 + L1 * v[0] / v[2] - w->x;
+    f[1] = fit->test.y0 + L1 * v[1] / v[2] - w->y;
     if (jac) {
         memset(jac, 0, 2 * UNKNOWNS * sizeof *jac);
         for (int k = 0; k < 3; k++) {
@@ -315,9 +317,9 @@ static int fit_arguments_check(const clx_detector *reference, const double test_
         return status;
     if (n > 0 && (!x || !y || !results))
         return msg_fail(msg, CLX_ERR_ARGUMENT, "strain fit: no window centres or results");
-    if (test_pc && (!isfinite(test_pc[0]) || !isfinite(test_pc[1]) || !(test_pc[2] > 0) || !isfinite(test_pc[2])))
-        return msg_fail(msg, CLX_ERR_ARGUMENT, "strain fit: test pattern centre (%g, %g, %g) is not usable",
-                        test_pc[0], test_pc[1], test_pc[2]);
+    clx_message why;
+    if (test_pc && clx_detector_pc_check(test_pc, &why) != CLX_OK)
+        return msg_fail(msg, CLX_ERR_ARGUMENT, "strain fit: test %s", why.text);
     if (options->min_windows < 4)
         return msg_fail(msg, CLX_ERR_ARGUMENT, "strain fit: min_windows %d: at least 4 windows fix beta",
                         options->min_windows);
@@ -361,15 +363,21 @@ static int fit_windows_set(struct fit *fit, const double *x, const double *y, co
     for (size_t i = 0; i < fit->n; i++) {
         const clx_result *res = &results[i];
         struct window *w = &fit->w[i];
-        w->x = x[i];
-        w->y = y[i];
-        w->r[0] = x[i] - fit->ref.xpc;
-        w->r[1] = y[i] - fit->ref.ypc;
+        double centre[2];
+        screen_point(x[i], y[i], centre);
+        w->x = centre[0];
+        w->y = centre[1];
+        w->r[0] = w->x - fit->ref.x0;
+        w->r[1] = w->y - fit->ref.y0;
         w->r[2] = fit->ref.L;
-        w->q[0] = res->dx;
-        w->q[1] = res->dy;
+        screen_point(res->dx, res->dy, w->q);
         w->residual = NAN;
-        w->used = res->flags == 0 && isfinite(res->dx) && isfinite(res->dy) &&
+        /* The median test (CLX_FLAG_OUTLIER) assumes a field that varies
+         * little between neighbouring windows; a rotated pattern's shifts
+         * vary by pixels across it, and the test rejects sound windows (a
+         * third of them at 2 degrees). The fit's own robust rule below
+         * judges each window against the projective model instead. */
+        w->used = (res->flags & ~CLX_FLAG_OUTLIER) == 0 && isfinite(res->dx) && isfinite(res->dy) &&
                   !(res->zncc < options->min_zncc) && !(res->peak_ratio < options->min_peak_ratio);
         usable += w->used;
     }
