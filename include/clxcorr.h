@@ -199,7 +199,14 @@ typedef struct clx_scan_info {
     double pixel_size;          /* unbinned detector pixel, µm; NAN when the file does not say */
     int binning;                /* 0 when the file does not say */
     int has_euler;              /* crystal orientations per pattern (clx_image_file_euler) */
+    unsigned placeholders;      /* CLX_SCAN_PLACEHOLDER_*: values the writer put in for ones it did not know */
 } clx_scan_info;
+
+/* kikuchipy writes a detector pixel of 1 um when it knows none: pixel_size
+ * is then NAN, and this flag says why. */
+#define CLX_SCAN_PLACEHOLDER_PIXEL_SIZE 1u
+/* ... and steps of 1 um, which may also be real: step_x and step_y are kept. */
+#define CLX_SCAN_PLACEHOLDER_STEP       2u
 
 /* The scan of a pattern file; NULL for other image files. */
 const clx_scan_info *clx_image_file_scan(const clx_image_file *file);
@@ -207,16 +214,19 @@ const clx_scan_info *clx_image_file_scan(const clx_image_file *file);
  * CLX_ERR_STATE when the file gives none. */
 int clx_image_file_pattern_centre(const clx_image_file *file, int page, double pc[3]);
 /* Page `page`'s crystal orientation as Bunge Euler angles (phi1, Phi,
- * phi2) in radians: CLX_ERR_STATE when the file gives none, NAN where the
- * point was not indexed. */
+ * phi2) in radians, in clxcorr's sample frame (kikuchipy's: Bruker's and
+ * Oxford's files are turned into it, doc/hrebsd-conventions.md):
+ * CLX_ERR_STATE when the file gives none, NAN where the point was not
+ * indexed. */
 int clx_image_file_euler(const clx_image_file *file, int page, double euler[3]);
 /*
  * The crystal orientations of an indexed scan, from the text files that
  * indexing software writes: EDAX TSL's .ang (angles in radians) and Oxford
  * HKL's .ctf (degrees), both over a square grid, row by row. The format is
  * recognised from the first line ('#', "Channel Text File"), else the
- * name's extension. The angles are taken as the file writes them (Bunge,
- * the vendor's sample frame), as clx_image_file_euler takes a container's.
+ * name's extension. The angles are Bunge's in clxcorr's sample frame
+ * (kikuchipy's, which is EDAX's; Oxford's are turned into it), as
+ * clx_image_file_euler gives a container's.
  */
 typedef struct clx_orientation_map {
     char format[16];            /* "EDAX ang" or "Oxford ctf" */

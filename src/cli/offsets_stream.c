@@ -149,8 +149,12 @@ static void explain_scan(const clx_scan_info *s)
     else
         fprintf(stderr, "clxcorr:   no pattern centre in the file\n");
     fprintf(stderr, "clxcorr:   sample tilt %g, detector tilt %g, azimuthal %g, twist %g (degrees; nan: not in the "
-            "file); detector pixel %g um, binning %d (0: not in the file)%s\n", s->sample_tilt, s->detector_tilt,
-            s->azimuthal, s->twist, s->pixel_size, s->binning, s->has_euler ? "; orientations per point" : "");
+            "file); detector pixel %g um%s, binning %d (0: not in the file)%s\n", s->sample_tilt, s->detector_tilt,
+            s->azimuthal, s->twist, s->pixel_size,
+            s->placeholders & CLX_SCAN_PLACEHOLDER_PIXEL_SIZE ? " (the file's 1 um is kikuchipy's placeholder)" : "",
+            s->binning, s->has_euler ? "; orientations per point" : "");
+    if (s->placeholders & CLX_SCAN_PLACEHOLDER_STEP)
+        fprintf(stderr, "clxcorr:   the steps of 1 x 1 um may be kikuchipy's placeholder for unknown steps\n");
 }
 
 /* The rows the loaders read: those the plans read (the same windows and

@@ -167,6 +167,15 @@ static int kikuchipy_header(hid_t scan, size_t n, int width, int height, struct 
     s->step_x = value_or(scan, "EBSD/Header/step_x", 0);
     s->step_y = value_or(scan, "EBSD/Header/step_y", 0);
     s->pixel_size = value_or(scan, "EBSD/Header/detector_pixel_size", NAN);
+    /* kikuchipy's EBSDDetector has px_size 1 and a signal's axes scale 1
+     * until told otherwise, and its writer saves them as they are: a 1 um
+     * detector pixel is no real camera's, a 1 um step may be a real one. */
+    if (s->pixel_size == 1) {
+        s->pixel_size = NAN;
+        s->placeholders |= CLX_SCAN_PLACEHOLDER_PIXEL_SIZE;
+    }
+    if (s->step_x == 1 && s->step_y == 1)
+        s->placeholders |= CLX_SCAN_PLACEHOLDER_STEP;
     s->binning = (int)value_or(scan, "EBSD/Header/binning", 0);
     s->detector_tilt = value_or(scan, "EBSD/Header/elevation_angle", NAN);
     s->azimuthal = value_or(scan, "EBSD/Header/azimuth_angle", NAN);

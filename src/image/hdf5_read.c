@@ -122,10 +122,15 @@ static int read_one_string(hid_t d, char *out, size_t len)
     int ok = 0;
     if (ftype < 0)
         return -1;
+    /* HDF5 converts no strings between ASCII and UTF-8 (h5py writes a
+     * Python str as variable-length UTF-8): read in the file's own set. */
+    H5T_cset_t cset = H5Tget_cset(ftype);
+    if (cset < 0)
+        cset = H5T_CSET_ASCII;
     if (H5Tis_variable_str(ftype) > 0) {
         char *value = NULL;
         mtype = H5Tcopy(H5T_C_S1);
-        if (mtype >= 0 && H5Tset_size(mtype, H5T_VARIABLE) >= 0 &&
+        if (mtype >= 0 && H5Tset_size(mtype, H5T_VARIABLE) >= 0 && H5Tset_cset(mtype, cset) >= 0 &&
             H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, &value) >= 0 && value) {
             snprintf(out, len, "%s", value);
             H5free_memory(value);
@@ -136,6 +141,7 @@ static int read_one_string(hid_t d, char *out, size_t len)
         char *value = calloc(size + 1, 1);
         mtype = H5Tcopy(H5T_C_S1);
         if (value && mtype >= 0 && H5Tset_size(mtype, size) >= 0 && H5Tset_strpad(mtype, H5T_STR_NULLPAD) >= 0 &&
+            H5Tset_cset(mtype, cset) >= 0 &&
             H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, value) >= 0) {
             snprintf(out, len, "%s", value);
             ok = 1;

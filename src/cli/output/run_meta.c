@@ -136,6 +136,12 @@ static void write_scan(FILE *f, const clx_scan_info *s)
     json_double(&o, "detector_pixel_um", "%.9g", s->pixel_size);
     json_int(&o, "binning", s->binning);
     json_int(&o, "orientations", s->has_euler);
+    /* What the writer put in for values it did not know (kikuchipy's 1 um). */
+    json_key(&o, "placeholders");
+    fprintf(f, "[%s%s%s]", s->placeholders & CLX_SCAN_PLACEHOLDER_PIXEL_SIZE ? "\"detector_pixel_um\"" : "",
+            (s->placeholders & CLX_SCAN_PLACEHOLDER_PIXEL_SIZE) && (s->placeholders & CLX_SCAN_PLACEHOLDER_STEP)
+                ? ", " : "",
+            s->placeholders & CLX_SCAN_PLACEHOLDER_STEP ? "\"step_x_um\", \"step_y_um\"" : "");
     fputs("\n  }", f);
 }
 
