@@ -34,14 +34,26 @@ static const char strain_help[] =
     "      --grid-step S    a window every S pixels instead of --grid (as offsets)\n"
     "\n"
     "Geometry (the pattern file's header gives what these do not):\n"
+    "All in kikuchipy's conventions (doc/hrebsd-conventions.md), which the file\n"
+    "readers convert each vendor's into:\n"
     "      --pc X,Y,Z       pattern centre of REFERENCE, Bruker's convention: X\n"
     "                       from the left over the width, Y from the top over\n"
-    "                       the height, Z the detector distance over the height\n"
+    "                       the height (fractions, 0 to 1 on the screen), Z the\n"
+    "                       detector distance over the height\n"
     "      --sample-tilt D  sample tilt in degrees (typically 70)\n"
-    "      --detector-tilt D  the camera's elevation in degrees\n"
+    "      --detector-tilt D  kikuchipy's detector tilt in degrees (EDAX's camera\n"
+    "                       elevation, Bruker's CameraTilt): the screen's top\n"
+    "                       leans D degrees away from the sample\n"
+    "      --pattern-centres M  each pattern's centre: file (the file's own, one\n"
+    "                       per point), beam-shift (the reference's moved with\n"
+    "                       the beam across the scan, as kikuchipy's\n"
+    "                       extrapolate_pc: needs --pixel-size and the steps),\n"
+    "                       fixed (the reference's), or auto (default: file\n"
+    "                       where the file has them, else beam-shift where a\n"
+    "                       real pixel size is known, else fixed)\n"
     "      --pixel-size UM  a pattern pixel on the detector in um (unbinned size x\n"
-    "                       binning): moves the pattern centre with the beam\n"
-    "                       across the scan (a file's per-point centres win)\n"
+    "                       binning), for the beam shift (a file's header may\n"
+    "                       give it; kikuchipy's placeholder of 1 um is ignored)\n"
     "      --step X,Y       the scan's step in um (a pattern file's header gives it)\n"
     "      --scan-cols C    PATTERNs given as files lie C to a scan row, in order\n"
     "      --ref-point R,C  REFERENCE's scan point, when it is not FILE#R,C\n"
@@ -118,6 +130,7 @@ enum {
     OPT_DETECTOR_TILT,
     OPT_PIXEL_SIZE,
     OPT_STEP,
+    OPT_PATTERN_CENTRES,
     OPT_SCAN_COLS,
     OPT_REF_POINT,
     OPT_STIFFNESS,
@@ -142,6 +155,7 @@ static const struct option strain_table[] = {
     { "detector-tilt", required_argument, NULL, OPT_DETECTOR_TILT },
     { "pixel-size", required_argument, NULL, OPT_PIXEL_SIZE },
     { "step", required_argument, NULL, OPT_STEP },
+    { "pattern-centres", required_argument, NULL, OPT_PATTERN_CENTRES },
     { "scan-cols", required_argument, NULL, OPT_SCAN_COLS },
     { "ref-point", required_argument, NULL, OPT_REF_POINT },
     { "stiffness", required_argument, NULL, OPT_STIFFNESS },
@@ -198,15 +212,17 @@ static int strain_take(void *own, int c, const char *value)
     struct strain_options *o = a->strain;
     int ints[2];
     switch (c) {
-    case OPT_PC:
+    case OPT_PC: {
+        clx_message msg;
         o->have_pc = 1;
         if (parse_reals(value, "--pc", "X,Y,Z (three numbers)", 3, o->pc) != 0)
             return -1;
-        if (!(o->pc[2] > 0)) {
-            report_error("--pc: the detector distance Z must be positive, got %g", o->pc[2]);
+        if (clx_detector_pc_check(o->pc, &msg) != CLX_OK) {
+            report_error("--pc %s: %s", value, msg.text);
             return -1;
         }
         return 1;
+    }
     case OPT_SAMPLE_TILT: return option_taken(parse_double(value, "--sample-tilt", -90, 90, &o->sample_tilt));
     case OPT_DETECTOR_TILT: return option_taken(parse_double(value, "--detector-tilt", -90, 90, &o->detector_tilt));
     case OPT_PIXEL_SIZE: return option_taken(parse_double(value, "--pixel-size", 1e-6, 1e6, &o->pixel_size));
@@ -214,13 +230,24 @@ static int strain_take(void *own, int c, const char *value)
         double step[2];
         if (parse_reals(value, "--step", "X,Y in um", 2, step) != 0)
             return -1;
-        if (!(step[0] > 0) || !(step[1] > 0)) {
-            report_error("--step: both steps must be positive, got '%s'", value);
+        /* 0 along an axis: the beam does not move along it. */
+        if (step[0] < 0 || step[1] < 0) {
+            report_error("--step: steps must not be negative, got '%s'", value);
             return -1;
         }
         o->step_x = step[0];
         o->step_y = step[1];
         return 1;
+    }
+    case OPT_PATTERN_CENTRES: {
+        static const char *const modes[] = { "auto", "file", "beam-shift", "fixed" };
+        for (int k = 0; k < 4; k++)
+            if (strcmp(value, modes[k]) == 0) {
+                o->pc_mode = (enum strain_pc_mode)k;
+                return 1;
+            }
+        report_error("--pattern-centres: expected auto, file, beam-shift or fixed, got '%s'", value);
+        return -1;
     }
     case OPT_SCAN_COLS: return option_taken(parse_int(value, "--scan-cols", 1, 1 << 30, &o->scan_cols));
     case OPT_REF_POINT:

@@ -228,6 +228,7 @@ static int strain_setup(struct offsets_args *a, struct offsets_run *r)
         report_error("out of memory");
         return -1;
     }
+    a->strain->explain = a->mode.explain;
     if (strain_job_setup(job, a->strain, a->reference, &r->ref, &r->items, r->regions, r->nregions) != 0) {
         strain_job_free(job);
         free(job);

@@ -20,6 +20,7 @@ void strain_options_init(struct strain_options *o)
     clx_strain_options_init(&o->fit);
     o->remap_tol = 0.01;
     o->remap_passes = 4;
+    o->pc_mode = STRAIN_PC_AUTO;
 }
 
 /* ---- the reference pattern's own file -------------------------------------- */
@@ -66,31 +67,40 @@ static void reference_pattern_read(const char *entry, const char *scan_name, str
 static int pc_resolve(struct strain_job *job, const struct strain_options *o, const struct reference_pattern *rp)
 {
     const clx_scan_info *s = job->scan;
+    clx_message msg;
+    job->pc_from = "--pc";
     if (o->have_pc)
         memcpy(&job->detector.pcx, o->pc, sizeof o->pc);
     else if (rp->has_pc) {
         job->detector.pcx = rp->pc[0];
         job->detector.pcy = rp->pc[1];
         job->detector.pcz = rp->pc[2];
+        job->pc_from = "the reference's pattern file (its point)";
     } else if (s && s->has_pc) {
         job->detector.pcx = s->pcx;
         job->detector.pcy = s->pcy;
         job->detector.pcz = s->pcz;
+        job->pc_from = "the patterns' file";
     } else {
         report_error("strain needs the pattern centre: give --pc PCX,PCY,PCZ (Bruker's convention: from the left "
                      "over the width, from the top over the height, distance over the height), or a pattern file "
                      "whose header has it");
         return -1;
     }
-    job->file_pcs = !o->have_pc && s && s->pc_per_point;
+    double pc[3] = { job->detector.pcx, job->detector.pcy, job->detector.pcz };
+    if (clx_detector_pc_check(pc, &msg) != CLX_OK) {
+        report_error("the reference's %s (from %s)", msg.text, job->pc_from);
+        return -1;
+    }
     return 0;
 }
 
 /* A tilt from the command line, else the reference's file, else the run's file. */
 static int tilt_resolve(double given, double from_reference, double from_scan, const char *option, const char *what,
-                        double *out)
+                        double *out, const char **from)
 {
     *out = isfinite(given) ? given : isfinite(from_reference) ? from_reference : from_scan;
+    *from = isfinite(given) ? option : isfinite(from_reference) ? "the reference's pattern file" : "the patterns' file";
     if (!isfinite(*out)) {
         report_error("strain needs the %s: give %s DEG (the pattern file does not say)", what, option);
         return -1;
@@ -98,20 +108,11 @@ static int tilt_resolve(double given, double from_reference, double from_scan, c
     return 0;
 }
 
-/* The pattern pixel's size on the detector, the scan's step and the
- * reference's scan point: what moves the pattern centre across the scan. */
-static int shift_resolve(struct strain_job *job, const struct strain_options *o, const struct reference_pattern *rp)
+/* The reference's scan point, which the beam-shift model moves the centre from. */
+static int ref_point_resolve(struct strain_job *job, const struct strain_options *o,
+                             const struct reference_pattern *rp)
 {
     const clx_scan_info *s = job->scan;
-    job->pixel_um = o->pixel_size;
-    if (!isfinite(job->pixel_um) && s && isfinite(s->pixel_size) && s->pixel_size > 0)
-        job->pixel_um = s->pixel_size * (s->binning > 0 ? s->binning : 1);
-    job->step_x = isfinite(o->step_x) ? o->step_x : s ? s->step_x : 0;
-    job->step_y = isfinite(o->step_y) ? o->step_y : s ? s->step_y : 0;
-    job->scan_cols = s ? 0 : (size_t)o->scan_cols;
-    int positioned = s != NULL || job->scan_cols > 0;
-    if (job->file_pcs || !isfinite(job->pixel_um) || !positioned)
-        return 0;
     if (o->have_ref_point) {
         job->ref_row = o->ref_row;
         job->ref_col = o->ref_col;
@@ -125,12 +126,108 @@ static int shift_resolve(struct strain_job *job, const struct strain_options *o,
                      "across the scan (or name the reference as FILE#ROW,COL)");
         return -1;
     }
-    if (!(job->step_x > 0) || !(job->step_y > 0)) {
-        report_error("--step X,Y: the scan's step in um is needed to move the pattern centre across the scan "
-                     "(the pattern file does not say)");
-        return -1;
-    }
     return 0;
+}
+
+/*
+ * Each pattern's centre (--pattern-centres): the file's own per point, or
+ * the reference's moved with the beam (kikuchipy's extrapolate_pc), or the
+ * reference's for all. The beam-shift model needs a real pixel size: from
+ * --pixel-size, or a header that holds a calibration, never a writer's
+ * placeholder (kikuchipy writes 1 um when it knows none), which the reader
+ * has already set aside (clx_scan_info.placeholders).
+ */
+static int centres_resolve(struct strain_job *job, const struct strain_options *o, const struct reference_pattern *rp)
+{
+    const clx_scan_info *s = job->scan;
+    double pixel = o->pixel_size;
+    job->pixel_from = "--pixel-size";
+    if (!isfinite(pixel) && s && isfinite(s->pixel_size) && s->pixel_size > 0) {
+        pixel = s->pixel_size * (s->binning > 0 ? s->binning : 1);
+        job->pixel_from = "the patterns' file";
+    }
+    job->step_x = isfinite(o->step_x) ? o->step_x : s ? s->step_x : 0;
+    job->step_y = isfinite(o->step_y) ? o->step_y : s ? s->step_y : 0;
+    job->steps_from = isfinite(o->step_x) ? "--step" : "the patterns' file";
+    job->scan_cols = s ? 0 : (size_t)o->scan_cols;
+    int positioned = s != NULL || job->scan_cols > 0;
+    int file_pcs = s && s->pc_per_point;
+    int placeholder = s && (s->placeholders & CLX_SCAN_PLACEHOLDER_PIXEL_SIZE);
+    job->pixel_um = NAN;
+    job->centres = o->pc_mode;
+    if (job->centres == STRAIN_PC_AUTO)
+        job->centres = file_pcs && !o->have_pc ? STRAIN_PC_FILE
+                       : isfinite(pixel) && job->step_x > 0 && job->step_y > 0 && positioned ? STRAIN_PC_BEAM_SHIFT
+                       : STRAIN_PC_FIXED;
+    switch (job->centres) {
+    case STRAIN_PC_FILE:
+        if (!file_pcs) {
+            report_error("--pattern-centres file: %s", s ? "the patterns' file gives one pattern centre, not one per "
+                                                           "point" : "the patterns are no pattern file's scan");
+            return -1;
+        }
+        if (o->have_pc) {
+            report_error("--pattern-centres file takes each pattern's centre from the file, --pc the reference's "
+                         "from the command line: give one of them");
+            return -1;
+        }
+        return 0;
+    case STRAIN_PC_BEAM_SHIFT:
+        if (!isfinite(pixel)) {
+            report_error("--pattern-centres beam-shift needs the size of a pattern pixel on the detector: give "
+                         "--pixel-size UM (unbinned pixel x binning)%s", placeholder ?
+                         "; the file's detector_pixel_size of 1 um is kikuchipy's placeholder for an unknown size" : "");
+            return -1;
+        }
+        if (!positioned) {
+            report_error("--pattern-centres beam-shift needs each pattern's scan point: a pattern file's scan, or "
+                         "--scan-cols C for a list of images");
+            return -1;
+        }
+        /* --step may say 0: the beam does not move along that axis. */
+        if (!isfinite(o->step_x) && (!(job->step_x > 0) || !(job->step_y > 0))) {
+            report_error("--pattern-centres beam-shift needs the scan's steps: give --step X,Y in um (the pattern "
+                         "file does not say)");
+            return -1;
+        }
+        job->pixel_um = pixel;
+        return ref_point_resolve(job, o, rp);
+    default:
+        return 0;
+    }
+}
+
+/* --explain: the geometry the fit uses, each value with where it came from. */
+static void geometry_explain(const struct strain_job *job, const struct strain_options *o)
+{
+    const clx_detector *d = &job->detector;
+    const clx_scan_info *s = job->scan;
+    report_note("strain geometry (kikuchipy's conventions, doc/hrebsd-conventions.md): %dx%d patterns", d->width,
+                d->height);
+    report_note("  reference's pattern centre (%.5f, %.5f, %.5f), Bruker's convention, from %s", d->pcx, d->pcy,
+                d->pcz, job->pc_from);
+    report_note("  sample tilt %g degrees from %s; detector tilt %g degrees from %s", d->sample_tilt,
+                job->sample_tilt_from, d->detector_tilt, job->detector_tilt_from);
+    switch (job->centres) {
+    case STRAIN_PC_FILE:
+        report_note("  each pattern's centre: the file's own, one per point%s",
+                    o->pc_mode == STRAIN_PC_AUTO ? " (--pattern-centres auto)" : "");
+        break;
+    case STRAIN_PC_BEAM_SHIFT:
+        report_note("  each pattern's centre: the reference's moved with the beam (kikuchipy's extrapolate_pc) "
+                    "from point (%ld, %ld), pattern pixel %g um from %s, steps %g x %g um from %s", job->ref_row,
+                    job->ref_col, job->pixel_um, job->pixel_from, job->step_x, job->step_y, job->steps_from);
+        break;
+    default:
+        report_note("  each pattern's centre: the reference's%s", o->pc_mode == STRAIN_PC_FIXED ? " (--pattern-centres "
+                    "fixed)" : s && (s->placeholders & CLX_SCAN_PLACEHOLDER_PIXEL_SIZE)
+                    ? " (the file's detector pixel size of 1 um is kikuchipy's placeholder: no beam-shift model; "
+                      "--pixel-size UM gives one)" : " (no per-point centres, no pixel size and step for a beam "
+                      "shift)");
+        break;
+    }
+    if (s && (s->placeholders & CLX_SCAN_PLACEHOLDER_STEP))
+        report_note("  the file's steps of 1 x 1 um may be kikuchipy's placeholder for unknown steps");
 }
 
 /* Two steps of one scan, as far as a file's rounding goes. */
@@ -220,11 +317,24 @@ int strain_job_setup(struct strain_job *job, const struct strain_options *o, con
     const clx_scan_info *s = job->scan;
     if (pc_resolve(job, o, &rp) != 0 ||
         tilt_resolve(o->sample_tilt, rp.known ? rp.scan.sample_tilt : NAN, s ? s->sample_tilt : NAN,
-                     "--sample-tilt", "sample tilt", &job->detector.sample_tilt) != 0 ||
+                     "--sample-tilt", "sample tilt", &job->detector.sample_tilt, &job->sample_tilt_from) != 0 ||
         tilt_resolve(o->detector_tilt, rp.known ? rp.scan.detector_tilt : NAN, s ? s->detector_tilt : NAN,
-                     "--detector-tilt", "detector tilt (the camera's elevation)", &job->detector.detector_tilt) != 0 ||
-        shift_resolve(job, o, &rp) != 0 || orientation_resolve(job, o) != 0)
+                     "--detector-tilt", "detector tilt", &job->detector.detector_tilt,
+                     &job->detector_tilt_from) != 0 ||
+        centres_resolve(job, o, &rp) != 0 || orientation_resolve(job, o) != 0)
         return -1;
+    /* kikuchipy's azimuthal and twist angles turn the detector about two
+     * more axes, which the fit does not model: refused, not ignored. */
+    const double *angles[2] = { s ? &s->azimuthal : NULL, s ? &s->twist : NULL };
+    for (int k = 0; k < 2; k++)
+        if (angles[k] && isfinite(*angles[k]) && fabs(*angles[k]) > 1e-9) {
+            report_error("the patterns' file gives a detector %s angle of %g degrees: strain models a detector "
+                         "turned about its x axis alone (sample and detector tilts)", k ? "twist" : "azimuthal",
+                         *angles[k]);
+            return -1;
+        }
+    if (o->explain)
+        geometry_explain(job, o);
     if (nregions < (size_t)(job->fit.min_windows > 4 ? job->fit.min_windows : 4)) {
         report_error("strain needs at least %d windows per pattern (8 unknowns, 2 equations a window); the run "
                      "has %zu", job->fit.min_windows > 4 ? job->fit.min_windows : 4, nregions);
@@ -292,9 +402,9 @@ void strain_job_pattern_centre(const struct strain_job *job, size_t i, double pc
     pc[0] = job->detector.pcx;
     pc[1] = job->detector.pcy;
     pc[2] = job->detector.pcz;
-    if (job->file_pcs && f && clx_image_file_pattern_centre(f, page, pc) == CLX_OK)
+    if (job->centres == STRAIN_PC_FILE && f && clx_image_file_pattern_centre(f, page, pc) == CLX_OK)
         return;
-    if (!isfinite(job->pixel_um))
+    if (job->centres != STRAIN_PC_BEAM_SHIFT)
         return;
     long row, col;
     if (job->scan)

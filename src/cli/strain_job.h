@@ -15,6 +15,14 @@
 #include "clxcorr.h"
 #include "image_list.h"
 
+/* --pattern-centres: where each pattern's centre comes from. */
+enum strain_pc_mode {
+    STRAIN_PC_AUTO,         /* the file's per point, else the beam shift with a real pixel size and step, else fixed */
+    STRAIN_PC_FILE,         /* the pattern file's, one per point */
+    STRAIN_PC_BEAM_SHIFT,   /* the reference's moved with the beam (clx_detector_shift) */
+    STRAIN_PC_FIXED         /* the reference's for every pattern */
+};
+
 /* The command line's strain options (NAN, NULL or 0: not given). */
 struct strain_options {
     int have_pc;
@@ -23,6 +31,8 @@ struct strain_options {
     double detector_tilt;        /* --detector-tilt DEG */
     double pixel_size;           /* --pixel-size UM: a pattern pixel on the detector */
     double step_x, step_y;       /* --step X,Y (um) */
+    enum strain_pc_mode pc_mode; /* --pattern-centres MODE (default auto) */
+    int explain;                 /* --explain: the geometry and where each value came from */
     int scan_cols;               /* --scan-cols C: an image list's images lie C to a scan row */
     int have_ref_point;
     long ref_row, ref_col;       /* --ref-point ROW,COL */
@@ -43,12 +53,14 @@ void strain_options_init(struct strain_options *o);
 /* One run's strain: set up once, then read by the lanes at once. */
 struct strain_job {
     clx_detector detector;       /* the reference pattern's */
-    double pixel_um;             /* NAN: the pattern centre is not moved across the scan */
+    enum strain_pc_mode centres; /* each pattern's centre: FILE, BEAM_SHIFT or FIXED (AUTO resolved) */
+    double pixel_um;             /* BEAM_SHIFT: a pattern pixel on the detector */
     double step_x, step_y;       /* um */
+    /* Where the geometry came from (an option, or a file), for --explain. */
+    const char *pc_from, *sample_tilt_from, *detector_tilt_from, *pixel_from, *steps_from;
     long ref_row, ref_col;       /* the reference's scan point */
     size_t scan_cols;            /* > 0: image k lies at (k / scan_cols, k % scan_cols) */
     const clx_scan_info *scan;   /* the pattern file's scan, or NULL */
-    int file_pcs;                /* the file gives each pattern's centre: use them */
     int file_euler;              /* the file gives each pattern's orientation: use it */
     int given_euler;             /* --euler: one orientation for every pattern */
     double euler[3];             /* radians */
