@@ -896,6 +896,18 @@ typedef struct clx_stream_options {
      * CLX_ERR_CANCELLED, after delivering every image before the one not
      * loaded (a signal handler's flag, say). */
     int (*cancelled)(void *user);
+    /* Several references (HR-EBSD's one per grain): with reference_count
+     * > 0, image `index` is measured against references[reference_of[index]]
+     * (each of the run's reference's size and pixel type, all kept by the
+     * caller until the run returns), and the run's `reference` only gives
+     * the plans their first one. A batch never mixes two references, so
+     * images of one reference should come one after the other; a lane's
+     * plan takes a batch's reference (clx_plan_set_reference: the
+     * reference's windows prepared on the device) when it differs from its
+     * last one. Not with pairs. */
+    const clx_image *references;
+    size_t reference_count;
+    const size_t *reference_of;     /* count entries, each < reference_count */
 } clx_stream_options;
 
 /* Fills in the defaults: lanes 0 (by device type), loaders one per core, no callbacks. */

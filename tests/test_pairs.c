@@ -12,6 +12,10 @@
  *     pair is one texture moved by a_i (reference) and by a_i + d_i
  *     (image), so the offset is d_i;
  *   - a stream of pairs (clx_stream_options.load_reference) gives the same;
+ *   - so does a stream of several references (clx_stream_options.references,
+ *     one per image run: HR-EBSD's reference per grain), whose batches end
+ *     where the reference changes and whose lanes switch their plans'
+ *     references;
  *   - the wrong pushes and options are refused: clx_plan_push on a pairs
  *     plan and clx_plan_push_pairs on another (CLX_ERR_STATE), pairs with
  *     the correlation refinement or window-offset passes
@@ -208,6 +212,55 @@ static void check_stream(clx_context *ctx, const struct pairs *p, const clx_regi
               CLX_ERR_ARGUMENT, "a stream of pairs without load_reference");
 }
 
+/* Several references: item k is image r[k] against reference r[k]. */
+#define NITEMS 8
+static const size_t item_reference[NITEMS] = { 0, 0, 1, 1, 1, 3, 4, 4 };
+
+static int load_item(void *user, size_t k, clx_image *staged, clx_message *msg)
+{
+    const struct stream_data *d = user;
+    return clx_image_copy_to(&d->p->images[item_reference[k]], staged, msg);
+}
+
+static void check_references_stream(clx_context *ctx, const struct pairs *p, const clx_region *regions)
+{
+    clx_plan_options opt;
+    clx_stream_options so;
+    clx_result alone[NPAIRS * NWIN], streamed[NITEMS * NWIN];
+    clx_plan_options_init(&opt);
+    if (run_alone(ctx, p, regions, opt, alone) != 0)
+        return;
+    opt.batch = 3;
+    clx_stream_options_init(&so);
+    so.lanes = 2;
+    so.references = p->refs;
+    so.reference_count = NPAIRS;
+    so.reference_of = item_reference;
+    struct stream_data d = { p, streamed };
+    size_t delivered = 0;
+    /* The run's own reference is one no item uses: every lane must switch. */
+    int status = clx_stream_run(ctx, &p->refs[2], regions, NWIN, &opt, &so, NITEMS, load_item, deliver, &d,
+                                &delivered);
+    CHECK(status == CLX_OK && delivered == NITEMS, "stream of several references: %s", clx_context_message(ctx));
+    double worst = 0;
+    for (int k = 0; status == CLX_OK && k < NITEMS; k++)
+        for (int w = 0; w < NWIN; w++) {
+            const clx_result *a = &alone[item_reference[k] * NWIN + w], *b = &streamed[k * NWIN + w];
+            worst = fmax(worst, fmax(fabs(a->dx - b->dx), fabs(a->dy - b->dy)));
+        }
+    CHECK(worst <= 1e-5, "stream of several references: %.3g px from each image against its own alone", worst);
+    printf("  stream of 5 references over 8 images (2 lanes, batches of 3): within %.2g px of each alone\n", worst);
+    clx_image small;
+    td_textured_image(&small, W / 2, H, CLX_PIXEL_U16, 0, 0, SEED);
+    clx_image refs[NPAIRS];
+    memcpy(refs, p->refs, sizeof refs);
+    refs[3] = small;
+    so.references = refs;
+    CHECK(clx_stream_run(ctx, &p->refs[0], regions, NWIN, &opt, &so, NITEMS, load_item, deliver, &d, NULL) ==
+              CLX_ERR_SIZE, "a reference of another size: %s", clx_context_message(ctx));
+    clx_image_free(&small);
+}
+
 static void check_refusals(clx_context *ctx, const struct pairs *p, const clx_region *regions)
 {
     clx_plan_options opt;
@@ -258,6 +311,7 @@ int main(void)
      * plan's batch for no image at all (its tiles / nwin rounded down to 0)
      * and left the last push's correlations in place. */
     check_mode(ctx, &p, regions, CLX_MODE_SEED, CLX_METHOD_DIRECT);
+    check_references_stream(ctx, &p, regions);
     check_mode(ctx, &p, regions, CLX_MODE_ACCURATE, CLX_METHOD_AUTO);
     check_stream(ctx, &p, regions);
     check_refusals(ctx, &p, regions);

@@ -27,6 +27,11 @@
  * loader fills both, and the lane pushes them together
  * (clx_plan_push_pair_pixels).
  *
+ * With several references (clx_stream_options.references), a batch ends
+ * where the next image's reference differs from its first's, and a lane
+ * sets its plan's reference to the batch's before pushing it whenever the
+ * two differ.
+ *
  * A failure (an image that does not load, a lane's device error, a delivery
  * the caller refuses) sets `limit`, the first image not to deliver: loaders
  * claim nothing from there on, lanes push only the images before it, and
@@ -78,6 +83,7 @@ struct slot {
     int used;                   /* holds a batch, from its opening to its delivery */
     size_t seq;                 /* the batch's number: batches are delivered in seq order */
     size_t first, size;         /* its images: first .. first + size - 1 */
+    size_t reference;           /* with several references: its images' one */
     size_t claimed, loaded;     /* images claimed by loaders, and filled */
     int taken, done;            /* a lane took it; its results are in (or the lane failed) */
     size_t processed;           /* images the lane correlated */
@@ -91,6 +97,7 @@ struct lane {
     int device;
     struct clx_context *ctx;
     clx_plan *plan;
+    size_t reference;           /* with several references: its plan's (SIZE_MAX: the run's own) */
     pthread_t thread;
     int started;
 };
@@ -104,6 +111,8 @@ struct stream {
     size_t image_bytes;
     clx_stream_load_fn load;
     clx_stream_load_fn load_reference;  /* pairs: each item's reference; NULL: one reference */
+    const clx_image *references;        /* several references, and each image's (NULL: one) */
+    const size_t *reference_of;
     int (*cancelled)(void *user);
     int (*finish)(void *user, size_t index, const clx_result *results, size_t nregions, clx_message *msg);
     void *user;
@@ -231,6 +240,15 @@ static void batch_open(struct stream *s, struct slot *sl, size_t i)
     sl->seq = s->next_seq++;
     sl->first = i;
     sl->size = s->count - i < dev->batch ? s->count - i : dev->batch;
+    if (s->references) {
+        /* The batch ends before the first image of another reference. */
+        sl->reference = s->reference_of[i];
+        for (size_t k = 1; k < sl->size; k++)
+            if (s->reference_of[i + k] != sl->reference) {
+                sl->size = k;
+                break;
+            }
+    }
     sl->claimed = sl->loaded = sl->processed = 0;
     sl->taken = sl->done = 0;
     dev->queued += sl->size;
@@ -354,15 +372,19 @@ static void *lane_main(void *arg)
         int status = CLX_OK;
         clx_message msg;
         msg_clear(&msg);
-        if (n > 0) {
+        if (n > 0 && s->references && sl->reference != lane->reference) {
+            status = clx_plan_set_reference(lane->plan, &s->references[sl->reference]);
+            lane->reference = status == CLX_OK ? sl->reference : SIZE_MAX;
+        }
+        if (n > 0 && status == CLX_OK) {
             status = s->load_reference
                          ? clx_plan_push_pair_pixels(lane->plan, sl->references.host, sl->pixels.host, s->type, n)
                          : clx_plan_push_pixels(lane->plan, sl->pixels.host, s->type, n);
             if (status == CLX_OK)
                 status = clx_plan_read(lane->plan, sl->results, n * s->nregions);
-            if (status != CLX_OK)
-                lane_message(lane, &msg);
         }
+        if (status != CLX_OK)
+            lane_message(lane, &msg);
         while (status == CLX_OK && ok < n) {
             if (s->finish &&
                 (status = s->finish(s->user, sl->first + ok, sl->results + ok * s->nregions, s->nregions, &msg)) !=
@@ -407,6 +429,7 @@ static int lane_open(struct stream *s, struct lane *lane, int device, const clx_
 {
     lane->stream = s;
     lane->device = device;
+    lane->reference = SIZE_MAX;
     int status = ctx_clone(s->devices[device].ctx, &lane->ctx);
     if (status != CLX_OK)
         return ctx_fail(s->devices[0].ctx, status, "%s", clx_context_message(s->devices[device].ctx));
@@ -587,6 +610,19 @@ static int check_arguments(clx_context *const *contexts, size_t ndevices, const 
     if (!sopt->load_reference != !popt->pairs)
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, popt->pairs ? "a stream of pairs needs load_reference"
                                                            : "load_reference is for plans made with pairs");
+    if (sopt->reference_count > 0) {
+        if (popt->pairs)
+            return ctx_fail(ctx, CLX_ERR_ARGUMENT, "several references are not for plans made with pairs");
+        if (!sopt->references || !sopt->reference_of)
+            return ctx_fail(ctx, CLX_ERR_ARGUMENT, "several references: NULL references or reference_of");
+        for (size_t k = 0; k < sopt->reference_count; k++)
+            if (sopt->references[k].width != reference->width || sopt->references[k].height != reference->height ||
+                sopt->references[k].type != reference->type || !sopt->references[k].pixels)
+                return ctx_fail(ctx, CLX_ERR_SIZE, "reference %zu is %dx%d pixels of type %d, where the run's is "
+                                "%dx%d of type %d", k, sopt->references[k].width, sopt->references[k].height,
+                                (int)sopt->references[k].type, reference->width, reference->height,
+                                (int)reference->type);
+    }
     if (sopt->lanes > MAX_LANES || nloaders > MAX_LOADERS)
         return ctx_fail(ctx, CLX_ERR_ARGUMENT, "%d lanes and %d loader threads: at most %d and %d", sopt->lanes,
                         nloaders, MAX_LANES, MAX_LOADERS);
@@ -608,6 +644,10 @@ static int stream_init(struct stream *s, size_t ndevices, const clx_image *refer
     s->image_bytes = (size_t)s->width * s->height * clx_pixel_size(s->type);
     s->load = load;
     s->load_reference = sopt->load_reference;
+    if (sopt->reference_count > 0) {
+        s->references = sopt->references;
+        s->reference_of = sopt->reference_of;
+    }
     s->cancelled = sopt->cancelled;
     s->finish = sopt->finish;
     s->user = user;
