@@ -1168,6 +1168,46 @@ typedef struct clx_strain_options {
 
 void clx_strain_options_init(clx_strain_options *options);
 
+/* ---- grains: a reference pattern per grain --------------------------------- */
+
+/* The Laue groups whose misorientations clx_misorientation knows. */
+typedef enum clx_symmetry {
+    CLX_SYMMETRY_CUBIC,         /* m-3m: 24 rotations */
+    CLX_SYMMETRY_HEXAGONAL      /* 6/mmm: 12 rotations (c along z, a1 along x, as orix) */
+} clx_symmetry;
+
+/* The smallest rotation angle (radians) between two orientations (Bunge,
+ * radians, sample to crystal) over the symmetry's equivalents; NAN when
+ * either is not finite. */
+double clx_misorientation(const double euler_a[3], const double euler_b[3], clx_symmetry symmetry);
+
+/*
+ * Grains of a rows x cols map of orientations (3 Bunge angles a point, row by
+ * row; NAN: not indexed): 4-connected points whose neighbours differ by
+ * less than max_angle (radians) join (MTEX's and OpenXY's threshold
+ * segmentation). grain[i] is 1..*count, numbered in the order of their
+ * first point, or 0 for a point not indexed or in a grain of fewer than
+ * min_points points. CLX_ERR_ARGUMENT for a threshold not in (0, pi).
+ */
+int clx_grains_segment(int rows, int cols, const double *euler, clx_symmetry symmetry, double max_angle,
+                       int min_points, int *grain, int *count, clx_message *msg);
+
+/*
+ * Each grain's reference point (reference[g - 1] = row * cols + col): among
+ * the grain's points within half its equivalent radius sqrt(points / pi) of
+ * its centroid, the one of highest quality (NULL, or NaN: 0), ties to the
+ * one nearest the centroid; a grain with no point that near takes its point
+ * nearest the centroid.
+ */
+int clx_grains_references(int rows, int cols, const int *grain, int count, const double *quality, int *reference,
+                          clx_message *msg);
+
+/* The orientation (Bunge, radians) of a crystal whose lattice is the
+ * reference's turned by the sample-frame rotation vector w (clx_strain.w):
+ * g = g_ref R^T, as orix composes g_ref * Rotation.from_matrix(R^T). NANs
+ * for NAN input. */
+void clx_orientation_refine(const double reference_euler[3], const double w[3], double euler[3]);
+
 #define CLX_STRAIN_FEW_WINDOWS 1u   /* fewer than min_windows usable windows: no numbers (NaN) */
 #define CLX_STRAIN_SINGULAR    2u   /* the windows do not fix beta (on a line, say): NaN */
 #define CLX_STRAIN_DEVIATORIC  4u   /* e is the deviatoric strain (no stiffness or no orientation) */

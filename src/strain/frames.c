@@ -138,3 +138,22 @@ void frames_bunge(const double euler[3], double g[9])
     mat3_mul(x, z1, t);
     mat3_mul(z2, t, g);
 }
+
+void frames_bunge_from_matrix(const double g[9], double euler[3])
+{
+    /* g = R_z(phi2) R_x(Phi) R_z(phi1), passive: g33 = cos Phi, (g31, g32) =
+     * sin Phi (sin phi1, -cos phi1), (g13, g23) = sin Phi (sin phi2, cos phi2). */
+    double c = g[8] > 1 ? 1 : g[8] < -1 ? -1 : g[8];
+    double phi = acos(c), phi1, phi2;
+    if (fabs(sin(phi)) > 1e-12) {
+        phi1 = atan2(g[6], -g[7]);
+        phi2 = atan2(g[2], g[5]);
+    } else {
+        /* Phi 0 or pi: only phi1 +- phi2 is fixed; phi2 = 0. */
+        phi1 = atan2(g[1], g[0]);
+        phi2 = 0;
+    }
+    euler[0] = phi1 < 0 ? phi1 + 2 * M_PI : phi1;
+    euler[1] = phi;
+    euler[2] = phi2 < 0 ? phi2 + 2 * M_PI : phi2;
+}

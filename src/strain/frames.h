@@ -16,6 +16,10 @@ void frames_detector_to_sample(double sample_tilt, double detector_tilt, double 
  * into the crystal frame, from Bunge angles in radians. */
 void frames_bunge(const double euler[3], double g[9]);
 
+/* Bunge angles (radians, phi1 and phi2 in [0, 2 pi), Phi in [0, pi]) of the
+ * passive rotation g (frames_bunge's inverse). */
+void frames_bunge_from_matrix(const double g[9], double euler[3]);
+
 void mat3_identity(double a[9]);
 void mat3_mul(const double a[9], const double b[9], double out[9]);          /* a b */
 void mat3_transpose(const double a[9], double out[9]);
