@@ -165,6 +165,22 @@ void clx_image_free(clx_image *image)
     memset(image, 0, sizeof *image);
 }
 
+int clx_image_check_finite(const clx_image *image, const char *where, clx_message *msg)
+{
+    msg_clear(msg);
+    if (!image || (image->type == CLX_PIXEL_F32 && !image->pixels))
+        return msg_fail(msg, CLX_ERR_ARGUMENT, "clx_image_check_finite: no image");
+    if (image->type != CLX_PIXEL_F32)
+        return CLX_OK;
+    const float *pixels = image->pixels;
+    for (int y = 0; y < image->height; y++)
+        for (int x = 0; x < image->width; x++)
+            if (!isfinite(pixels[(size_t)y * image->width + x]))
+                return msg_fail(msg, CLX_ERR_FORMAT, "%s: non-finite pixel value at (%d, %d)", where ? where : "image",
+                                x, y);
+    return CLX_OK;
+}
+
 /*
  * Reads the first bytes. Done here rather than in the backends so that a
  * missing or empty file gets the same message whatever its name suggests.
@@ -197,6 +213,12 @@ const char *image_where(const clx_image_file *file, int page, char *buf, size_t 
         return file->path;
     snprintf(buf, size, "%s: page %d", file->path, page);
     return buf;
+}
+
+int image_finite_check(const clx_image_file *file, int page, const clx_image *image, clx_message *msg)
+{
+    char buf[64 + FILENAME_MAX];
+    return clx_image_check_finite(image, image_where(file, page, buf, sizeof buf), msg);
 }
 
 int image_fit_check(const clx_image_file *file, int page, int width, int height, clx_pixel_type type,

@@ -50,6 +50,7 @@ struct hdf5_file {
     const struct h5ebsd_layout *layout;
     char scan_name[128], dataset[160]; /* for messages: "Scan 1", "EBSD/Data/Pattern" */
     clx_pixel_type type;              /* what the patterns read as */
+    int floats;                       /* they are stored as floating point */
     int width, height;
     hsize_t count;                    /* patterns in the dataset */
     int *entry_of_page;               /* the dataset entry of each page (Bruker ROIs); NULL: the page's index */
@@ -283,6 +284,7 @@ static int patterns_open(struct hdf5_file *h, const char *path, clx_message *msg
                           h->scan_name[0] ? "/" : "", h->dataset);
     else if ((status = image_size_check(path, "pattern", (long long)dims[2], (long long)dims[1], msg)) == CLX_OK) {
         h->count = dims[0];
+        h->floats = H5Tget_class(type) == H5T_FLOAT;
         h->height = (int)dims[1];
         h->width = (int)dims[2];
         h->pattern_bytes = (size_t)h->width * h->height * H5Tget_size(type);
@@ -535,7 +537,11 @@ static int hdf5_read_into(clx_image_file *file, int page, clx_image *dst, clx_me
         return pattern_chunk(file, h, entry, dst, msg);
 #endif
     default:
-        return pattern_h5read(file, h, entry, dst, msg);
+        status = pattern_h5read(file, h, entry, dst, msg);
+        /* Floats as a float TIFF's are: a NaN would spread through the
+         * pre-filter into the windows around it (and a float64 beyond
+         * float's range reads as an infinity). Integers are always finite. */
+        return status == CLX_OK && h->floats ? image_finite_check(file, page, dst, msg) : status;
     }
 }
 

@@ -89,6 +89,10 @@ void image_row_from_samples(const void *samples, int channels, int y, clx_image 
 /* "PATH" for the first page, "PATH: page N" for the others, for messages. */
 const char *image_where(const clx_image_file *file, int page, char *buf, size_t size);
 
+/* A float page with a NaN or infinity refused, naming its file and page
+ * (clx_image_check_finite): every backend that reads floats checks them. */
+int image_finite_check(const clx_image_file *file, int page, const clx_image *image, clx_message *msg);
+
 /*
  * Whether dst can take a page of width x height `type` pixels: the same
  * size (else CLX_ERR_SIZE) and a type as wide or wider (else
