@@ -570,14 +570,15 @@ void record_reader_close(struct record_reader *r)
     memset(r, 0, sizeof *r);
 }
 
-int field_real(const char *text, int nan_ok, double *out)
+int field_real(const char *text, enum field_real_accepts accepts, double *out)
 {
     char *end;
     errno = 0;
     *out = strtod(text, &end);
     if (end == text || *end != '\0' || errno == ERANGE)
         return -1;
-    return isfinite(*out) || (nan_ok && isnan(*out)) ? 0 : -1;
+    return isfinite(*out) || (isnan(*out) && (accepts & FIELD_NAN)) ||
+           (isinf(*out) && accepts == FIELD_NAN_INF) ? 0 : -1;
 }
 
 int field_count(const char *text, unsigned long max, unsigned long *out)
