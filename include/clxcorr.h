@@ -116,6 +116,8 @@ typedef struct clx_image {
 
 /* Bytes per pixel of the type (1, 2 or 4); 0 for an unknown type. */
 size_t clx_pixel_size(clx_pixel_type type);
+/* The type for messages: "8-bit", "16-bit", "32-bit float" ("unknown"). */
+const char *clx_pixel_type_name(clx_pixel_type type);
 
 /* Allocates pixels for an image of the given size and type (uninitialised). */
 int clx_image_alloc(clx_image *image, int width, int height, clx_pixel_type type,

@@ -1,9 +1,10 @@
 /* h5_rechunk.c - an HDF5 pattern file copied with its patterns stored again: rechunked and gzip-compressed,
- * or as floats (h5_rechunk.h). */
+ * or as another type (h5_rechunk.h). */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <hdf5.h>
 
@@ -124,13 +125,20 @@ int h5_copy_rechunked(const char *from, const char *to, const char *dataset, int
     return copy_rewritten(from, to, dataset, &how, err, len);
 }
 
-int h5_copy_floats(const char *from, const char *to, const char *dataset, int bits, long page, int x, int y,
-                   double value, char *err, size_t len)
+int h5_copy_retyped(const char *from, const char *to, const char *dataset, const char *type, long page, int x, int y,
+                    double value, char *err, size_t len)
 {
-    if (bits != 32 && bits != 64) {
-        snprintf(err, len, "floats of %d bits: 32 or 64", bits);
-        return -1;
-    }
-    const struct rewrite how = { 0, 0, bits == 32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE, page, x, y, value };
-    return copy_rewritten(from, to, dataset, &how, err, len);
+    static const struct {
+        const char *name;
+        hid_t *file_type;
+    } types[] = { { "f32", &H5T_IEEE_F32LE_g }, { "f64", &H5T_IEEE_F64LE_g }, { "i32", &H5T_STD_I32LE_g },
+                  { "i16", &H5T_STD_I16LE_g } };
+    H5open();   /* the H5T_*_g ids are set when the library starts */
+    for (size_t k = 0; k < sizeof types / sizeof types[0]; k++)
+        if (strcmp(type, types[k].name) == 0) {
+            const struct rewrite how = { 0, 0, *types[k].file_type, page, x, y, value };
+            return copy_rewritten(from, to, dataset, &how, err, len);
+        }
+    snprintf(err, len, "type %s: f32, f64, i32 or i16", type);
+    return -1;
 }

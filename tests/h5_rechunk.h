@@ -3,8 +3,8 @@
  * stored again in chunks of several patterns, gzip-compressed: the layout
  * that the readers can only take through H5Dread and its chunk cache (the
  * committed fixtures are contiguous or one LZF pattern per chunk); or as
- * floats, with one pixel of one's choosing. For test_containers and,
- * through imgtool h5gzip and h5float, the shell tests.
+ * another type, with one pixel of one's choosing. For test_containers and,
+ * through imgtool h5gzip and h5retype, the shell tests.
  */
 #ifndef CLX_H5_RECHUNK_H
 #define CLX_H5_RECHUNK_H
@@ -23,12 +23,13 @@ int h5_copy_rechunked(const char *from, const char *to, const char *dataset, int
                       size_t len);
 
 /*
- * Copies `from` to `to` with `dataset`'s patterns stored as IEEE floats of
- * `bits` (32 or 64), contiguous, and pattern `page`'s pixel (x, y) set to
- * `value` (NaN, an infinity, a value beyond float's range; page -1: none):
- * what a float pattern file with one bad pixel holds. 0, or -1 with why in err.
+ * Copies `from` to `to` with `dataset`'s patterns stored as `type` (f32,
+ * f64: IEEE floats; i32, i16: signed integers), contiguous, and pattern
+ * `page`'s pixel (x, y) set to `value` (NaN, an infinity, a value beyond
+ * float's range; page -1: none): a float pattern file with one bad pixel,
+ * or patterns of a type that reads as float. 0, or -1 with why in err.
  */
-int h5_copy_floats(const char *from, const char *to, const char *dataset, int bits, long page, int x, int y,
-                   double value, char *err, size_t len);
+int h5_copy_retyped(const char *from, const char *to, const char *dataset, const char *type, long page, int x, int y,
+                    double value, char *err, size_t len);
 
 #endif

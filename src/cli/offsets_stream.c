@@ -47,11 +47,14 @@ static int item_load_checked(struct offsets_run *r, size_t i, clx_image *staged,
     if (img.width != r->ref.width || img.height != r->ref.height)
         snprintf(msg->text, sizeof msg->text, "%s is %dx%d but the reference %s is %dx%d", name ? name : "an image",
                  img.width, img.height, r->reference, r->ref.width, r->ref.height);
-    else if (img.type > staged->type)
-        snprintf(msg->text, sizeof msg->text,
-                 "%s has %s pixels, which the run cannot stage beside the reference %s's %s: convert it",
-                 name ? name : "an image", img.type == CLX_PIXEL_F32 ? "32-bit float" : "integer", r->reference,
-                 r->ref.type == CLX_PIXEL_F32 ? "float" : "integer ones");
+    else if (img.type > staged->type) {
+        /* The library's message names the file's own type (a pattern
+         * file's int32 is not called the float it reads as). */
+        char why[sizeof msg->text];
+        memcpy(why, msg->text, sizeof why);
+        snprintf(msg->text, sizeof msg->text, "%.*s; the run stages every image as the reference %s's %s pixels: "
+                 "convert it", (int)(sizeof why / 2), why, r->reference, clx_pixel_type_name(staged->type));
+    }
     free(name);
     clx_image_free(&img);
     return status;

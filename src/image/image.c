@@ -29,17 +29,6 @@ size_t clx_pixel_size(clx_pixel_type type)
     return 0;
 }
 
-/* For messages about pixel types. */
-static const char *type_name(clx_pixel_type type)
-{
-    switch (type) {
-    case CLX_PIXEL_U8: return "8-bit";
-    case CLX_PIXEL_U16: return "16-bit";
-    case CLX_PIXEL_F32: return "32-bit float";
-    }
-    return "?";
-}
-
 /*
  * A large copy into memory that only the device reads next (a stream's
  * pinned staging): with non-temporal stores where the CPU has them, the
@@ -89,8 +78,8 @@ int clx_image_copy_to(const clx_image *src, clx_image *dst, clx_message *msg)
                         dst->width, dst->height);
     if (src->type < CLX_PIXEL_U8 || src->type > CLX_PIXEL_F32 || dst->type < src->type ||
         dst->type > CLX_PIXEL_F32)
-        return msg_fail(msg, CLX_ERR_FORMAT, "%s pixels cannot become %s without loss", type_name(src->type),
-                        type_name(dst->type));
+        return msg_fail(msg, CLX_ERR_FORMAT, "%s pixels cannot become %s without loss", clx_pixel_type_name(src->type),
+                        clx_pixel_type_name(dst->type));
     size_t n = (size_t)src->width * src->height;
     if (src->type == dst->type) {
         copy_pixels(dst->pixels, src->pixels, n * clx_pixel_size(src->type));
@@ -228,9 +217,15 @@ int image_fit_check(const clx_image_file *file, int page, int width, int height,
     if (width != dst->width || height != dst->height)
         return msg_fail(msg, CLX_ERR_SIZE, "%s is %dx%d, not %dx%d", image_where(file, page, buf, sizeof buf),
                         width, height, dst->width, dst->height);
+    /* A pattern file's int32 or float64 is named as such, not as the float it reads as. */
+    if (type > dst->type && file->stored[0])
+        return msg_fail(msg, CLX_ERR_FORMAT, "%s: %s pixels (read as %s) cannot become %s without loss",
+                        image_where(file, page, buf, sizeof buf), file->stored, clx_pixel_type_name(type),
+                        clx_pixel_type_name(dst->type));
     if (type > dst->type)
         return msg_fail(msg, CLX_ERR_FORMAT, "%s: %s pixels cannot become %s without loss",
-                        image_where(file, page, buf, sizeof buf), type_name(type), type_name(dst->type));
+                        image_where(file, page, buf, sizeof buf), clx_pixel_type_name(type),
+                        clx_pixel_type_name(dst->type));
     return CLX_OK;
 }
 

@@ -30,6 +30,10 @@ struct clx_image_file {
     clx_scan_info scan;
     double *pattern_centres;
     double *euler;
+    /* What the pixels are stored as where they read as another type (a
+     * pattern dataset of int32 or float64 read as float), for messages:
+     * "32-bit signed integer"; "" when they read as stored. */
+    char stored[40];
 };
 
 struct image_format {
