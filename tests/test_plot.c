@@ -274,6 +274,17 @@ static void check_results_forms(void)
               "forms.jsonl: %zu images, name '%s'", t.images, t.image_names[0]);
         results_free(&t);
     }
+    /* A name that is not UTF-8, as offsets writes it: \udcXX is the byte
+     * XX again; another lone surrogate is U+FFFD. */
+    const char *odd = write_file("odd.jsonl", "{\"image\":\"a\\udcff\\u00e9\\udc80\\ud800.tif\",\"region\":0,"
+                                              "\"x\":1.5,\"y\":2.5,\"dx\":0.5,\"dy\":-0.25}\n");
+    status = results_read(odd, &t, &msg);
+    CHECK(status == CLX_OK, "odd.jsonl: %s", msg.text);
+    if (status == CLX_OK) {
+        CHECK(strcmp(t.image_names[0], "a\xff\xc3\xa9\x80\xef\xbf\xbd.tif") == 0, "odd.jsonl: name '%s'",
+              t.image_names[0]);
+        results_free(&t);
+    }
     static const struct {
         const char *name, *text, *message;   /* %s: the path */
     } bad[] = {

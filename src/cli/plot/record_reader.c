@@ -304,8 +304,13 @@ static int json_unicode(struct record_reader *r, struct json_cursor *c, clx_mess
             c->pos += 6;
         }
     }
+    /* \udc80..\udcff: a byte of a name that is not UTF-8, as offsets
+     * writes it (json_out.h's json_char, Python's surrogateescape). */
+    if (u >= 0xdc80 && u <= 0xdcff) {
+        return put(r, (char)(u - 0xdc00), msg);
+    }
     if (u >= 0xd800 && u < 0xe000)
-        u = 0xfffd;   /* a lone surrogate: the replacement character */
+        u = 0xfffd;   /* another lone surrogate: the replacement character */
     return put_utf8(r, (unsigned long)u, msg);
 }
 
