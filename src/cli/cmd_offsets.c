@@ -594,7 +594,7 @@ int offsets_main(int argc, char **argv, struct offsets_args *a, int (*parse)(int
         return parsed > 0 ? EXIT_OK : EXIT_USAGE;
     }
     r.mpi = mpi_active();
-    offsets_interrupts_catch();
+    offsets_interrupts_catch(!r.mpi);
     a->multipass_options.plan = a->mode.plan;
     if (offsets_setup(a, &r) == 0) {
         clx_message why = { "" };
