@@ -289,7 +289,8 @@ static const char offsets_help[] =
     "Exit status: 0 success, 1 the run failed (rows written so far are complete;\n"
     "an output FILE then stays FILE.part), 2 wrong command line, 130 or 143\n"
     "interrupted by SIGINT (Ctrl-C) or SIGTERM: the images in flight are finished\n"
-    "and their rows written first; a second Ctrl-C ends it at once.\n";
+    "and their rows written first; a second Ctrl-C ends it at once, as does the\n"
+    "first while the run is setting up (building kernels: nothing written yet).\n";
 
 
 static const struct option offsets_table[] = {
