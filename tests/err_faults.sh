@@ -139,4 +139,30 @@ for case in INT TERM TERM-resume; do
             && echo "s.csv.part and s.csv.resume as they were" || echo "nothing written")"
     fi
 done
+
+# An interrupted --format h5 run keeps its values in FILE.h5.part, and is
+# not told to --resume, which only text outputs take.
+if "$CLXCORR" --version | grep -q 'features:.* hdf5'; then
+    rm -f "$TMP/s.h5"*
+    "$CLXCORR" offsets -v --mode seed --format h5 --regions "$S/regions.txt" --list "$TMP/long.txt" -o "$TMP/s.h5" \
+        "$S/reference.tif" 2>"$TMP/err" &
+    pid=$!
+    waited=0
+    while ! grep -q 'lanes at work at once' "$TMP/err" && [ $waited -lt 600 ]; do
+        sleep 0.1
+        waited=$((waited + 1))
+    done
+    sleep 0.5
+    kill -INT $pid
+    wait $pid
+    status=$?
+    if [ $status -ne 130 ] || ! grep -q "error: interrupted by SIGINT after [0-9]* images\$" "$TMP/err" ||
+        [ ! -s "$TMP/s.h5.part" ] || [ -e "$TMP/s.h5" ]; then
+        fail "SIGINT, --format h5: exit $status: $(grep -E 'error:|stopped' "$TMP/err")"
+    else
+        pass "SIGINT, --format h5: $(grep error: "$TMP/err"), s.h5.part kept"
+    fi
+else
+    echo "note: built without HDF5: the interrupted --format h5 run is not checked"
+fi
 finish
