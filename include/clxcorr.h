@@ -116,12 +116,22 @@ typedef struct clx_image {
 
 /* Bytes per pixel of the type (1, 2 or 4); 0 for an unknown type. */
 size_t clx_pixel_size(clx_pixel_type type);
+/* The type for messages: "8-bit", "16-bit", "32-bit float" ("unknown"). */
+const char *clx_pixel_type_name(clx_pixel_type type);
 
 /* Allocates pixels for an image of the given size and type (uninitialised). */
 int clx_image_alloc(clx_image *image, int width, int height, clx_pixel_type type,
                     clx_message *msg);
 /* Frees the pixels and clears the struct; safe on a zeroed struct. */
 void clx_image_free(clx_image *image);
+
+/* CLX_ERR_FORMAT "WHERE: non-finite pixel value at (x, y)" for the first
+ * NaN or infinity of a CLX_PIXEL_F32 image (row by row), where WHERE names
+ * the image (a file, "PATH: page N", "image 3"); CLX_OK when every pixel is
+ * finite, and for the integer types. One NaN would spread through the
+ * pre-filter into every window near it: the image loaders refuse such
+ * pixels with this check, and images made in memory are checked with it. */
+int clx_image_check_finite(const clx_image *image, const char *where, clx_message *msg);
 
 /* Copies src's pixels into dst's (same size), converting to dst's type,
  * which must be as wide or wider (8 -> 16 bit -> float): never lossy. */

@@ -26,6 +26,33 @@ if command -v python3 >/dev/null 2>&1; then
     python3 -c 'import json, sys; [json.loads(l) for l in open(sys.argv[1])]' "$TMP/a.jsonl" \
         && pass "jsonl: every line is JSON" || fail "jsonl: invalid JSON"
 fi
+# A name that is not UTF-8 (byte 0xff, then a UTF-8 e-acute): its other
+# bytes as \udcXX, Python's surrogateescape, so that os.fsencode() of what
+# json.loads() reads names the file again, byte for byte; plot reads it
+# back the same way.
+odd=$(printf 'odd\377\303\251.tif')
+cp "$S/image_0001.tif" "$TMP/$odd"
+run --format jsonl "$S/reference.tif" "$TMP/$odd" >"$TMP/odd.jsonl" || fail "jsonl, a name not UTF-8"
+if head -1 "$TMP/odd.jsonl" | grep -qF "odd\\udcff$(printf '\303\251').tif\","; then
+    pass "jsonl: byte 0xff as \\udcff, the UTF-8 e-acute as it is"
+else
+    fail "jsonl, a name not UTF-8: $(head -1 "$TMP/odd.jsonl" | cut -c1-80 | od -c | head -3)"
+fi
+if command -v python3 >/dev/null 2>&1; then
+    python3 - "$TMP/odd.jsonl" "$TMP/$odd" <<'EOF2' && pass "jsonl: json.loads and os.fsencode give the name's bytes back" \
+        || fail "jsonl: the name does not come back byte for byte"
+import json, os, sys
+rows = [json.loads(line) for line in open(sys.argv[1], encoding="utf-8")]
+want = os.fsencode(sys.argv[2])
+assert len(rows) == 6 and all(os.fsencode(r["image"]) == want for r in rows), (rows[0]["image"], want)
+assert os.path.exists(os.fsencode(rows[0]["image"]))
+EOF2
+else
+    echo "note: no python3; the JSON name's round trip through os.fsencode is not checked"
+fi
+"$CLXCORR" plot --image 0 -o "$TMP/odd.png" "$TMP/odd.jsonl" "$S/reference.tif" 2>"$TMP/err" \
+    && pass "plot reads the escaped name" || fail "plot, the escaped name: $(cat "$TMP/err")"
+
 run --columns dy,image,dx "$S/reference.tif" "$S"/image_*.tif >"$TMP/c.csv" || fail "--columns"
 awk -F, 'BEGIN { OFS = "," } { print $6, $1, $5 }' "$TMP/a.csv" | cmp -s - "$TMP/c.csv" \
     && pass "--columns dy,image,dx: those columns of the csv, in that order" || fail "--columns differs"

@@ -48,6 +48,26 @@ if command -v groff >/dev/null 2>&1; then
     else
         pass "the man page renders without warnings"
     fi
+    # The source is ASCII (a glyph is an escape); the glyphs its escapes
+    # give are the ones meant (\(pc, a centred dot, once stood for '%'),
+    # and an ASCII terminal gets a spelling of each, not nothing.
+    if LC_ALL=C grep -q "$(printf '[\200-\377]')" "$MAN_PAGE"; then
+        fail "the man page's source has bytes beyond ASCII: $(LC_ALL=C grep -n "$(printf '[\200-\377]')" "$MAN_PAGE" | head -2)"
+    fi
+    glyphs=$(sed "s/.$(printf '\b')//g" "$TMP/man.txt" | LC_ALL=C.UTF-8 grep -o '[^ -~]' | sort -u | tr -d '\n')
+    unexpected=$(printf '%s' "$glyphs" | LC_ALL=C.UTF-8 sed 's/[‘’“”‐−×≤≥µΣ]//g')
+    [ -z "$unexpected" ] && pass "the man page's glyphs: $glyphs" || fail "the man page renders unexpected glyphs: $unexpected"
+    # One line, spaces as one: the words wherever the lines break.
+    groff -man -Tascii -ww "$MAN_PAGE" 2>/dev/null | sed "s/.$(printf '\b')//g" | tr '\n' ' ' | tr -s ' ' \
+        >"$TMP/man.ascii"
+    if LC_ALL=C grep -q "$(printf '[\200-\377]')" "$TMP/man.ascii"; then
+        fail "the man page in ASCII has other bytes: $(LC_ALL=C grep -o ".\{20\}$(printf '[\200-\377]')" "$TMP/man.ascii" | head -2)"
+    elif ! grep -q "is 50% overlap" "$TMP/man.ascii" || ! grep -q "step in um," "$TMP/man.ascii" ||
+        ! grep -q "C(u) = sum_p r(p)" "$TMP/man.ascii"; then
+        fail "the man page in ASCII: $(grep -oE '.{20}(overlap\)|step in|C\(u\) =).{20}' "$TMP/man.ascii" | head -3)"
+    else
+        pass "the man page in ASCII: 50% overlap, um, sum_p"
+    fi
 else
     echo "groff not installed: rendering not checked"
 fi

@@ -6,7 +6,8 @@
 # the rows of a scan name its points; gzip-compressed chunks give the same
 # rows; --explain and --meta give the scan's geometry; --format h5 holds the
 # CSV's values, as h5py reads them; wrong names get one line that says what
-# is there.
+# is there; float patterns with a NaN are refused, and patterns of another
+# type are named by it.
 . "$TESTS_SRCDIR/lib.sh"
 need_device
 if ! "$CLXCORR" --version | grep -q 'features:.* hdf5'; then
@@ -57,6 +58,49 @@ case $? in
 77) echo "note: this libhdf5 has no gzip filter; gzip-compressed patterns are not run" ;;
 *) fail "imgtool h5gzip: $(cat "$TMP/err")" ;;
 esac
+
+# Float patterns (the fixture's stored again as float32 or float64, imgtool
+# h5retype) with one NaN or infinity are refused as a float TIFF's are,
+# naming the file, the pattern and the pixel; the rows of the patterns
+# before it stay, none of them nan. The same float32 file without it runs.
+DS="Scan 1/EBSD/Data/patterns"
+if "$IMGTOOL" h5retype "$TMP/f32.h5" "$D/patterns.h5" "$DS" f32 -1 0 0 0 &&
+    "$IMGTOOL" h5retype "$TMP/nan0.h5" "$D/patterns.h5" "$DS" f32 0 10 20 nan &&
+    "$IMGTOOL" h5retype "$TMP/big.h5" "$D/patterns.h5" "$DS" f64 2 5 6 1e300; then
+    run --columns "$VALUES" "$TMP/f32.h5#0" "$TMP/f32.h5" >"$TMP/f32.csv" 2>"$TMP/err" \
+        && [ "$(wc -l <"$TMP/f32.csv")" -eq 37 ] && pass "float32 patterns: 36 rows" \
+        || fail "float32 patterns: $(cat "$TMP/err")"
+    # (the columns whose header expect_failure knows)
+    expect_failure "float32 patterns, a NaN in the first" 1 "nan0.h5: non-finite pixel value at \(10, 20\)" \
+        run --columns image,region,x,y,dx,dy,peak,flags "$TMP/f32.h5#0" "$TMP/nan0.h5"
+    expect_failure "float32 patterns, a NaN in the reference" 1 "reference: .*nan0.h5: non-finite pixel value at \(10, 20\)" \
+        run --columns image,region,x,y,dx,dy,peak,flags "$TMP/nan0.h5#0" "$TMP/f32.h5"
+    run --columns "$VALUES" -o "$TMP/big.csv" "$TMP/f32.h5#0" "$TMP/big.h5" 2>"$TMP/err"
+    status=$?
+    if [ $status -ne 1 ] || ! grep -q "big.h5: page 2: non-finite pixel value at (5, 6)" "$TMP/err" ||
+        [ "$(grep -c 'error:' "$TMP/err")" -ne 1 ]; then
+        fail "float64 beyond float's range in pattern 2: exit $status: $(cat "$TMP/err")"
+    elif [ -e "$TMP/big.csv" ] || ! head -13 "$TMP/f32.csv" | cmp -s - "$TMP/big.csv.part"; then
+        fail "float64 beyond float's range in pattern 2: the first 2 patterns' rows are not the float32 file's"
+    else
+        pass "float64 1e300 in pattern 2: $(grep error: "$TMP/err"); patterns 0 and 1's rows kept in big.csv.part"
+    fi
+else
+    fail "imgtool h5retype could not write the float pattern files"
+fi
+
+# int32 patterns read as float: beside a float reference, the float32
+# file's rows; beside the 16-bit one, refused in the file's own words.
+if "$IMGTOOL" h5retype "$TMP/i32.h5" "$D/patterns.h5" "$DS" i32 -1 0 0 0; then
+    run --columns "$VALUES" "$TMP/f32.h5#0" "$TMP/i32.h5" >"$TMP/i32.csv" 2>"$TMP/err" \
+        && cmp -s "$TMP/i32.csv" "$TMP/f32.csv" && pass "int32 patterns: the float32 file's 36 rows" \
+        || fail "int32 patterns: $(cat "$TMP/err")"
+    expect_failure "int32 patterns beside a 16-bit reference" 1 \
+        "i32.h5: 32-bit signed integer pixels \(read as 32-bit float\) cannot become 16-bit without loss; the run stages every image as the reference .*reference.tif's 16-bit pixels: convert it" \
+        run --columns image,region,x,y,dx,dy,peak,flags "$S/reference.tif" "$TMP/i32.h5"
+else
+    fail "imgtool h5retype could not write the int32 pattern file"
+fi
 
 # One pattern by its scan point or its index, as reference or image.
 run --columns "$VALUES" "$S/image_0006.tif" "$S/image_0002.tif" >"$TMP/one_tiff.csv" || fail "one TIFF"

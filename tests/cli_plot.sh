@@ -226,6 +226,21 @@ expect_failure "--colour of a column the file lacks" 1 "no 'e11' column to colou
     "$CLXCORR" plot --colour e11 -o "$TMP/x.png" "$TMP/series.csv" "$ref"
 expect_failure "--each with --series" 2 "--each draws the arrows of every image" \
     "$CLXCORR" plot --each --series -o "$TMP/x.png" "$TMP/series.csv"
+# peak_ratio as offsets writes it where a window's second peak is 0 (inf),
+# and nan: --colour and --map read them (inf at the scale's top, nan no
+# value); something else in the column is named by the column.
+set_ratio() {
+    awk -F, -v row="$1" -v value="$2" 'BEGIN { OFS = "," } NR == 1 { for (i = 1; i <= NF; i++) if ($i == "peak_ratio") c = i }
+        NR == row && c { $c = value } { print }'
+}
+set_ratio 2 inf <"$TMP/series.csv" | set_ratio 3 nan >"$TMP/ratio.csv"
+[ "$(cut -d, -f10 "$TMP/ratio.csv" | sed -n 1,3p | tr '\n' ' ')" = "peak_ratio inf nan " ] \
+    || fail "ratio.csv: not written as meant: $(sed -n 1,3p "$TMP/ratio.csv")"
+expect_png "--colour peak_ratio with inf and nan" 1078x1010 --colour peak_ratio "$TMP/ratio.csv" "$ref"
+expect_png "--image 0 --colour peak_ratio with inf and nan" 1078x1010 --image 0 --colour peak_ratio "$TMP/ratio.csv" "$ref"
+set_ratio 2 many <"$TMP/series.csv" >"$TMP/bad-ratio.csv"
+expect_failure "--colour peak_ratio, a word in it" 1 "bad-ratio.csv:2: peak_ratio 'many' is not a number" \
+    "$CLXCORR" plot --colour peak_ratio -o "$TMP/x.png" "$TMP/bad-ratio.csv" "$ref"
 
 # A map of what offsets writes over a scan's pattern file (the fixtures of
 # cli_pattern_files.sh), where this clxcorr reads them (HDF5) and names the

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The command line: help for the command, version,
-# and clear usage errors (exit status 2) for what cannot run.
+# and clear usage errors (exit status 2) for what cannot run, an empty
+# file name among them.
 . "$TESTS_SRCDIR/lib.sh"
 
 "$CLXCORR" --help >"$TMP/help" 2>&1 && grep -q "offsets" "$TMP/help" && grep -q "devices" "$TMP/help" \
@@ -35,4 +36,27 @@ expect_failure "unknown interpolation" 2 "--interp: unknown interpolation 'sinc'
 expect_failure "unknown option" 2 "offsets: unknown option '--frobnicate'" "$CLXCORR" offsets --frobnicate ref.tif a.tif
 expect_failure "missing value" 2 "offsets: option '--batch' needs a value" "$CLXCORR" offsets ref.tif --batch
 expect_failure "devices with an argument" 2 "devices takes no arguments" "$CLXCORR" devices extra
+
+# An empty file or directory name, to every option of every command whose
+# --help gives it a FILE, DIR or PREFIX, long and short: a usage error
+# naming the option as it was given, not a library function's message.
+checked=0
+for command in offsets strain correlate filter tune bench plot merge; do
+    "$CLXCORR" $command --help | grep -oE '^ +(-[a-z], )?--[a-z-]+ (FILE|DIR|PREFIX)' >"$TMP/paths"
+    while read -r first second third; do
+        case $first in
+        --*) long=$first short= what=$second ;;
+        *) long=$second short=${first%,} what=$third ;;
+        esac
+        [ "$what" = DIR ] && kind="directory name" || kind="file name"
+        expect_failure "$command $long ''" 2 "^clxcorr: error: $long: empty $kind\$" "$CLXCORR" $command "$long" "" a b
+        expect_failure "$command $long=" 2 "^clxcorr: error: $long: empty $kind\$" "$CLXCORR" $command "$long=" a b
+        checked=$((checked + 2))
+        if [ -n "$short" ]; then
+            expect_failure "$command $short ''" 2 "^clxcorr: error: $short: empty $kind\$" "$CLXCORR" $command "$short" "" a b
+            checked=$((checked + 1))
+        fi
+    done <"$TMP/paths"
+done
+[ $checked -ge 50 ] && pass "an empty name to $checked path options" || fail "only $checked path options found in --help"
 finish

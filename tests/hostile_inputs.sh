@@ -60,6 +60,8 @@ while IFS='|' read -r name want pattern args; do
         fail "$name: expected one error line: $(cat "$TMP/stderr")"
     elif [ "$want" -ne 0 ] && [ -n "$(ls -A "$OUT")" ]; then
         fail "$name: an output appeared: $(ls -A "$OUT")"
+    elif [ "$want" -ne 0 ] && [ -n "$(ls -A "$H/full" | grep -Ev '^r\.csv\.(part|resume)$')" ]; then
+        fail "$name: left on the full disk: $(ls -A "$H/full")"
     elif [ "$want" -ne 0 ] && [ "$(grep -vc '^image,region' "$TMP/stdout")" -ne 0 ]; then
         fail "$name: rows on standard output after a failure: $(head -2 "$TMP/stdout")"
     elif [ "$want" -eq 0 ] && [ "$(grep -c ',' "$TMP/stdout")" -lt 2 ]; then
@@ -73,19 +75,31 @@ while IFS='|' read -r name want pattern args; do
 done <"$TESTS_SRCDIR/hostile_inputs.txt"
 
 # The full disk left no FILE (only the complete rows in FILE.part, which
-# the case above removed): checked on its own, and resumed once room is made.
+# the case above removed): checked on its own, row by row (each whole, of
+# the header's fields, whole images only; no FILE.resume.part beside it),
+# and resumed once room is made, to the bytes of an uninterrupted run.
 if [ $root -eq 1 ]; then
     "$CLXCORR" offsets --mode seed --regions "$S/regions.txt" --list "$H/long.txt" -o "$H/full/r.csv" \
         "$S/reference.tif" 2>/dev/null
     if [ -e "$H/full/r.csv" ] || [ ! -e "$H/full/r.csv.part" ]; then
         fail "disk full: $(ls "$H/full")"
+    elif [ -e "$H/full/r.csv.resume.part" ]; then
+        fail "disk full: an empty or cut r.csv.resume.part was left: $(ls -l "$H/full")"
+    elif [ "$(tail -c 1 "$H/full/r.csv.part" | od -An -c | tr -d ' ')" != '\n' ] ||
+         awk -F, 'NR == 1 { n = NF } NF != n { bad = 1 } END { exit !bad }' "$H/full/r.csv.part"; then
+        fail "disk full: r.csv.part ends in a cut row: $(tail -c 80 "$H/full/r.csv.part")"
+    elif [ $(( ($(wc -l <"$H/full/r.csv.part") - 1) % 6 )) -ne 0 ]; then
+        fail "disk full: r.csv.part holds part of an image's 6 rows: $(wc -l <"$H/full/r.csv.part") lines"
     else
         rows=$(wc -l <"$H/full/r.csv.part")
         mv "$H/full/r.csv.part" "$TMP/r.csv.part" && mv "$H/full/r.csv.resume" "$TMP/r.csv.resume"
+        "$CLXCORR" offsets --mode seed --regions "$S/regions.txt" --list "$H/long.txt" -o "$TMP/whole.csv" \
+            "$S/reference.tif" 2>"$TMP/err" || fail "disk full: the uninterrupted run failed: $(cat "$TMP/err")"
         "$CLXCORR" offsets --mode seed --regions "$S/regions.txt" --list "$H/long.txt" -o "$TMP/r.csv" --resume \
-            "$S/reference.tif" 2>"$TMP/err" && [ "$(wc -l <"$TMP/r.csv")" -eq 2401 ] \
-            && pass "disk full: no r.csv, $rows lines of whole images in r.csv.part, resumed elsewhere to 2401 lines" \
-            || fail "disk full, resumed: $(cat "$TMP/err")"
+            "$S/reference.tif" 2>"$TMP/err" && [ "$(wc -l <"$TMP/r.csv")" -eq 2401 ] && cmp -s "$TMP/r.csv" "$TMP/whole.csv" \
+            && pass "disk full: no r.csv, $rows lines of whole images in r.csv.part, no r.csv.resume.part," \
+                    "resumed elsewhere to the uninterrupted run's 2401 lines" \
+            || fail "disk full, resumed: $(cat "$TMP/err"; cmp "$TMP/r.csv" "$TMP/whole.csv")"
     fi
 fi
 [ "$cases" -ge 30 ] && pass "$cases cases run" || fail "only $cases cases run"

@@ -17,6 +17,10 @@
  *                                  (builds with HDF5) IN.h5 with DATASET's patterns in
  *                                  gzip-compressed chunks of PER_CHUNK; exit 77 when this
  *                                  libhdf5 has no gzip
+ *   imgtool h5retype OUT.h5 IN.h5 DATASET TYPE PAGE X Y VALUE
+ *                                  (builds with HDF5) IN.h5 with DATASET's patterns
+ *                                  stored as TYPE (f32, f64, i32, i16), pattern PAGE's
+ *                                  pixel (X, Y) set to VALUE (nan, inf, 1e300; PAGE -1: none)
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -219,6 +223,15 @@ int main(int argc, char **argv)
         }
         return 0;
     }
+    if (argc == 10 && strcmp(argv[1], "h5retype") == 0) {
+        char err[2048];
+        if (h5_copy_retyped(argv[3], argv[2], argv[4], argv[5], atol(argv[6]), atoi(argv[7]), atoi(argv[8]),
+                            strtod(argv[9], NULL), err, sizeof err) != 0) {
+            fprintf(stderr, "imgtool: %s\n", err);
+            return 1;
+        }
+        return 0;
+    }
 #endif
     if (argc == 6 && strcmp(argv[1], "fill") == 0) {
         TIFF *t = TIFFOpen(argv[2], "w");
@@ -291,7 +304,7 @@ int main(int argc, char **argv)
     fprintf(stderr, "usage: imgtool pages OUT IN... | tiff8 OUT IN | png8 OUT IN | resize OUT IN W H | argmax IN"
                     " | stats IN | fill OUT W H V | float OUT IN | bighead OUT W H"
 #ifdef HAVE_HDF5
-                    " | h5gzip OUT IN DATASET PER_CHUNK LEVEL"
+                    " | h5gzip OUT IN DATASET PER_CHUNK LEVEL | h5retype OUT IN DATASET TYPE PAGE X Y VALUE"
 #endif
                     "\n");
     return 2;

@@ -1833,6 +1833,26 @@ static void test_api(void)
     strcpy(msg.text, "stale");
     CHECK(clx_image_load(path, 0, &im, &msg) == CLX_OK && msg.text[0] == '\0',
           "message not cleared: %s", msg.text);
+    /* Integers are finite whatever they hold. */
+    strcpy(msg.text, "stale");
+    CHECK(clx_image_check_finite(&im, "api.png", &msg) == CLX_OK && msg.text[0] == '\0',
+          "finite check of 8-bit pixels: %s", msg.text);
+    clx_image_free(&im);
+
+    /* The first bad pixel row by row, whatever its kind, named in the loaders' words. */
+    CHECK(clx_image_alloc(&im, 4, 3, CLX_PIXEL_F32, &msg) == CLX_OK, "alloc 4x3: %s", msg.text);
+    float *f = im.pixels;
+    for (int i = 0; i < 12; i++)
+        f[i] = (float)i - 5.5f;
+    CHECK(clx_image_check_finite(&im, "image 3", &msg) == CLX_OK, "finite floats: %s", msg.text);
+    f[2 * 4 + 1] = -INFINITY;
+    f[1 * 4 + 3] = NAN;
+    CHECK(clx_image_check_finite(&im, "image 3", &msg) == CLX_ERR_FORMAT &&
+          strcmp(msg.text, "image 3: non-finite pixel value at (3, 1)") == 0, "NaN at (3, 1): %s", msg.text);
+    f[1 * 4 + 3] = 3.4e38f;
+    CHECK(clx_image_check_finite(&im, "image 3", &msg) == CLX_ERR_FORMAT &&
+          strcmp(msg.text, "image 3: non-finite pixel value at (1, 2)") == 0, "-Inf at (1, 2): %s", msg.text);
+    CHECK(clx_image_check_finite(NULL, "x", &msg) == CLX_ERR_ARGUMENT, "finite check of NULL");
     clx_image_free(&im);
 }
 

@@ -152,6 +152,29 @@ static void check_results_column(void)
         results_free(&t);
     status = results_read_column(path, "zncc", &t, &msg);
     CHECK(status == CLX_ERR_FORMAT && strstr(msg.text, "no 'zncc' column to colour by"), "zncc: %s", msg.text);
+
+    /* peak_ratio as offsets writes it: inf (no second peak), -inf, nan; a
+     * bad value is named by its column, not called one. */
+    path = write_file("ratio.csv", "image,region,x,y,dx,dy,flags,peak_ratio\n"
+                                   "a.tif,0,10.5,20.5,3,4,0,inf\n"
+                                   "a.tif,1,30.5,20.5,3,4,0,-inf\n"
+                                   "a.tif,2,50.5,20.5,3,4,0,nan\n"
+                                   "a.tif,3,70.5,20.5,3,4,0,2.5\n");
+    status = results_read_column(path, "peak_ratio", &t, &msg);
+    CHECK(status == CLX_OK && isinf(t.value[0]) && t.value[0] > 0 && isinf(t.value[1]) && t.value[1] < 0 &&
+              isnan(t.value[2]) && t.value[3] == 2.5,
+          "peak_ratio inf, -inf, nan, 2.5: %s", msg.text);
+    if (status == CLX_OK)
+        results_free(&t);
+    path = write_file("bad-ratio.csv", "image,region,x,y,dx,dy,flags,peak_ratio\n"
+                                       "a.tif,0,10.5,20.5,3,4,0,1.5\n"
+                                       "a.tif,1,30.5,20.5,3,4,0,many\n");
+    char want[1024];
+    snprintf(want, sizeof want, "%s:3: peak_ratio 'many' is not a number", path);
+    status = results_read_column(path, "peak_ratio", &t, &msg);
+    CHECK(status == CLX_ERR_FORMAT && strcmp(msg.text, want) == 0, "bad peak_ratio: '%s', want '%s'", msg.text, want);
+    if (status == CLX_OK)
+        results_free(&t);
 }
 
 /* Each bad file fails with its status and exactly this message. */
@@ -249,6 +272,17 @@ static void check_results_forms(void)
         CHECK(t.images == 1 && t.windows == 2 && strcmp(t.image_names[0], "\xc2\xb5 \"q\" \xf0\x9f\x98\x80") == 0 &&
                   t.dx[0] == 0.5 && fabs(t.dx[1] - 0.1) < 1e-15 && isnan(t.dy[1]) && t.flags[1] == 8,
               "forms.jsonl: %zu images, name '%s'", t.images, t.image_names[0]);
+        results_free(&t);
+    }
+    /* A name that is not UTF-8, as offsets writes it: \udcXX is the byte
+     * XX again; another lone surrogate is U+FFFD. */
+    const char *odd = write_file("odd.jsonl", "{\"image\":\"a\\udcff\\u00e9\\udc80\\ud800.tif\",\"region\":0,"
+                                              "\"x\":1.5,\"y\":2.5,\"dx\":0.5,\"dy\":-0.25}\n");
+    status = results_read(odd, &t, &msg);
+    CHECK(status == CLX_OK, "odd.jsonl: %s", msg.text);
+    if (status == CLX_OK) {
+        CHECK(strcmp(t.image_names[0], "a\xff\xc3\xa9\x80\xef\xbf\xbd.tif") == 0, "odd.jsonl: name '%s'",
+              t.image_names[0]);
         results_free(&t);
     }
     static const struct {
@@ -454,6 +488,30 @@ static void check_quiver_colours(void)
     const unsigned char *shaft = pixel(&b, (int)(ox + 50 * scale + 60), (int)(oy + 50 * scale));
     CHECK(same_colour(shaft, (struct rgb){ 255, 255, 255 }, 2), "the arrows are white over colours: %d,%d,%d",
           shaft[0], shaft[1], shaft[2]);
+
+    /* peak_ratio's inf: its cell in the scale's top colour, as the largest
+     * finite value's; nan: no cell, the image as it is. */
+    double ratios[3] = { 1.0, INFINITY, NAN };
+    struct quiver_options with_inf = { 0, "inf", ratios, "peak_ratio" };
+    struct picture c;
+    const char *path_c = temp_path("inf.png");
+    CHECK(quiver_write_png(path_c, &ref, arrows, 3, &with_inf, &msg) == CLX_OK && read_png(path_c, &c) == 0,
+          "inf: %s", msg.text);
+    if (c.rgb) {
+        for (int k = 1; k < 3; k++) {
+            int x = (int)(ox + (arrows[k].x + 0.5) * scale), y = (int)(oy + (arrows[k].y + 0.5) * scale) - 30;
+            /* One finite value: its band is 0.9 to 1.1, the inf at its top. */
+            struct rgb col = colour_scale(1.0);
+            const unsigned char *under = pixel(&a, x, y), *got = pixel(&c, x, y);
+            struct rgb want = k == 2 ? (struct rgb){ under[0], under[1], under[2] }
+                                     : (struct rgb){ (unsigned char)lround(under[0] + (col.r - under[0]) * VALUE_ALPHA),
+                                                     (unsigned char)lround(under[1] + (col.g - under[1]) * VALUE_ALPHA),
+                                                     (unsigned char)lround(under[2] + (col.b - under[2]) * VALUE_ALPHA) };
+            CHECK(same_colour(got, want, 1), "%s window's cell: %d,%d,%d, want %d,%d,%d", k == 1 ? "the inf" : "the nan",
+                  got[0], got[1], got[2], want.r, want.g, want.b);
+        }
+        stbi_image_free(c.rgb);
+    }
     stbi_image_free(a.rgb);
     stbi_image_free(b.rgb);
 }
@@ -595,6 +653,17 @@ static void check_scan_grid(void)
               g.rows_used, g.rows_flagged, g.rows_nan);
         scan_grid_free(&g);
     }
+    /* peak_ratio's inf (no second peak), as offsets writes it: a point's
+     * mean with it is inf, drawn at the scale's top (check_map_scale). */
+    const char *ratio = write_file("ratio.csv", "scan_row,scan_col,region,peak_ratio\n0,0,0,2\n0,0,1,inf\n"
+                                                "0,1,0,3\n0,1,1,nan\n");
+    if (scan_grid_read(ratio, "peak_ratio", -1, &g, &msg) != CLX_OK) {
+        CHECK(0, "%s: %s", ratio, msg.text);
+    } else {
+        CHECK(isinf(g.values[0]) && g.values[0] > 0 && g.values[1] == 3 && g.rows_nan == 1,
+              "peak_ratio: %g, %g, %zu nan rows", g.values[0], g.values[1], g.rows_nan);
+        scan_grid_free(&g);
+    }
     /* One row per point (strain), JSON lines, no positions, a point missing. */
     const char *strain = write_file("strain.jsonl", "{\"scan_row\": 1, \"scan_col\": 0, \"e11\": 0.002, \"w1\": null}\n"
                                                     "{\"scan_row\": 0, \"scan_col\": 1, \"e11\": -0.001, \"w1\": 0.5}\n"
@@ -628,7 +697,7 @@ static void check_scan_grid_errors(void)
         { "no-zncc.csv", "scan_row,scan_col,region,dx,flags\n0,0,0,1,0\n", "zncc", -1,
           "--map zncc: %s has no such column; it has scan_row, scan_col, region, dx, flags" },
         { "bad-dx.csv", "scan_row,scan_col,dx\n0,0,1\n\n0,1,abc\n", "dx", -1, "%s:4: dx 'abc' is not a number" },
-        { "inf-dx.csv", "scan_row,scan_col,dx\n0,0,inf\n", "dx", -1, "%s:2: dx 'inf' is not a number" },
+        { "huge-dx.csv", "scan_row,scan_col,dx\n0,0,1e999\n", "dx", -1, "%s:2: dx '1e999' is not a number" },
         { "bad-row.csv", "scan_row,scan_col,dx\n0.5,0,1\n", "dx", -1,
           "%s:2: scan_row '0.5' is not a whole number from 0 to 99999" },
         { "bad-x.tsv", "scan_row\tscan_col\tscan_x\tscan_y\tdx\n0\t0\tnan\t0\t1\n", "dx", -1,
@@ -694,6 +763,23 @@ static void check_map_scale(void)
     CHECK(!s.diverging && fabs(s.lo - 4.5) < 1e-12 && fabs(s.hi - 5.5) < 1e-12, "one value: %g to %g", s.lo, s.hi);
     map_scale_choose(none, 2, &o, &s);
     CHECK(s.lo == 0 && s.hi == 1 && s.below == 0 && s.above == 0, "no values: %g to %g", s.lo, s.hi);
+    /* Infinities take no part in the limits, lie beyond them, and take
+     * their end's colour; nan is no value. */
+    double ratios[5] = { 1.5, INFINITY, 2.5, NAN, 2.0 };
+    o.column = "peak_ratio";
+    map_scale_choose(ratios, 5, &o, &s);
+    CHECK(!s.diverging && s.lo == 1.5 && s.hi == 2.5 && s.above == 1 && s.below == 0,
+          "peak_ratio with inf: diverging %d, %g to %g, %zu below, %zu above", s.diverging, s.lo, s.hi, s.below,
+          s.above);
+    struct rgb top = map_colour(&s, 2.5), at_inf = map_colour(&s, INFINITY), bottom = map_colour(&s, 1.5),
+               at_minus_inf = map_colour(&s, -INFINITY), missing = map_colour(&s, NAN);
+    CHECK(at_inf.r == top.r && at_inf.g == top.g && at_inf.b == top.b && at_minus_inf.r == bottom.r &&
+              at_minus_inf.g == bottom.g && at_minus_inf.b == bottom.b,
+          "inf takes the top colour (%d,%d,%d vs %d,%d,%d), -inf the bottom", at_inf.r, at_inf.g, at_inf.b, top.r,
+          top.g, top.b);
+    CHECK(missing.r == MAP_NO_VALUE.r && missing.g == MAP_NO_VALUE.g && missing.b == MAP_NO_VALUE.b,
+          "nan is no value: %d,%d,%d", missing.r, missing.g, missing.b);
+    o.column = "residual";
     o.fixed_range = 1;
     o.lo = 0.2;
     o.hi = 0.25;

@@ -181,8 +181,10 @@ static void check_columns_and_formats(void)
     row_format_init(&f, 1);
     row_format_set_kind(&f, "jsonl", &msg);
     CHECK(row_format_header(&f, header, sizeof header) == 0 && header[0] == '\0', "JSON lines have no header");
-    got = format_rows(&f, "q\"b\\s\x01 \xc3\xa9\xff.tif");
-    const char *want_first = "{\"image\":\"q\\\"b\\\\s\\u0001 \xc3\xa9\\ufffd.tif\",\"region\":0,\"x\":69.5,"
+    /* Not UTF-8: 0xff, and a UTF-8 surrogate's bytes, each as \udcXX
+     * (Python's surrogateescape gives them back); valid UTF-8 as it is. */
+    got = format_rows(&f, "q\"b\\s\x01 \xc3\xa9\xff\xed\xb3\xbf.tif");
+    const char *want_first = "{\"image\":\"q\\\"b\\\\s\\u0001 \xc3\xa9\\udcff\\udced\\udcb3\\udcbf.tif\",\"region\":0,\"x\":69.5,"
                              "\"y\":69.5,\"dx\":1.558909,\"dy\":5.689843,\"peak\":158622112,\"flags\":0,"
                              "\"zncc\":0.999087,\"peak_ratio\":2.562,\"iterations\":2}\n";
     CHECK(strncmp(got, want_first, strlen(want_first)) == 0, "first JSON line:\n%s\nwant\n%s", got, want_first);

@@ -86,6 +86,10 @@ extern PyTypeObject Pixels_Type;
 /* A Pixels object owning `image`'s pixels (the struct is taken over and
  * cleared); NULL with an exception set. */
 PyObject *pixels_take(clx_image *image);
+/* check_finite(pixels, width, height, first, what): a buffer of float32
+ * images (width x height each, back to back) through clx_image_check_finite,
+ * each named `what` when given, else "image N" counting from `first`. */
+PyObject *pixels_check_finite(PyObject *self, PyObject *args);
 
 /* ---- image_file.c ---- */
 

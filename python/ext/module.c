@@ -131,6 +131,9 @@ static PyMethodDef module_methods[] = {
       "regions_grid(nx, ny, w, h, margin, width, height): a grid of windows (clx_regions_grid)." },
     { "regions_read", windows_read, METH_VARARGS, "regions_read(path): a windows file (clx_regions_read)." },
     { "plan_defaults", plan_defaults, METH_NOARGS, "clx_plan_options_init's values, by field name." },
+    { "check_finite", pixels_check_finite, METH_VARARGS,
+      "check_finite(pixels, width, height, first, what): float32 images refused for a NaN or infinity "
+      "(clx_image_check_finite)." },
     { "_set_exceptions", set_exceptions, METH_O, "The package's exception class for each status name." },
     { NULL, NULL, 0, NULL },
 };

@@ -41,6 +41,47 @@ PyObject *pixels_take(clx_image *image)
     return (PyObject *)p;
 }
 
+PyObject *pixels_check_finite(PyObject *self, PyObject *args)
+{
+    PyObject *pixels, *what;
+    int width, height;
+    Py_ssize_t first;
+    Py_buffer view;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OiinO:check_finite", &pixels, &width, &height, &first, &what))
+        return NULL;
+    if (what != Py_None && !PyUnicode_Check(what))
+        return PyErr_Format(PyExc_TypeError, "check_finite: what must be a str or None");
+    const char *name = what == Py_None ? NULL : PyUnicode_AsUTF8(what);
+    if (what != Py_None && !name)
+        return NULL;
+    if (PyObject_GetBuffer(pixels, &view, PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    size_t image_bytes = (size_t)(width > 0 ? width : 0) * (size_t)(height > 0 ? height : 0) * sizeof(float);
+    if (image_bytes == 0 || (size_t)view.len % image_bytes != 0) {
+        PyBuffer_Release(&view);
+        return PyErr_Format(PyExc_ValueError, "check_finite: %zd bytes are no whole %dx%d float32 images", view.len,
+                            width, height);
+    }
+    size_t count = (size_t)view.len / image_bytes;
+    clx_message msg;
+    int status = CLX_OK;
+    /* A stack of images is a long pass: other threads run meanwhile. */
+    Py_BEGIN_ALLOW_THREADS
+    for (size_t k = 0; k < count && status == CLX_OK; k++) {
+        clx_image image = { width, height, CLX_PIXEL_F32, (char *)view.buf + k * image_bytes };
+        char where[64];
+        if (!name)
+            snprintf(where, sizeof where, "image %zu", (size_t)first + k);
+        status = clx_image_check_finite(&image, name ? name : where, &msg);
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
+    if (status != CLX_OK)
+        return core_raise(status, msg.text);
+    Py_RETURN_NONE;
+}
+
 static void pixels_dealloc(PixelsObject *p)
 {
     clx_image_free(&p->image);

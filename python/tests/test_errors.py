@@ -55,6 +55,51 @@ def test_dtype_not_supported(ctx, data):
            lambda: ctx.offsets(reference, stack.astype(complex), windows))
 
 
+# ---- non-finite pixels ----
+
+def test_nan_in_the_reference(ctx, data):
+    reference, stack, windows = data
+    bad = reference.astype(np.float32)
+    bad[20, 10] = np.nan
+    e = raises(clxcorr.FormatError, r"^reference: non-finite pixel value at \(10, 20\)$",
+               lambda: ctx.offsets(bad, stack.astype(np.float32), windows))
+    assert e.status == "CLX_ERR_FORMAT" and isinstance(e, ValueError)
+
+
+def test_nan_or_inf_in_an_image(ctx, data):
+    """In a stack, a list, an iterator and float64 beyond float32's range:
+    each names the image by its index in the run and the first bad pixel."""
+    reference, stack, windows = data
+    floats = stack.astype(np.float32)
+    floats[3, 7, 5] = np.nan
+    raises(clxcorr.FormatError, r"^image 3: non-finite pixel value at \(5, 7\)$",
+           lambda: ctx.offsets(reference, floats, windows))
+    raises(clxcorr.FormatError, r"^image 3: non-finite pixel value at \(5, 7\)$",
+           lambda: ctx.offsets(reference, floats, windows, batch=2))
+    raises(clxcorr.FormatError, r"^image 3: non-finite pixel value at \(5, 7\)$",
+           lambda: ctx.offsets(reference, list(floats), windows))
+    raises(clxcorr.FormatError, r"^image 3: non-finite pixel value at \(5, 7\)$",
+           lambda: ctx.offsets(reference, iter(list(floats)), windows))
+    wide = stack.astype(np.float64)
+    wide[1, 0, 2] = 1e300
+    wide[1, 4, 0] = -np.inf
+    raises(clxcorr.FormatError, r"^image 1: non-finite pixel value at \(2, 0\)$",
+           lambda: ctx.offsets(reference, wide, windows))
+
+
+def test_nan_stops_before_its_batch(ctx, data):
+    """The batches before the bad image keep their rows, and none of them is nan."""
+    reference, stack, windows = data
+    floats = stack.astype(np.float32)
+    floats[4, 40, 48] = np.inf
+    stream = ctx.offsets_stream(reference, iter(list(floats)), windows, batch=2)
+    got = [next(stream), next(stream)]
+    assert [sorted(np.unique(b["image"])) for b in got] == [[0, 1], [2, 3]]
+    assert all(np.isfinite(b["dx"]).all() and np.isfinite(b["dy"]).all() for b in got)
+    with pytest.raises(clxcorr.FormatError, match=r"^image 4: non-finite pixel value at \(48, 40\)$"):
+        next(stream)
+
+
 # ---- sizes ----
 
 def test_size_mismatch(ctx, data):

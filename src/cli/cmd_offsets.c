@@ -186,7 +186,10 @@ static const char offsets_help[] =
     "                       (a FIFO or device is written as it is, never replaced;\n"
     "                       a FILE that is one of the inputs is refused)\n"
     "      --format F       csv (default), tsv, jsonl (JSON lines: one object per\n"
-    "                       row, no header; nan as null), or h5: an HDF5 file with\n"
+    "                       row, no header; nan as null; a name's bytes that are\n"
+    "                       not UTF-8 as \\udc80..\\udcff, as Python's\n"
+    "                       surrogateescape: os.fsencode gives them back), or h5:\n"
+    "                       an HDF5 file with\n"
     "                       one dataset per column, shaped (scan rows, scan\n"
     "                       columns, windows) over a whole scan, else (images,\n"
     "                       windows); needs -o FILE (builds with HDF5). Field\n"
@@ -286,7 +289,8 @@ static const char offsets_help[] =
     "Exit status: 0 success, 1 the run failed (rows written so far are complete;\n"
     "an output FILE then stays FILE.part), 2 wrong command line, 130 or 143\n"
     "interrupted by SIGINT (Ctrl-C) or SIGTERM: the images in flight are finished\n"
-    "and their rows written first; a second Ctrl-C ends it at once.\n";
+    "and their rows written first; a second Ctrl-C ends it at once, as does the\n"
+    "first while the run is setting up (building kernels: nothing written yet).\n";
 
 
 static const struct option offsets_table[] = {
@@ -591,7 +595,7 @@ int offsets_main(int argc, char **argv, struct offsets_args *a, int (*parse)(int
         return parsed > 0 ? EXIT_OK : EXIT_USAGE;
     }
     r.mpi = mpi_active();
-    offsets_interrupts_catch();
+    offsets_interrupts_catch(!r.mpi);
     a->multipass_options.plan = a->mode.plan;
     if (offsets_setup(a, &r) == 0) {
         clx_message why = { "" };

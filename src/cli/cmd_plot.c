@@ -51,7 +51,9 @@ static const char plot_help[] =
     "exx, or speed = hypot(dx, dy)), laid over the image at 65 %; the arrows\n"
     "are then white (flagged grey) and the colour bar is COLUMN's, between\n"
     "its 1st and 99th percentiles, diverging about 0 for signed quantities (dx,\n"
-    "dy, their gradients and strains).\n"
+    "dy, their gradients and strains). A window whose value is nan has no\n"
+    "cell; inf (peak_ratio where the second peak is 0) takes the bar's top\n"
+    "colour, -inf its bottom one (as in --map).\n"
     "\n"
     "With --each: one picture per image of the file, of that image's arrows\n"
     "(and colours): OUT_0001.png, OUT_0002.png, ... (OUT.png when the file has\n"
@@ -67,7 +69,8 @@ static const char plot_help[] =
     "scan_row and scan_col) as a map, one cell per scan point in the colour of\n"
     "COLUMN's mean over the point's windows (or with --region K, of window K).\n"
     "Rows with a nan value or with flags other than 8 (outlier) are left out of\n"
-    "the mean; a point left without a value is drawn grey. The colour bar runs\n"
+    "the mean (an inf makes it inf: the top colour); a point left without a\n"
+    "value is drawn grey. The colour bar runs\n"
     "between the points' 1st and 99th percentiles (points beyond take the end\n"
     "colours, and a triangle on that end says so); signed quantities (dx, dy,\n"
     "strains, rotations, or values of both signs) get a diverging scale with\n"
@@ -320,7 +323,8 @@ static const char *base_name(const char *path)
 }
 
 /* Image i's arrows (and values of the coloured column), or with i < 0 each
- * window's mean over the images (the values' mean over their finite ones). */
+ * window's mean over the images (the values' mean over those that are not
+ * nan: an inf among them makes the mean inf, drawn at the scale's end). */
 static int arrows_fill(const struct results_table *t, long i, struct quiver_arrow *arrows, double *values)
 {
     for (size_t w = 0; w < t->windows; w++) {
@@ -345,7 +349,7 @@ static int arrows_fill(const struct results_table *t, long i, struct quiver_arro
         double sum = 0;
         size_t n = 0;
         for (size_t k = 0; k < t->images; k++)
-            if (isfinite(t->value[k * t->windows + w]))
+            if (!isnan(t->value[k * t->windows + w]))
                 sum += t->value[k * t->windows + w], n++;
         values[w] = n ? sum / n : NAN;
     }

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "mpi_ranks.h"
+#include "output/h5_output.h"
 #include "report.h"
 
 static const char main_help[] =
@@ -68,6 +69,7 @@ int main(int argc, char **argv)
 {
     /* A closed pipe is a write error with a message, not a silent death. */
     signal(SIGPIPE, SIG_IGN);
+    h5_output_init();
     if (argc < 2) {
         report_error("no command given (see clxcorr --help)");
         return EXIT_USAGE;

@@ -51,6 +51,7 @@ static int passes_started(struct offsets_run *r, clx_multipass *mp, const clx_mu
         return status;
     r->all_set_up = 1;
     r->meta.t_ready = now_seconds();
+    offsets_interrupts_settle();
     return offsets_output_open(r, msg);
 }
 

@@ -61,8 +61,12 @@ static int failure_report(struct offsets_run *r, int failed, const char *why)
 {
     int sig = offsets_interrupted();
     if (failed && sig && !r->mpi) {
+        /* --resume continues the text outputs only: an h5 or field run starts again. */
+        int text = r->format->kind == ROW_FORMAT_CSV || r->format->kind == ROW_FORMAT_TSV ||
+                   r->format->kind == ROW_FORMAT_JSONL;
         report_error("interrupted by %s after %zu images%s", sig == SIGINT ? "SIGINT" : "SIGTERM",
-                     r->kept + r->done, r->output && strcmp(r->output, "-") != 0 ? " (continue with --resume)" : "");
+                     r->kept + r->done,
+                     text && r->output && strcmp(r->output, "-") != 0 ? " (continue with --resume)" : "");
     } else if (failed && r->mpi) {
         rank_failure_report(r, why);
     } else if (failed) {

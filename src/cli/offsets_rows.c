@@ -263,6 +263,12 @@ int offsets_output_close(struct offsets_run *r, int failed, size_t written)
     r->h5 = NULL;
     r->field = NULL;
     r->out_open = 0;
+    if (closed != CLX_OK && failed) {
+        /* What stopped the run was said already; that its output could not
+         * be kept either (an HDF5 file on a full disk) is its consequence. */
+        report_note("%s", msg.text);
+        return -1;
+    }
     if (closed != CLX_OK) {
         report_error("%s", msg.text);
         return -1;

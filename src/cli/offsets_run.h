@@ -237,8 +237,14 @@ int offsets_resume(struct offsets_run *r);
 
 /* ---- offsets_stream.c ---- */
 
-/* Ctrl-C and SIGTERM stop the run after the images in flight. */
-void offsets_interrupts_catch(void);
+/* Ctrl-C and SIGTERM stop the run after the images in flight; while it
+ * is still setting up (building kernels: no output yet), at once when
+ * `at_once_while_setting_up`. */
+void offsets_interrupts_catch(int at_once_while_setting_up);
+/* The output is about to be opened (call it just before
+ * offsets_output_open): from now on an interrupt lets the images in flight
+ * finish. */
+void offsets_interrupts_settle(void);
 /* The signal that stopped the run, or 0. */
 int offsets_interrupted(void);
 

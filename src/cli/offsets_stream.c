@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "offsets_run.h"
 #include "strain_remap.h"
@@ -47,11 +48,14 @@ static int item_load_checked(struct offsets_run *r, size_t i, clx_image *staged,
     if (img.width != r->ref.width || img.height != r->ref.height)
         snprintf(msg->text, sizeof msg->text, "%s is %dx%d but the reference %s is %dx%d", name ? name : "an image",
                  img.width, img.height, r->reference, r->ref.width, r->ref.height);
-    else if (img.type > staged->type)
-        snprintf(msg->text, sizeof msg->text,
-                 "%s has %s pixels, which the run cannot stage beside the reference %s's %s: convert it",
-                 name ? name : "an image", img.type == CLX_PIXEL_F32 ? "32-bit float" : "integer", r->reference,
-                 r->ref.type == CLX_PIXEL_F32 ? "float" : "integer ones");
+    else if (img.type > staged->type) {
+        /* The library's message names the file's own type (a pattern
+         * file's int32 is not called the float it reads as). */
+        char why[sizeof msg->text];
+        memcpy(why, msg->text, sizeof why);
+        snprintf(msg->text, sizeof msg->text, "%.*s; the run stages every image as the reference %s's %s pixels: "
+                 "convert it", (int)(sizeof why / 2), why, r->reference, clx_pixel_type_name(staged->type));
+    }
     free(name);
     clx_image_free(&img);
     return status;
@@ -84,17 +88,51 @@ static int reference_load_staged(void *user, size_t j, clx_image *staged, clx_me
  * Ctrl-C or SIGTERM: the loaders stop claiming images, the images already
  * in flight are finished and their rows written, and FILE.part keeps them.
  * A second signal ends the process at once (the handler resets itself).
- * Static, as a signal handler can reach nothing else: the process's flag.
+ *
+ * Before the output is opened, though, the run is setting up: opening the
+ * devices and building their kernels, which a first build on PoCL takes
+ * 10 to 20 s over, inside clBuildProgram, which nothing interrupts. Nothing
+ * has been written then (no FILE.part of this run; a --resume run's
+ * FILE.part is as the earlier run left it, cut at a whole image), so the
+ * handler ends the process there and then, with the message and exit
+ * status of an interrupted run. Not under MPI: the ranks end together.
+ * Static, as a signal handler can reach nothing else: the process's flags.
  */
 static volatile sig_atomic_t interrupted;
+static volatile sig_atomic_t setting_up;    /* no output open yet: end at once */
+static int stderr_terminal;                 /* a status line may be shown: cleared first */
+
+static void say(const char *text)
+{
+    size_t n = strlen(text);
+    while (n > 0) {
+        ssize_t w = write(STDERR_FILENO, text, n);
+        if (w <= 0)
+            return;
+        text += w;
+        n -= (size_t)w;
+    }
+}
 
 static void on_interrupt(int sig)
 {
     interrupted = sig;
+    if (!setting_up)
+        return;
+    /* write() and _exit() alone: both are async-signal-safe. */
+    if (stderr_terminal)
+        say("\r\033[K");
+    say(sig == SIGINT ? "clxcorr: error: interrupted by SIGINT while setting up (before the first image): nothing "
+                        "written\n"
+                      : "clxcorr: error: interrupted by SIGTERM while setting up (before the first image): nothing "
+                        "written\n");
+    _exit(128 + sig);
 }
 
-void offsets_interrupts_catch(void)
+void offsets_interrupts_catch(int at_once_while_setting_up)
 {
+    stderr_terminal = isatty(STDERR_FILENO);
+    setting_up = at_once_while_setting_up;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_interrupt;
@@ -102,6 +140,11 @@ void offsets_interrupts_catch(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+}
+
+void offsets_interrupts_settle(void)
+{
+    setting_up = 0;
 }
 
 int offsets_interrupted(void)
@@ -211,6 +254,7 @@ static int started(void *user, const clx_stream_info *info, clx_message *msg)
     if (status != CLX_OK)
         return status;
     r->meta.t_ready = now_seconds();
+    offsets_interrupts_settle();
     return offsets_output_open(r, msg);
 }
 

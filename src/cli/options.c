@@ -390,6 +390,40 @@ static void short_options(const struct option *table, char *buf, size_t size)
     buf[n] = '\0';
 }
 
+/*
+ * The options, of any command, whose value is a path: an empty one would
+ * reach a file call as "" and come back as its internal message (or as
+ * "': No such file or directory"), so it is a wrong command line instead.
+ * A new option that takes a file or directory belongs here; cli_usage.sh
+ * checks every FILE and DIR option that a command's --help names.
+ */
+static const char *const path_options[] = { "output", "output-dir", "regions", "list", "mask", "meta", "quiver",
+                                            "orientations", "dir" };
+
+/* An empty path given to option `opt` (argv[optind - 1] its last word):
+ * reported as the user spelled it, "-o: empty file name". 1 when it was. */
+static int empty_path(const struct option *table, int opt, const char *value, char **argv)
+{
+    if (!value || value[0] != '\0')
+        return 0;
+    const struct option *o = table;
+    while (o->name && o->val != opt)
+        o++;
+    int is_path = 0;
+    for (size_t k = 0; o->name && k < sizeof path_options / sizeof path_options[0]; k++)
+        is_path |= strcmp(o->name, path_options[k]) == 0;
+    if (!is_path)
+        return 0;
+    /* "-o ''" and "-qo ''": the letter; "--output ''" and "--output=": the name. */
+    const char *word = argv[optind - 1][0] == '\0' && optind >= 2 ? argv[optind - 2] : argv[optind - 1];
+    int dir = strstr(o->name, "dir") != NULL;
+    if (opt < OPT_LONG_ONLY && strncmp(word, "--", 2) != 0)
+        report_error("-%c: empty %s", opt, dir ? "directory name" : "file name");
+    else
+        report_error("--%s: empty %s", o->name, dir ? "directory name" : "file name");
+    return 1;
+}
+
 /* Option c to the group it belongs to, else to the command: 1 taken, 0 by
  * none, -1 after reporting a bad value. */
 static int option_take(const struct command_options *c, const struct option_values *v, int opt, const char *value)
@@ -424,6 +458,8 @@ int options_parse(const struct command_options *c, const struct option_values *v
         else if (opt == 'h') {
             fputs(c->help, stdout);
             return 1;
+        } else if (opt != '?' && opt != ':' && empty_path(c->table, opt, optarg, argv)) {
+            return -1;
         } else if (opt == '?' || opt == ':' || (taken = option_take(c, v, opt, optarg)) == 0) {
             report_bad_option(c->name, opt, argv[optind - 1]);
             return -1;

@@ -29,17 +29,6 @@ size_t clx_pixel_size(clx_pixel_type type)
     return 0;
 }
 
-/* For messages about pixel types. */
-static const char *type_name(clx_pixel_type type)
-{
-    switch (type) {
-    case CLX_PIXEL_U8: return "8-bit";
-    case CLX_PIXEL_U16: return "16-bit";
-    case CLX_PIXEL_F32: return "32-bit float";
-    }
-    return "?";
-}
-
 /*
  * A large copy into memory that only the device reads next (a stream's
  * pinned staging): with non-temporal stores where the CPU has them, the
@@ -89,8 +78,8 @@ int clx_image_copy_to(const clx_image *src, clx_image *dst, clx_message *msg)
                         dst->width, dst->height);
     if (src->type < CLX_PIXEL_U8 || src->type > CLX_PIXEL_F32 || dst->type < src->type ||
         dst->type > CLX_PIXEL_F32)
-        return msg_fail(msg, CLX_ERR_FORMAT, "%s pixels cannot become %s without loss", type_name(src->type),
-                        type_name(dst->type));
+        return msg_fail(msg, CLX_ERR_FORMAT, "%s pixels cannot become %s without loss", clx_pixel_type_name(src->type),
+                        clx_pixel_type_name(dst->type));
     size_t n = (size_t)src->width * src->height;
     if (src->type == dst->type) {
         copy_pixels(dst->pixels, src->pixels, n * clx_pixel_size(src->type));
@@ -165,6 +154,22 @@ void clx_image_free(clx_image *image)
     memset(image, 0, sizeof *image);
 }
 
+int clx_image_check_finite(const clx_image *image, const char *where, clx_message *msg)
+{
+    msg_clear(msg);
+    if (!image || (image->type == CLX_PIXEL_F32 && !image->pixels))
+        return msg_fail(msg, CLX_ERR_ARGUMENT, "clx_image_check_finite: no image");
+    if (image->type != CLX_PIXEL_F32)
+        return CLX_OK;
+    const float *pixels = image->pixels;
+    for (int y = 0; y < image->height; y++)
+        for (int x = 0; x < image->width; x++)
+            if (!isfinite(pixels[(size_t)y * image->width + x]))
+                return msg_fail(msg, CLX_ERR_FORMAT, "%s: non-finite pixel value at (%d, %d)", where ? where : "image",
+                                x, y);
+    return CLX_OK;
+}
+
 /*
  * Reads the first bytes. Done here rather than in the backends so that a
  * missing or empty file gets the same message whatever its name suggests.
@@ -199,6 +204,12 @@ const char *image_where(const clx_image_file *file, int page, char *buf, size_t 
     return buf;
 }
 
+int image_finite_check(const clx_image_file *file, int page, const clx_image *image, clx_message *msg)
+{
+    char buf[64 + FILENAME_MAX];
+    return clx_image_check_finite(image, image_where(file, page, buf, sizeof buf), msg);
+}
+
 int image_fit_check(const clx_image_file *file, int page, int width, int height, clx_pixel_type type,
                     const clx_image *dst, clx_message *msg)
 {
@@ -206,9 +217,15 @@ int image_fit_check(const clx_image_file *file, int page, int width, int height,
     if (width != dst->width || height != dst->height)
         return msg_fail(msg, CLX_ERR_SIZE, "%s is %dx%d, not %dx%d", image_where(file, page, buf, sizeof buf),
                         width, height, dst->width, dst->height);
+    /* A pattern file's int32 or float64 is named as such, not as the float it reads as. */
+    if (type > dst->type && file->stored[0])
+        return msg_fail(msg, CLX_ERR_FORMAT, "%s: %s pixels (read as %s) cannot become %s without loss",
+                        image_where(file, page, buf, sizeof buf), file->stored, clx_pixel_type_name(type),
+                        clx_pixel_type_name(dst->type));
     if (type > dst->type)
         return msg_fail(msg, CLX_ERR_FORMAT, "%s: %s pixels cannot become %s without loss",
-                        image_where(file, page, buf, sizeof buf), type_name(type), type_name(dst->type));
+                        image_where(file, page, buf, sizeof buf), clx_pixel_type_name(type),
+                        clx_pixel_type_name(dst->type));
     return CLX_OK;
 }
 

@@ -50,6 +50,8 @@ struct hdf5_file {
     const struct h5ebsd_layout *layout;
     char scan_name[128], dataset[160]; /* for messages: "Scan 1", "EBSD/Data/Pattern" */
     clx_pixel_type type;              /* what the patterns read as */
+    int floats;                       /* they are stored as floating point */
+    char stored[40];                  /* their stored type where it is not h->type's (clx_image_file's stored) */
     int width, height;
     hsize_t count;                    /* patterns in the dataset */
     int *entry_of_page;               /* the dataset entry of each page (Bruker ROIs); NULL: the page's index */
@@ -212,6 +214,21 @@ static int pixel_type_of(hid_t type, clx_pixel_type *out, int *as_stored)
     return 0;
 }
 
+/* What a dataset's elements are where they read as another type (see
+ * clx_image_file's stored): "32-bit signed integer", "64-bit float"; "" for
+ * 8/16-bit unsigned and 32-bit float, which read as they are. */
+static void stored_name(hid_t type, char *buf, size_t len)
+{
+    H5T_class_t class = H5Tget_class(type);
+    size_t bits = 8 * H5Tget_size(type);
+    int is_signed = class == H5T_INTEGER && H5Tget_sign(type) != H5T_SGN_NONE;
+    if ((class == H5T_FLOAT && bits == 32) || (class == H5T_INTEGER && !is_signed && bits <= 16))
+        buf[0] = '\0';
+    else
+        snprintf(buf, len, "%zu-bit %s", bits, class == H5T_FLOAT ? "float" : is_signed ? "signed integer"
+                                                                             : "unsigned integer");
+}
+
 /* A chunk cache that holds CACHE_CHUNKS of the dataset's chunks (none for contiguous data). */
 static hid_t access_list(hid_t dcpl, size_t element)
 {
@@ -283,6 +300,8 @@ static int patterns_open(struct hdf5_file *h, const char *path, clx_message *msg
                           h->scan_name[0] ? "/" : "", h->dataset);
     else if ((status = image_size_check(path, "pattern", (long long)dims[2], (long long)dims[1], msg)) == CLX_OK) {
         h->count = dims[0];
+        h->floats = H5Tget_class(type) == H5T_FLOAT;
+        stored_name(type, h->stored, sizeof h->stored);
         h->height = (int)dims[1];
         h->width = (int)dims[2];
         h->pattern_bytes = (size_t)h->width * h->height * H5Tget_size(type);
@@ -398,6 +417,7 @@ static int hdf5_open(clx_image_file *file, const char *scan, clx_message *msg)
         image_scan_init(&hd.info, h->layout->format);
         h->layout->header(h->scan, (size_t)h->count, h->width, h->height, &hd);
         status = header_apply(file, h, &hd, msg);
+        snprintf(file->stored, sizeof file->stored, "%s", h->stored);
     }
     h5ebsd_header_free(&hd);
     h5_quiet_end(&q);
@@ -535,7 +555,11 @@ static int hdf5_read_into(clx_image_file *file, int page, clx_image *dst, clx_me
         return pattern_chunk(file, h, entry, dst, msg);
 #endif
     default:
-        return pattern_h5read(file, h, entry, dst, msg);
+        status = pattern_h5read(file, h, entry, dst, msg);
+        /* Floats as a float TIFF's are: a NaN would spread through the
+         * pre-filter into the windows around it (and a float64 beyond
+         * float's range reads as an infinity). Integers are always finite. */
+        return status == CLX_OK && h->floats ? image_finite_check(file, page, dst, msg) : status;
     }
 }
 

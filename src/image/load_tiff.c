@@ -23,7 +23,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -470,21 +469,6 @@ static int blocks_read(const clx_image_file *file, int page, const struct tiff_l
     return rc;
 }
 
-/* NaN or Inf would poison every correlation that touches them. */
-static int floats_check(const clx_image_file *file, int page, const clx_image *image,
-                        clx_message *msg)
-{
-    const float *pixels = image->pixels;
-    for (int y = 0; y < image->height; y++)
-        for (int x = 0; x < image->width; x++)
-            if (!isfinite(pixels[(size_t)y * image->width + x])) {
-                char buf[64 + FILENAME_MAX];
-                return msg_fail(msg, CLX_ERR_FORMAT, "%s: non-finite pixel value at (%d, %d)",
-                                image_where(file, page, buf, sizeof buf), x, y);
-            }
-    return CLX_OK;
-}
-
 /* ------------------------------------------------------------------------ */
 /* Straight into the caller's pixels                                         */
 
@@ -589,7 +573,7 @@ static int tiff_read_into(clx_image_file *file, int page, clx_image *dst, clx_me
     if (l.type != dst->type)
         image_widen(dst, l.type);
     else if (l.type == CLX_PIXEL_F32)
-        rc = floats_check(file, page, dst, msg);
+        rc = image_finite_check(file, page, dst, msg);
     return rc;
 }
 
@@ -684,7 +668,7 @@ static int tiff_read(clx_image_file *file, int page, clx_image *image, clx_messa
     ((struct tiff_handle *)file->handle)->stale = 1;   /* codec state: read it afresh next time */
     rc = blocks_read(file, page, &l, image, msg);
     if (rc == CLX_OK && l.type == CLX_PIXEL_F32)
-        rc = floats_check(file, page, image, msg);
+        rc = image_finite_check(file, page, image, msg);
     return rc;
 }
 

@@ -30,6 +30,10 @@ struct clx_image_file {
     clx_scan_info scan;
     double *pattern_centres;
     double *euler;
+    /* What the pixels are stored as where they read as another type (a
+     * pattern dataset of int32 or float64 read as float), for messages:
+     * "32-bit signed integer"; "" when they read as stored. */
+    char stored[40];
 };
 
 struct image_format {
@@ -88,6 +92,10 @@ void image_row_from_samples(const void *samples, int channels, int y, clx_image 
 
 /* "PATH" for the first page, "PATH: page N" for the others, for messages. */
 const char *image_where(const clx_image_file *file, int page, char *buf, size_t size);
+
+/* A float page with a NaN or infinity refused, naming its file and page
+ * (clx_image_check_finite): every backend that reads floats checks them. */
+int image_finite_check(const clx_image_file *file, int page, const clx_image *image, clx_message *msg);
 
 /*
  * Whether dst can take a page of width x height `type` pixels: the same

@@ -48,6 +48,16 @@ const char *clx_build_features(void)
         ;
 }
 
+const char *clx_pixel_type_name(clx_pixel_type type)
+{
+    switch (type) {
+    case CLX_PIXEL_U8: return "8-bit";
+    case CLX_PIXEL_U16: return "16-bit";
+    case CLX_PIXEL_F32: return "32-bit float";
+    }
+    return "unknown";
+}
+
 const char *clx_device_type_name(clx_device_type type)
 {
     switch (type) {

@@ -9,6 +9,10 @@ arrays made contiguous, each with one copy (for a stack, one batch at a
 time). The images of an iterator or generator are copied once, as they
 come, into their batch's buffer, which is uploaded from there: a reader may
 refill one array for every image.
+
+Float images must be finite, as the library's file readers require: a NaN
+or infinity raises FormatError (a ValueError) naming the image and the
+pixel, "image 3: non-finite pixel value at (x, y)".
 """
 
 import os
@@ -70,13 +74,23 @@ def as_image(obj, what, scan=None):
     return _supported(array, what)
 
 
-def _supported(array, what):
-    """The array in a pixel type the library takes, C-contiguous, and its type."""
+def _supported(array, what, first=None):
+    """The array in a pixel type the library takes, C-contiguous, and its type.
+
+    Floats are refused for a NaN or infinity (a float64 beyond float32's
+    range becomes one), as the library's file readers refuse them: one would
+    spread through the pre-filter into the windows around it. The message
+    names `what`, or for a stack (``first`` given) "image N" of the run.
+    """
     dtype = CONVERTED.get(array.dtype, array.dtype)
     if dtype not in PIXEL_TYPES:
         raise ArgumentError(f"{what}: dtype {array.dtype} is not supported ({DTYPES_ACCEPTED})",
                             "CLX_ERR_ARGUMENT")
-    return np.ascontiguousarray(array, dtype=dtype), PIXEL_TYPES[dtype]
+    with np.errstate(over="ignore"):
+        array = np.ascontiguousarray(array, dtype=dtype)
+    if dtype == np.float32 and array.size:
+        _core.check_finite(array, array.shape[-1], array.shape[-2], first or 0, None if first is not None else what)
+    return array, PIXEL_TYPES[dtype]
 
 
 class Batch:
@@ -162,7 +176,7 @@ class ImageSource:
             _size_error(0, stack.shape[1:], shape)
         for first in range(0, len(stack), size):
             # A view of contiguous supported pixels; else this batch copied once.
-            part, pixel_type = _supported(stack[first:first + size], "images")
+            part, pixel_type = _supported(stack[first:first + size], "images", first)
             yield Batch(first, stack=part, stack_type=pixel_type)
 
     def _images(self):

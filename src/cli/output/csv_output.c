@@ -42,8 +42,18 @@ static int checkpoint(struct csv_output *out, clx_message *msg)
 static int file_write(struct csv_output *out, const char *text, size_t len, size_t rows, clx_message *msg)
 {
     int status = clx_output_write(out->file, text, len, msg);
-    if (status != CLX_OK)
+    if (status != CLX_OK) {
+        /* A full disk takes part of the text: cut FILE.part back to the
+         * last whole image, so that it holds only complete rows as the
+         * exit status promises (--resume would cut it there too, but a
+         * reader of FILE.part should not meet half a row). A FIFO or
+         * device cannot be cut: what it got, it keeps. */
+        if (!clx_output_direct(out->file)) {
+            clx_message ignored;
+            clx_output_truncate(out->file, out->bytes, &ignored);
+        }
         return status;
+    }
     out->bytes += (long long)len;
     out->rows += rows;
     return now_seconds() - out->last_checkpoint >= out->interval ? checkpoint(out, msg) : CLX_OK;

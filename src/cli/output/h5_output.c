@@ -18,6 +18,10 @@ int h5_output_available(void)
     return 0;
 }
 
+void h5_output_init(void)
+{
+}
+
 int h5_output_open(struct h5_output **out, const char *path, const struct h5_output_shape *shape, int argc,
                    char **argv, clx_message *msg)
 {
@@ -47,6 +51,7 @@ int h5_output_close(struct h5_output *out, int complete, clx_message *msg)
 #else
 
 #include <hdf5.h>
+#include <unistd.h>
 
 /* Images buffered before a write, at least (a scan writes whole rows of points). */
 #define BLOCK_IMAGES 256
@@ -122,11 +127,17 @@ struct h5_output {
     size_t first, buffered;     /* the block's first image and how many are in */
     struct column_out columns[ROW_COLUMN_COUNT];
     size_t ncolumns;
+    int discard;                /* PATH.part holds nothing to keep: removed when freed */
 };
 
 int h5_output_available(void)
 {
     return 1;
+}
+
+void h5_output_init(void)
+{
+    H5dont_atexit();
 }
 
 static size_t value_size(enum value_kind kind)
@@ -287,20 +298,51 @@ static int root_attributes(struct h5_output *o, const struct h5_output_shape *sh
     return bad ? -1 : 0;
 }
 
+/*
+ * Closes the datasets and the file: 0 when everything was written and the
+ * file is whole, else -1 with errno the write's (0 when unknown). Flushed
+ * first, so that a full disk is seen (and its errno kept) before the close,
+ * which on such a file fails too and leaves HDF5 a dead file (see
+ * h5_output_init).
+ */
+static int file_close(struct h5_output *o)
+{
+    if (o->file < 0)
+        return -1;
+    errno = 0;
+    int flushed = H5Fflush(o->file, H5F_SCOPE_LOCAL) >= 0;
+    int error = errno;
+    for (size_t k = 0; k < o->ncolumns; k++)
+        if (o->columns[k].dataset >= 0) {
+            H5Dclose(o->columns[k].dataset);
+            o->columns[k].dataset = -1;
+        }
+    errno = 0;
+    int closed = H5Fclose(o->file) >= 0;
+    if (flushed && !closed)
+        error = errno;
+    o->file = -1;
+    errno = error;
+    return flushed && closed ? 0 : -1;
+}
+
 static void output_free(struct h5_output *o)
 {
+    if (o->file >= 0 && file_close(o) != 0)
+        o->discard = 1;
     for (size_t k = 0; k < o->ncolumns; k++) {
-        if (o->columns[k].dataset >= 0)
-            H5Dclose(o->columns[k].dataset);
         if (o->columns[k].info->kind == VALUE_NAME)
             for (size_t i = 0; i < o->buffered; i++)
                 free(((char **)o->columns[k].buffer)[i]);
         free(o->columns[k].buffer);
     }
-    if (o->file >= 0)
-        H5Fclose(o->file);
-    if (o->out)
+    if (o->out) {
+        /* A file that could not be closed whole is no HDF5 file: removed
+         * while still locked, as nothing is there to keep. */
+        if (o->discard)
+            unlink(clx_output_name(o->out));
         clx_output_close(o->out, 0, NULL);
+    }
     free(o->path);
     free(o->part_path);
     free(o);
@@ -370,6 +412,7 @@ int h5_output_open(struct h5_output **out, const char *path, const struct h5_out
     if (o->file < 0 || root_attributes(o, shape, argc, argv) != 0 || columns_create(o, shape) != 0) {
         snprintf(msg->text, sizeof msg->text, "%s.part: cannot be written as HDF5%s%s", path, errno ? ": " : "",
                  errno ? strerror(errno) : "");
+        o->discard = 1;     /* nothing written yet */
         output_free(o);
         return CLX_ERR_IO;
     }
@@ -426,9 +469,12 @@ static int block_flush(struct h5_output *o, clx_message *msg)
                 size_t cols = (size_t)o->scan->cols, col = first % cols;
                 n = col == 0 && n >= cols ? n / cols * cols : (cols - col < n ? cols - col : n);
             }
+            errno = 0;
             if (column_write(o, c, first, n, done) != 0) {
-                snprintf(msg->text, sizeof msg->text, "%s: cannot write the column %s (disk full?)", o->part_path,
-                         row_column_name(c->column));
+                int e = errno;
+                snprintf(msg->text, sizeof msg->text, "writing %s: the column %s: %s", o->part_path,
+                         row_column_name(c->column), e ? strerror(e) : "HDF5 could not write it (disk full?)");
+                errno = e;
                 return CLX_ERR_IO;
             }
             done += n;
@@ -548,24 +594,30 @@ int h5_output_close(struct h5_output *o, int complete, clx_message *msg)
 {
     if (!o)
         return CLX_OK;
-    int status = o->buffered ? block_flush(o, msg) : CLX_OK;
-    hid_t file = o->file;
-    o->file = -1;
-    for (size_t k = 0; k < o->ncolumns; k++)
-        if (o->columns[k].dataset >= 0) {
-            H5Dclose(o->columns[k].dataset);
-            o->columns[k].dataset = -1;
-        }
-    if (H5Fclose(file) < 0 && status == CLX_OK) {
-        snprintf(msg->text, sizeof msg->text, "%s: cannot be completed (disk full?)", o->part_path);
+    clx_message flush_msg;
+    errno = 0;
+    int status = o->buffered ? block_flush(o, &flush_msg) : CLX_OK;
+    int error = status != CLX_OK ? errno : 0;
+    if (file_close(o) != 0) {
+        error = error ? error : errno;
+        snprintf(msg->text, sizeof msg->text, "writing %s: %s (the incomplete HDF5 file is removed)", o->part_path,
+                 error ? strerror(error) : "HDF5 could not complete it (disk full?)");
         status = CLX_ERR_IO;
+        o->discard = 1;
+    } else if (status != CLX_OK) {
+        /* The file is whole, less the block that could not be written:
+         * kept as PATH.part, those images reading as not written. */
+        *msg = flush_msg;
+        complete = 0;
     }
-    clx_message close_msg;
-    int closed = clx_output_close(o->out, status == CLX_OK && complete, &close_msg);
-    o->out = NULL;
-    if (status == CLX_OK && closed != CLX_OK) {
-        *msg = close_msg;
-        status = closed;
+    if (!o->discard) {
+        clx_message close_msg;
+        int closed = clx_output_close(o->out, complete, &close_msg);
+        o->out = NULL;
+        if (closed != CLX_OK) {
+            *msg = close_msg;
+            status = closed;
+        }
     }
     output_free(o);
     return status;

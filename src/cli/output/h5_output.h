@@ -40,6 +40,16 @@ struct h5_output_shape {
 /* Whether this build writes HDF5 (configure found libhdf5). */
 int h5_output_available(void);
 
+/*
+ * Called first in main, before any HDF5 call: HDF5's clean-up at exit is
+ * turned off. A file whose writes failed (a full disk) fails to close, and
+ * HDF5 1.10 then frees it but keeps its ID (its slist flag is left set, so
+ * no later flush or close can succeed either): the clean-up at exit closes
+ * that ID again and crashes. Every file clxcorr opens is closed by clxcorr,
+ * so the clean-up has nothing else to do before the process ends.
+ */
+void h5_output_init(void);
+
 /* Creates PATH.part with every dataset; `argc`/`argv` become the command attribute. */
 int h5_output_open(struct h5_output **out, const char *path, const struct h5_output_shape *shape, int argc,
                    char **argv, clx_message *msg);
@@ -56,7 +66,9 @@ int h5_output_pattern(struct h5_output *out, size_t index, const char *name, con
                       const clx_strain *strain, clx_message *msg);
 
 /* complete: the last block written, PATH.part renamed PATH. Otherwise what
- * was written stays in PATH.part. Frees the writer either way. */
+ * was written stays in PATH.part. A file HDF5 could not complete (a full
+ * disk) is no HDF5 file: PATH.part is removed and an error returned,
+ * complete or not. Frees the writer either way. */
 int h5_output_close(struct h5_output *out, int complete, clx_message *msg);
 
 #endif

@@ -2,6 +2,8 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "output/json_out.h"
 
@@ -45,18 +47,33 @@ void utf8_put(FILE *f, unsigned long c)
     }
 }
 
+size_t json_char(const char *s, size_t len, int bytes_kept, char *out, size_t *n)
+{
+    unsigned long c;
+    size_t taken = utf8_next(s, len, &c);
+    unsigned char byte = (unsigned char)s[0];
+    /* Not UTF-8: utf8_next's U+FFFD for one byte (a real U+FFFD is 3). */
+    if (taken == 1 && byte >= 0x80 && bytes_kept)
+        *n = (size_t)snprintf(out, 7, "\\udc%02x", byte);
+    else if (taken == 1 && byte >= 0x80)
+        memcpy(out, "\xef\xbf\xbd", 3), *n = 3;
+    else if (c == '"' || c == '\\')
+        out[0] = '\\', out[1] = (char)c, *n = 2;
+    else if (c < 0x20)
+        *n = (size_t)snprintf(out, 7, "\\u%04lx", c);
+    else
+        memcpy(out, s, taken), *n = taken;
+    return taken;
+}
+
 void json_string(FILE *f, const char *s, size_t len)
 {
     fputc('"', f);
     for (size_t i = 0; i < len;) {
-        unsigned long c;
-        i += utf8_next(s + i, len - i, &c);
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", (int)c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04lx", c);
-        else
-            utf8_put(f, c);
+        char out[8];
+        size_t n;
+        i += json_char(s + i, len - i, 0, out, &n);
+        fwrite(out, 1, n, f);
     }
     fputc('"', f);
 }

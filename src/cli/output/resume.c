@@ -49,6 +49,11 @@ int resume_record_write(const char *path, const struct run_fingerprint *fp, size
                         : (snprintf(msg->text, sizeof msg->text, "out of memory"), CLX_ERR_HOST_MEMORY);
     if (status == CLX_OK) {
         status = clx_output_write(o, text, n > 0 && (size_t)n < sizeof text ? (size_t)n : 0, msg);
+        /* A record that could not be written whole (a full disk) is no
+         * record: FILE.resume keeps the last checkpoint, and the empty or
+         * cut FILE.resume.part goes (unlinked while still locked). */
+        if (status != CLX_OK)
+            unlink(clx_output_name(o));
         clx_message close_msg;
         int closed = clx_output_close(o, status == CLX_OK, &close_msg);
         if (status == CLX_OK && closed != CLX_OK) {

@@ -354,25 +354,15 @@ static void put_name(struct csv_text *t, enum row_format_kind kind, const char *
                 put_char(t, (char)*s);
         }
     } else {
+        /* A name that is not UTF-8 comes back byte for byte: its other
+         * bytes as \udcXX (json_char). */
         put_char(t, '"');
-        while (*s) {
-            if (*s == '"' || *s == '\\') {
-                put_char(t, '\\');
-                put_char(t, (char)*s++);
-            } else if (*s < 0x20) {
-                t->len += (size_t)snprintf(t->text + t->len, 7, "\\u%04x", *s++);
-            } else if (*s < 0x80) {
-                put_char(t, (char)*s++);
-            } else {
-                /* Valid UTF-8 as it is; a byte that starts no valid sequence as U+FFFD. */
-                unsigned long cp;
-                size_t n = utf8_next((const char *)s, strlen((const char *)s), &cp);
-                if (n == 1 && cp == 0xFFFD)
-                    put_bytes(t, "\\ufffd", 6);
-                else
-                    put_bytes(t, (const char *)s, n);
-                s += n;
-            }
+        for (size_t left = strlen(name); left > 0;) {
+            char out[8];
+            size_t n, taken = json_char((const char *)s, left, 1, out, &n);
+            put_bytes(t, out, n);
+            s += taken;
+            left -= taken;
         }
         put_char(t, '"');
     }

@@ -122,9 +122,11 @@ int map_scale_choose(const double *values, size_t count, const struct map_option
         s->lo = s->diverging ? -1 : 0;
         s->hi = 1;
     }
-    for (size_t i = 0; i < n; i++) {
-        s->below += sorted[i] < s->lo;
-        s->above += sorted[i] > s->hi;
+    /* Infinities (peak_ratio's inf) take no part in the limits, but lie
+     * beyond them: their end's colour, and its triangle on the bar. */
+    for (size_t i = 0; i < count; i++) {
+        s->below += !isnan(values[i]) && values[i] < s->lo;
+        s->above += !isnan(values[i]) && values[i] > s->hi;
     }
     free(sorted);
     return CLX_OK;

@@ -304,8 +304,13 @@ static int json_unicode(struct record_reader *r, struct json_cursor *c, clx_mess
             c->pos += 6;
         }
     }
+    /* \udc80..\udcff: a byte of a name that is not UTF-8, as offsets
+     * writes it (json_out.h's json_char, Python's surrogateescape). */
+    if (u >= 0xdc80 && u <= 0xdcff) {
+        return put(r, (char)(u - 0xdc00), msg);
+    }
     if (u >= 0xd800 && u < 0xe000)
-        u = 0xfffd;   /* a lone surrogate: the replacement character */
+        u = 0xfffd;   /* another lone surrogate: the replacement character */
     return put_utf8(r, (unsigned long)u, msg);
 }
 
@@ -570,14 +575,15 @@ void record_reader_close(struct record_reader *r)
     memset(r, 0, sizeof *r);
 }
 
-int field_real(const char *text, int nan_ok, double *out)
+int field_real(const char *text, enum field_real_accepts accepts, double *out)
 {
     char *end;
     errno = 0;
     *out = strtod(text, &end);
     if (end == text || *end != '\0' || errno == ERANGE)
         return -1;
-    return isfinite(*out) || (nan_ok && isnan(*out)) ? 0 : -1;
+    return isfinite(*out) || (isnan(*out) && (accepts & FIELD_NAN)) ||
+           (isinf(*out) && accepts == FIELD_NAN_INF) ? 0 : -1;
 }
 
 int field_count(const char *text, unsigned long max, unsigned long *out)

@@ -59,9 +59,14 @@ int record_read(struct record_reader *r, long *first_line, clx_message *msg);
 
 const char *record_field(const struct record_reader *r, size_t i);
 
-/* A whole field as a number: finite, or NaN when `nan_ok` (an offset the
- * command could not measure). 0, or -1 for anything else. */
-int field_real(const char *text, int nan_ok, double *out);
+/* Which numbers field_real takes besides finite ones, as the command writes
+ * them: "nan" (an offset it could not measure; JSON's null), and "inf",
+ * "-inf" (peak_ratio where the second peak is 0). */
+enum field_real_accepts { FIELD_FINITE = 0, FIELD_NAN = 1, FIELD_NAN_INF = 3 };
+
+/* A whole field as a number, finite or as `accepts` allows. 0, or -1 for
+ * anything else (and for a number beyond double's range: not the writer's). */
+int field_real(const char *text, enum field_real_accepts accepts, double *out);
 
 /* A whole field as a count of digits only, at most max. 0, or -1. */
 int field_count(const char *text, unsigned long max, unsigned long *out);

@@ -118,7 +118,7 @@ static int grow_windows(struct gathered *g, size_t need)
 }
 
 static int gather_row(struct gathered *g, struct results_table *t, const struct record_reader *r, long line,
-                      const int col[COLUMNS], clx_message *msg)
+                      const int col[COLUMNS], const char *value_column, clx_message *msg)
 {
     struct row row;
     unsigned long window, flags = 0;
@@ -130,17 +130,19 @@ static int gather_row(struct gathered *g, struct results_table *t, const struct 
                  line, record_field(r, (size_t)col[COL_REGION]), MAX_WINDOWS - 1);
         return CLX_ERR_FORMAT;
     }
+    /* The coloured column takes what the command writes in any column:
+     * nan, and inf or -inf (peak_ratio where the second peak is 0). */
     const struct {
         enum column c;
         double *out;
-        int nan_ok;
-    } reals[] = { { COL_X, &x, 0 }, { COL_Y, &y, 0 }, { COL_DX, &row.dx, 1 }, { COL_DY, &row.dy, 1 },
-                  { COL_VALUE, &row.value, 1 } };
+        enum field_real_accepts accepts;
+    } reals[] = { { COL_X, &x, FIELD_FINITE }, { COL_Y, &y, FIELD_FINITE }, { COL_DX, &row.dx, FIELD_NAN },
+                  { COL_DY, &row.dy, FIELD_NAN }, { COL_VALUE, &row.value, FIELD_NAN_INF } };
     row.value = NAN;
     for (size_t k = 0; k < sizeof reals / sizeof reals[0]; k++)
-        if (col[reals[k].c] >= 0 && field_real(record_field(r, (size_t)col[reals[k].c]), reals[k].nan_ok, reals[k].out)) {
+        if (col[reals[k].c] >= 0 && field_real(record_field(r, (size_t)col[reals[k].c]), reals[k].accepts, reals[k].out)) {
             snprintf(msg->text, sizeof msg->text, "%s:%ld: %s '%.40s' is not a number", r->path, line,
-                     reals[k].c == COL_VALUE ? "the coloured column" : column_names[reals[k].c],
+                     reals[k].c == COL_VALUE ? value_column : column_names[reals[k].c],
                      record_field(r, (size_t)col[reals[k].c]));
             return CLX_ERR_FORMAT;
         }
@@ -282,7 +284,7 @@ static int read_table(const char *path, const char *column, struct results_table
             status = CLX_ERR_FORMAT;
             goto done;
         }
-        if ((status = gather_row(&g, t, &r, line, col, msg)) != CLX_OK)
+        if ((status = gather_row(&g, t, &r, line, col, column, msg)) != CLX_OK)
             goto done;
     }
     if (status < 0)

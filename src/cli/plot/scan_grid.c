@@ -156,12 +156,12 @@ static int read_row(struct reading *rd, long line, clx_message *msg)
     if (status != CLX_OK)
         return status;
     const char *value = field_text(rd, FIELD_VALUE);
-    if (field_real(value, 1, &e.value))
+    if (field_real(value, FIELD_NAN_INF, &e.value))
         return bad_field(rd, line, rd->column, value, "not a number", msg);
     if (rd->where[FIELD_X] >= 0) {
-        if (field_real(field_text(rd, FIELD_X), 0, &x))
+        if (field_real(field_text(rd, FIELD_X), FIELD_FINITE, &x))
             return bad_field(rd, line, "scan_x", field_text(rd, FIELD_X), "not a number", msg);
-        if (field_real(field_text(rd, FIELD_Y), 0, &y))
+        if (field_real(field_text(rd, FIELD_Y), FIELD_FINITE, &y))
             return bad_field(rd, line, "scan_y", field_text(rd, FIELD_Y), "not a number", msg);
         note_position(&rd->x_ends, e.col, x);
         note_position(&rd->y_ends, e.row, y);

@@ -24,7 +24,8 @@ void value_layer_cells(struct canvas *c, const struct value_layer *v, const doub
                        double side)
 {
     for (size_t i = 0; i < count; i++) {
-        if (!isfinite(v->values[i]) || !isfinite(x[i]))
+        /* nan: no cell (missing); an infinity takes its end's colour. */
+        if (isnan(v->values[i]) || !isfinite(x[i]))
             continue;
         struct rgb colour = map_colour(&v->scale, v->values[i]);
         int x0 = (int)lround(x[i] - side / 2), y0 = (int)lround(y[i] - side / 2);
