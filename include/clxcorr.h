@@ -229,6 +229,12 @@ int clx_image_file_pattern_centre(const clx_image_file *file, int page, double p
  * CLX_ERR_STATE when the file gives none, NAN where the point was not
  * indexed. */
 int clx_image_file_euler(const clx_image_file *file, int page, double euler[3]);
+/* The Laue groups whose misorientations clx_misorientation knows. */
+typedef enum clx_symmetry {
+    CLX_SYMMETRY_CUBIC,         /* m-3m: 24 rotations */
+    CLX_SYMMETRY_HEXAGONAL      /* 6/mmm: 12 rotations (c along z, a1 along x, as orix) */
+} clx_symmetry;
+
 /*
  * The crystal orientations of an indexed scan, from the text files that
  * indexing software writes: EDAX TSL's .ang (angles in radians) and Oxford
@@ -244,6 +250,9 @@ typedef struct clx_orientation_map {
     double step_x, step_y;      /* µm; 0 when the header does not say */
     double *euler;              /* 3 per point, at (row * cols + col): Bunge (phi1, Phi, phi2) in radians;
                                    NAN where the point was not indexed (.ang's 4 pi, .ctf's phase 0) */
+    double *quality;            /* per point: .ang's IQ, .ctf's band contrast BC (NAN: not in the file) */
+    int symmetry;               /* clx_symmetry when every phase is m-3m or 6/mmm (.ang's Symmetry 43
+                                   or 62, .ctf's Laue group 11 or 9); -1 otherwise */
 } clx_orientation_map;
 
 /* Reads `path` into *map (which clx_orientation_map_free releases):
@@ -1180,11 +1189,6 @@ void clx_strain_options_init(clx_strain_options *options);
 
 /* ---- grains: a reference pattern per grain --------------------------------- */
 
-/* The Laue groups whose misorientations clx_misorientation knows. */
-typedef enum clx_symmetry {
-    CLX_SYMMETRY_CUBIC,         /* m-3m: 24 rotations */
-    CLX_SYMMETRY_HEXAGONAL      /* 6/mmm: 12 rotations (c along z, a1 along x, as orix) */
-} clx_symmetry;
 
 /* The smallest rotation angle (radians) between two orientations (Bunge,
  * radians, sample to crystal) over the symmetry's equivalents; NAN when

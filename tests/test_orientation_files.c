@@ -66,6 +66,9 @@ static void test_orix_fixture(void)
         else
             CHECK(angles_are(&m, k, 30 + 10 * k, 40 + 5 * k, 50 + k, 1e-5), "point %d: %g %g %g", k,
                   m.euler[3 * k], m.euler[3 * k + 1], m.euler[3 * k + 2]);
+    /* orix writes "# Symmetry 43" for m-3m, and each point's image quality. */
+    CHECK(m.symmetry == CLX_SYMMETRY_CUBIC && isfinite(m.quality[0]), "symmetry %d, quality %g", m.symmetry,
+          m.quality[0]);
     clx_orientation_map_free(&m);
     CHECK(m.euler == NULL && m.rows == 0, "freed map not cleared");
 }
@@ -138,6 +141,9 @@ static void test_written(void)
         CHECK(angles_are(&m, 0, 100.5, 20.25, 30, 1e-12), "point 0 in radians: %g", m.euler[0]);
         CHECK(angles_are(&m, 1, NAN, 0, 0, 0), "phase 0: not indexed");
         CHECK(angles_are(&m, 2, 89, 90, 1, 1e-12) && angles_are(&m, 3, 135, 45, 45, 1e-12), "points 2, 3");
+        /* BC is each point's quality; Laue group 11 in the phase line is m-3m. */
+        CHECK(m.quality[0] == 150 && m.quality[1] == 20 && m.symmetry == CLX_SYMMETRY_CUBIC,
+              "quality %g, %g, symmetry %d", m.quality[0], m.quality[1], m.symmetry);
         clx_orientation_map_free(&m);
     }
 }

@@ -94,6 +94,7 @@ static int numbers_split(const char *text, double *v, int max, const char **bad)
 /* ---- the grid the header gives ------------------------------------------ */
 
 struct grid_header {
+    int symmetry;                /* clx_symmetry of every phase; -1: not given, -2: another or several */
     long rows, cols, cols_even;  /* -1: not given */
     double step_x, step_y;       /* 0: not given */
     size_t rows_line, cols_line; /* where they were given, for messages */
@@ -128,8 +129,8 @@ static int header_step(const struct reader *r, const char *key, const char *valu
 /* Point k's angles (radians, NAN: not indexed) and its x, y: checked against
  * its place in the grid, within half a step. */
 static int point_store(const struct reader *r, clx_orientation_map *map, size_t k, const double angles[3],
-                       const double xy[2], const double origin[2], const char *key_x, const char *key_y,
-                       clx_message *msg)
+                       double quality, const double xy[2], const double origin[2], const char *key_x,
+                       const char *key_y, clx_message *msg)
 {
     long row = (long)(k / (size_t)map->cols), col = (long)(k % (size_t)map->cols);
     if ((map->step_x > 0 && fabs(xy[0] - origin[0] - col * map->step_x) > 0.5 * map->step_x) ||
@@ -140,6 +141,7 @@ static int point_store(const struct reader *r, clx_orientation_map *map, size_t 
                         r->path, r->number, xy[0], xy[1], row, col, map->rows, map->cols, key_x, map->step_x,
                         key_y, map->step_y);
     memcpy(&map->euler[3 * k], angles, 3 * sizeof *angles);
+    map->quality[k] = quality;
     return CLX_OK;
 }
 
@@ -156,8 +158,10 @@ static int grid_allocate(const struct reader *r, const struct grid_header *g, cl
     map->cols = (int)g->cols;
     map->step_x = g->step_x;
     map->step_y = g->step_y;
+    map->symmetry = g->symmetry < 0 ? -1 : g->symmetry;
     map->euler = malloc(sizeof(double) * 3 * (size_t)g->rows * (size_t)g->cols);
-    if (!map->euler)
+    map->quality = malloc(sizeof(double) * (size_t)g->rows * (size_t)g->cols);
+    if (!map->euler || !map->quality)
         return msg_fail(msg, CLX_ERR_HOST_MEMORY, "%s: out of memory for %ld x %ld points", r->path, g->rows,
                         g->cols);
     return CLX_OK;
@@ -219,12 +223,19 @@ static int ang_header_line(struct reader *r, struct grid_header *g, clx_message 
         return header_step(r, key, value, &g->step_x, msg);
     if (strcasecmp(key, "YSTEP") == 0)
         return header_step(r, key, value, &g->step_y, msg);
+    /* TSL's symmetry codes: 43 m-3m, 62 6/mmm; a second phase of another
+     * symmetry leaves it unknown (-2). */
+    if (strcasecmp(key, "Symmetry") == 0) {
+        long code = strtol(value, NULL, 10);
+        int sym = code == 43 ? CLX_SYMMETRY_CUBIC : code == 62 ? CLX_SYMMETRY_HEXAGONAL : -2;
+        g->symmetry = g->symmetry == -1 || g->symmetry == sym ? sym : -2;
+    }
     return CLX_OK;
 }
 
 static int ang_read(struct reader *r, clx_orientation_map *map, clx_message *msg)
 {
-    struct grid_header g = { -1, -1, -1, 0, 0, 0, 0 };
+    struct grid_header g = { -1, -1, -1, -1, 0, 0, 0, 0 };
     size_t points = 0;
     double origin[2] = { 0, 0 };
     int got, status = CLX_OK;
@@ -261,7 +272,8 @@ static int ang_read(struct reader *r, clx_orientation_map *map, clx_message *msg
         double angles[3] = { v[0], v[1], v[2] };
         if (v[0] >= ANG_NOT_INDEXED || v[1] >= ANG_NOT_INDEXED || v[2] >= ANG_NOT_INDEXED)
             angles[0] = angles[1] = angles[2] = NAN;
-        status = point_store(r, map, points++, angles, &v[3], origin, "XSTEP", "YSTEP", msg);
+        /* IQ, the sixth column, where there is one. */
+        status = point_store(r, map, points++, angles, n > 5 ? v[5] : NAN, &v[3], origin, "XSTEP", "YSTEP", msg);
     }
     if (status != CLX_OK)
         return status;
@@ -276,7 +288,7 @@ static int ang_read(struct reader *r, clx_orientation_map *map, clx_message *msg
 
 /* The columns of a .ctf's points that are read, by their place in its column line. */
 struct ctf_columns {
-    int phase, x, y, euler[3];
+    int phase, x, y, euler[3], bc;   /* bc: band contrast, -1 without */
 };
 
 /* The column line: "Phase X Y Bands Error Euler1 Euler2 Euler3 MAD BC BS"
@@ -295,6 +307,14 @@ static int ctf_columns_find(const struct reader *r, struct ctf_columns *c, clx_m
         for (int k = 0; k < 6; k++)
             if (strcasecmp(word, names[k]) == 0 && *where[k] < 0)
                 *where[k] = i;
+    c->bc = -1;
+    copy = strdup(r->line);
+    if (!copy)
+        return msg_fail(msg, CLX_ERR_HOST_MEMORY, "%s: out of memory", r->path);
+    i = 0;
+    for (char *word = strtok_r(copy, " \t", &save); word; word = strtok_r(NULL, " \t", &save), i++)
+        if (strcasecmp(word, "BC") == 0 && i < MAX_FIELDS)
+            c->bc = i;
     free(copy);
     for (int k = 0; k < 6; k++)
         if (*where[k] < 0 || *where[k] >= MAX_FIELDS)
@@ -324,12 +344,28 @@ static int ctf_header_line(struct reader *r, struct grid_header *g, clx_message 
         return header_step(r, p, value, &g->step_x, msg);
     if (strcasecmp(p, "YStep") == 0)
         return header_step(r, p, value, &g->step_y, msg);
+    /* A phase line: "a;b;c<tab>alpha;beta;gamma<tab>name<tab>Laue group<tab>...": 11 m-3m, 9 6/mmm. */
+    if (strchr(p, ';')) {
+        char *fields[5] = { p, NULL, NULL, NULL, NULL };
+        char *q = value;
+        for (int k = 1; k < 5 && q; k++) {
+            fields[k] = q;
+            q = strchr(q, '\t');
+            if (q)
+                *q++ = '\0';
+        }
+        if (fields[3] && fields[2] && strchr(fields[1], ';')) {
+            long laue = strtol(fields[3], NULL, 10);
+            int sym = laue == 11 ? CLX_SYMMETRY_CUBIC : laue == 9 ? CLX_SYMMETRY_HEXAGONAL : -2;
+            g->symmetry = g->symmetry == -1 || g->symmetry == sym ? sym : -2;
+        }
+    }
     return CLX_OK;
 }
 
 static int ctf_read(struct reader *r, clx_orientation_map *map, clx_message *msg)
 {
-    struct grid_header g = { -1, -1, -1, 0, 0, 0, 0 };
+    struct grid_header g = { -1, -1, -1, -1, 0, 0, 0, 0 };
     struct ctf_columns c;
     size_t points = 0;
     double origin[2] = { 0, 0 };
@@ -371,7 +407,8 @@ static int ctf_read(struct reader *r, clx_orientation_map *map, clx_message *msg
         for (int k = 0; k < 3; k++)
             angles[k] = v[c.phase] == 0 ? NAN : v[c.euler[k]] * DEGREE;
         euler_from_bruker_oxford_frame(angles);
-        status = point_store(r, map, points++, angles, xy, origin, "XStep", "YStep", msg);
+        status = point_store(r, map, points++, angles, c.bc >= 0 && c.bc < n ? v[c.bc] : NAN, xy, origin, "XStep",
+                             "YStep", msg);
     }
     if (status != CLX_OK)
         return status;
@@ -442,5 +479,6 @@ void clx_orientation_map_free(clx_orientation_map *map)
     if (!map)
         return;
     free(map->euler);
+    free(map->quality);
     memset(map, 0, sizeof *map);
 }
