@@ -210,6 +210,7 @@ typedef struct clx_scan_info {
     int binning;                /* 0 when the file does not say */
     int has_euler;              /* crystal orientations per pattern (clx_image_file_euler) */
     unsigned placeholders;      /* CLX_SCAN_PLACEHOLDER_*: values the writer put in for ones it did not know */
+    int symmetry;               /* the orientations' clx_symmetry (every phase's); -1: not known */
 } clx_scan_info;
 
 /* kikuchipy writes a detector pixel of 1 um when it knows none: pixel_size
@@ -1227,6 +1228,7 @@ void clx_orientation_refine(const double reference_euler[3], const double w[3], 
 #define CLX_STRAIN_DEVIATORIC  4u   /* e is the deviatoric strain (no stiffness or no orientation) */
 #define CLX_STRAIN_DROPPED     8u   /* the robust rule dropped windows */
 #define CLX_STRAIN_UNSETTLED  16u   /* remapping: the rotation had not settled (set by the caller) */
+#define CLX_STRAIN_NO_GRAIN   32u   /* a reference per grain: the point is in none (set by the caller): NaN */
 
 typedef struct clx_strain {
     double e[9];            /* strain U - I (F = R U), sample frame, row-major 3x3 (tensor shears) */

@@ -13,6 +13,8 @@ function abs(x) {
     return x < 0 ? -x : x
 }
 
+{ sub(/\r$/, "") }
+
 FNR == 1 {
     for (k = 1; k <= NF; k++)
         col[FILENAME, $k] = k

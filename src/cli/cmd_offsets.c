@@ -7,6 +7,8 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
+
 #include <string.h>
 
 #include "cli.h"
@@ -550,11 +552,13 @@ int offsets_parse_args(const struct command_options *command, int argc, char **a
             return -1;
         return image_options_add_args(&a->img, argc, argv, optind, ": name the pairs' images or use --list FILE");
     }
-    if (optind >= argc) {
+    /* strain --grains: each grain has its own reference, and every argument is a pattern. */
+    int grains = a->strain && a->strain->grains;
+    if (!grains && optind >= argc) {
         report_error("no reference image given (usage: clxcorr %s [OPTIONS] REFERENCE IMAGE...)", command->name);
         return -1;
     }
-    a->reference = argv[optind++];
+    a->reference = grains ? NULL : argv[optind++];
     a->mode.plan.pairs = a->pairing == PAIRING_PREVIOUS;
     if (a->resume && (!a->out.path || strcmp(a->out.path, "-") == 0)) {
         report_error("--resume continues the output FILE of an earlier run: give it with -o FILE");
@@ -567,7 +571,8 @@ int offsets_parse_args(const struct command_options *command, int argc, char **a
     if (window_options_check(&a->win, WINDOWS_REQUIRED | WINDOWS_PER_PASS) || mode_options_check(&a->mode) ||
         piv_check(a) || pairing_check(a) || format_resolve(a))
         return -1;
-    return image_options_add_args(&a->img, argc, argv, optind, ": name them after the reference or use --list FILE");
+    return image_options_add_args(&a->img, argc, argv, optind,
+                                  grains ? ": name the scan's pattern file" : ": name them after the reference or use --list FILE");
 }
 
 int offsets_main(int argc, char **argv, struct offsets_args *a, int (*parse)(int, char **, struct offsets_args *))
@@ -606,6 +611,7 @@ int offsets_main(int argc, char **argv, struct offsets_args *a, int (*parse)(int
     }
     offsets_setup_failed(&r);
     offsets_run_free(&r);
+    free(a->first_page);
     image_options_free(&a->img);
     mode_options_free(&a->mode);
     /* Interrupted: the shell's convention, 128 + the signal. */

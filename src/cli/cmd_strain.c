@@ -19,6 +19,7 @@
 static const char strain_help[] =
     "Usage: clxcorr strain [OPTIONS] REFERENCE PATTERN...\n"
     "       clxcorr strain [OPTIONS] REFERENCE SCAN.h5\n"
+    "       clxcorr strain --grains auto|MAP [OPTIONS] SCAN.h5\n"
     "\n"
     "HR-EBSD: the elastic strain and lattice rotation of each PATTERN relative\n"
     "to REFERENCE, from the shifts of its windows (Wilkinson, Meaden and\n"
@@ -57,6 +58,21 @@ static const char strain_help[] =
     "      --step X,Y       the scan's step in um (a pattern file's header gives it)\n"
     "      --scan-cols C    PATTERNs given as files lie C to a scan row, in order\n"
     "      --ref-point R,C  REFERENCE's scan point, when it is not FILE#R,C\n"
+    "\n"
+    "A reference per grain (polycrystals):\n"
+    "      --grains auto    the scan's grains from its orientations (the pattern\n"
+    "                       file's, or --orientations FILE): neighbours less than\n"
+    "                       --grain-angle DEG apart (default 5) join, grains of\n"
+    "                       fewer than --min-grain N points (default 10) are left\n"
+    "                       out (flag 32, no numbers); each grain's reference is\n"
+    "                       its best pattern (the indexing's IQ or band contrast)\n"
+    "                       within half its equivalent radius of its centre\n"
+    "      --grains MAP     grains from an image of the scan's rows x columns,\n"
+    "                       each pixel a grain number (0: none)\n"
+    "      --grain-references FILE  'GRAIN ROW COL' lines: these references instead\n"
+    "      --symmetry S     cubic or hexagonal (default: the orientation file's)\n"
+    "                       Rows then come grain by grain, with columns grain,\n"
+    "                       ref_row, ref_col; no REFERENCE argument.\n"
     "\n"
     "Strain:\n"
     "      --stiffness SPEC cubic:C11,C12,C44 or hexagonal:C11,C12,C13,C33,C44 in\n"
@@ -108,13 +124,17 @@ static const char strain_help[] =
     "  Columns: image (over a pattern file's scan: scan_row,scan_col,scan_x,\n"
     "  scan_y), e11,e12,e13,e22,e23,e33 (strain, sample frame, tensor shears),\n"
     "  w1,w2,w3 (rotation in radians about the sample's x, y, z: W32, W13,\n"
-    "  W21), residual (RMS of the fitted shifts' misfit, px), windows (used),\n"
+    "  W21), with --grains grain,ref_row,ref_col, where the reference's\n"
+    "  orientation is known phi1,Phi,phi2 (the pattern's refined orientation:\n"
+    "  the reference's turned by w; Bunge, radians, orix's frame), residual\n"
+    "  (RMS of the fitted shifts' misfit, px), windows (used),\n"
     "  flags: 0 a full fit, else the sum of\n"
     "            1  fewer than 4 usable windows: no numbers (nan)\n"
     "            2  the windows do not fix the fit (on a line, say): nan\n"
     "            4  the strain is deviatoric (no --stiffness or no orientation)\n"
     "            8  the robust fit dropped windows\n"
     "           16  --remap: the rotation had not settled after the last pass\n"
+    "           32  --grains: the point is in no grain (nan)\n"
     "\n"
     "  -v, --verbose        say what is happening; at the end, the fit's host time\n"
     "                       and its share of the run's wall time (--explain too)\n"
@@ -142,7 +162,12 @@ enum {
     OPT_REMAP,
     OPT_REMAP_TOL,
     OPT_REMAP_PASSES,
-    OPT_REMAP_ROTATION
+    OPT_REMAP_ROTATION,
+    OPT_GRAINS,
+    OPT_GRAIN_ANGLE,
+    OPT_MIN_GRAIN,
+    OPT_SYMMETRY,
+    OPT_GRAIN_REFERENCES
 };
 
 static const struct option strain_table[] = {
@@ -168,6 +193,11 @@ static const struct option strain_table[] = {
     { "remap-tol", required_argument, NULL, OPT_REMAP_TOL },
     { "remap-passes", required_argument, NULL, OPT_REMAP_PASSES },
     { "remap-rotation", no_argument, NULL, OPT_REMAP_ROTATION },
+    { "grains", required_argument, NULL, OPT_GRAINS },
+    { "grain-angle", required_argument, NULL, OPT_GRAIN_ANGLE },
+    { "min-grain", required_argument, NULL, OPT_MIN_GRAIN },
+    { "symmetry", required_argument, NULL, OPT_SYMMETRY },
+    { "grain-references", required_argument, NULL, OPT_GRAIN_REFERENCES },
     OPTION_MODE,
     OPTION_METHOD,
     OPTION_MAX_SHIFT,
@@ -274,6 +304,20 @@ static int strain_take(void *own, int c, const char *value)
     case OPT_REMAP_ROTATION: o->remap = o->remap_rotation = 1; return 1;
     case OPT_REMAP_TOL: return option_taken(parse_double(value, "--remap-tol", 1e-6, 10, &o->remap_tol));
     case OPT_REMAP_PASSES: return option_taken(parse_int(value, "--remap-passes", 1, 50, &o->remap_passes));
+    case OPT_GRAINS: o->grains = value; return 1;
+    case OPT_GRAIN_ANGLE: return option_taken(parse_double(value, "--grain-angle", 0.01, 60, &o->grain_angle));
+    case OPT_MIN_GRAIN: return option_taken(parse_int(value, "--min-grain", 1, 1 << 30, &o->min_grain));
+    case OPT_GRAIN_REFERENCES: o->grain_references = value; return 1;
+    case OPT_SYMMETRY:
+        if (strcmp(value, "cubic") == 0)
+            o->symmetry = CLX_SYMMETRY_CUBIC;
+        else if (strcmp(value, "hexagonal") == 0)
+            o->symmetry = CLX_SYMMETRY_HEXAGONAL;
+        else {
+            report_error("--symmetry: expected cubic or hexagonal, got '%s'", value);
+            return -1;
+        }
+        return 1;
     }
     return offsets_take(own, c, value);
 }
@@ -295,6 +339,12 @@ static int parse_args(int argc, char **argv, struct offsets_args *a)
     }
     if (a->strain->have_euler && a->strain->orientations) {
         report_error("--euler and --orientations both give the orientation: give one of them");
+        return -1;
+    }
+    const struct strain_options *o = a->strain;
+    if (!o->grains && (o->grain_references || o->symmetry >= 0)) {
+        report_error("%s chooses among grains: give --grains auto or --grains MAP",
+                     o->grain_references ? "--grain-references" : "--symmetry");
         return -1;
     }
     if (a->strain->remap && (a->resume || a->shard_count)) {

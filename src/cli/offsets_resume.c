@@ -23,21 +23,23 @@
 static int strain_rows_twice(struct offsets_run *r, const char *name, const struct row_scan_point *at,
                              struct csv_text *a, struct csv_text *b)
 {
-    clx_strain one, two;
+    struct strain_row one, two;
     memset(&one, 0, sizeof one);
     memset(&two, 0, sizeof two);
     for (int k = 0; k < 9; k++) {
-        one.e[k] = 1;
-        two.e[k] = 2;
+        one.fit.e[k] = 1;
+        two.fit.e[k] = 2;
     }
     for (int k = 0; k < 3; k++) {
-        one.w[k] = 1;
-        two.w[k] = 2;
+        one.fit.w[k] = one.euler[k] = 1;
+        two.fit.w[k] = two.euler[k] = 2;
     }
-    one.residual = one.windows = 1;
-    one.flags = 1;
-    two.residual = two.windows = 2;
-    two.flags = 2;
+    one.fit.residual = one.fit.windows = 1;
+    one.fit.flags = 1;
+    two.fit.residual = two.fit.windows = 2;
+    two.fit.flags = 2;
+    one.grain = one.ref_row = one.ref_col = 1;
+    two.grain = two.ref_row = two.ref_col = 2;
     return row_format_pattern(r->format, a, name, at, &one) == CLX_OK &&
            row_format_pattern(r->format, b, name, at, &two) == CLX_OK;
 }

@@ -38,6 +38,7 @@
 #include "plot/quiver.h"
 #include "report.h"
 #include "shard.h"
+#include "strain_grains.h"
 #include "strain_job.h"
 #include "window_mask.h"
 
@@ -71,6 +72,7 @@ struct offsets_args {
     int shard_index, shard_count;    /* --shard K/N; 0: the whole list */
     clx_stream_options stream;
     const char *reference;       /* NULL with --reference pairs: the first pair's first image sizes the run */
+    char *first_page;            /* strain --grains: "SCAN#0", which sizes the run (reference points there) */
     enum offsets_pairing pairing;    /* --reference */
     /* --reference pairs with --passes, a window per pass or a validation
      * option: PIV's deforming passes (offsets_piv.c) and their options. */
@@ -150,7 +152,9 @@ struct offsets_run {
     /* `clxcorr strain`: the fit, and each image's strain between its fit
      * (by a lane) and its writing, in strains[j % ring_size]. */
     struct strain_job *strain;   /* the run's own; NULL for offsets */
-    clx_strain *strains;
+    struct strain_row *strains;
+    struct strain_grains grains;     /* strain --grains: the items' grains and references */
+    size_t *reference_of;            /* with grains: each stream index's reference */
     struct strain_remap *remap;  /* --remap: each image's map, NULL without */
 };
 

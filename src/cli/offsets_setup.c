@@ -81,6 +81,18 @@ static int inputs_load(struct offsets_args *a, struct offsets_run *r)
     }
     if (a->pairing == PAIRING_PAIRS)
         a->reference = a->img.images.entries[0];
+    /* --grains: every argument is the scan's; its first pattern sizes the
+     * run until the grains' references are known (strain_setup). */
+    if (a->strain && a->strain->grains && !a->reference) {
+        const char *entry = a->img.images.entries[0];
+        size_t n = strlen(entry) + 4;
+        if (strchr(entry, '#') || !(a->first_page = malloc(n)))
+            a->reference = entry;
+        else {
+            snprintf(a->first_page, n, "%s#0", entry);
+            a->reference = a->first_page;
+        }
+    }
     if (outputs_guard(a) != 0)
         return -1;
     if (image_entry_load_single(a->reference, a->img.images.scan, &r->ref, &msg) != CLX_OK) {
@@ -166,11 +178,14 @@ static int images_select(const struct offsets_args *a, struct offsets_run *r)
         report_error("out of memory");
         return -1;
     }
-    if ((a->shard_count || r->mpi) && r->items.status != CLX_OK) {
-        /* Shards and ranks split a list they must know whole. */
+    if ((a->shard_count || r->mpi || (a->strain && a->strain->grains)) && r->items.status != CLX_OK) {
+        /* Shards and ranks split a list they must know whole, and grains order it. */
         report_error("%s", r->items.msg.text);
         return -1;
     }
+    /* Before anything splits the list: every process orders it alike. */
+    if (a->strain && strain_grains_assign(a->strain, &r->items, &r->grains) != 0)
+        return -1;
     r->first = 0;
     r->count = r->items.count;
     r->pairing = a->pairing;
@@ -229,19 +244,60 @@ static int strain_setup(struct offsets_args *a, struct offsets_run *r)
         return -1;
     }
     a->strain->explain = a->mode.explain;
-    if (strain_job_setup(job, a->strain, a->reference, &r->ref, &r->items, r->regions, r->nregions) != 0) {
+    if (strain_job_setup(job, a->strain, a->reference, &r->ref, &r->items, &r->grains, r->regions, r->nregions) !=
+        0) {
         strain_job_free(job);
         free(job);
         return -1;
     }
     r->strain = job;
+    /* The refined orientations, where a reference's orientation is known. */
+    int oriented = 0;
+    for (size_t g = 0; g < job->nreferences; g++)
+        oriented |= isfinite(job->references[g].euler[0]);
+    row_format_strain_extras(&a->format, r->grains.count > 0, oriented);
     if (a->strain->remap && strain_remap_setup(r, a->strain->remap_passes, a->strain->remap_tol,
                                                !a->strain->remap_rotation) != 0)
         return -1;
+    if (r->grains.count > 0) {
+        /* Each stream index's grain reference, in the run's staged type. */
+        r->reference_of = malloc((r->local_count ? r->local_count : 1) * sizeof *r->reference_of);
+        if (!r->reference_of) {
+            report_error("out of memory");
+            return -1;
+        }
+        for (size_t j = 0; j < r->local_count; j++)
+            r->reference_of[j] = strain_job_reference_of(job, offsets_item_index(r, j));
+        for (size_t g = 0; g < job->nreferences; g++)
+            if (job->reference_images[g].type != r->ref.type) {
+                clx_image converted;
+                clx_message msg;
+                if (clx_image_alloc(&converted, r->ref.width, r->ref.height, r->ref.type, &msg) != CLX_OK ||
+                    clx_image_copy_to(&job->reference_images[g], &converted, &msg) != CLX_OK) {
+                    report_error("grain %zu's reference: %s", g + 1, msg.text);
+                    return -1;
+                }
+                clx_image_free(&job->reference_images[g]);
+                job->reference_images[g] = converted;
+            }
+        a->stream.references = job->reference_images;
+        a->stream.reference_count = job->nreferences;
+        a->stream.reference_of = r->reference_of;
+        report_info("--grains: %d grains from %s, each against its own reference", r->grains.count, r->grains.from);
+        if (r->explain) {
+            report_note("grains: %d from %s; rows come grain by grain", r->grains.count, r->grains.from);
+            for (size_t g = 0; g < job->nreferences; g++) {
+                size_t points = 0;
+                for (size_t i = 0; i < r->items.count; i++)
+                    points += r->grains.item_grain[i] == (int)g + 1;
+                report_note("  grain %zu: %zu patterns, reference at point %ld,%ld", g + 1, points,
+                            job->references[g].row, job->references[g].col);
+            }
+        }
+    }
     return 0;
 }
 
-/* --quiver: the mean offset of each window, gathered as the rows are written. */
 static int quiver_setup(const struct offsets_args *a, struct offsets_run *r)
 {
     if (a->quiver && r->mpi) {
@@ -406,6 +462,8 @@ void offsets_run_free(struct offsets_run *r)
     free(r->strain);
     strain_remap_free(r->remap);
     free(r->strains);
+    free(r->reference_of);
+    strain_grains_free(&r->grains);
     close_devices(r->ctxs, r->ndevices);
     free(r->regions);
     free(r->rows_read);

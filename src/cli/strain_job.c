@@ -21,6 +21,9 @@ void strain_options_init(struct strain_options *o)
     o->remap_tol = 0.01;
     o->remap_passes = 4;
     o->pc_mode = STRAIN_PC_AUTO;
+    o->grain_angle = 5;
+    o->min_grain = 10;
+    o->symmetry = -1;
 }
 
 /* ---- the reference pattern's own file -------------------------------------- */
@@ -32,6 +35,7 @@ struct reference_pattern {
     int has_pc;
     double pc[3];
     long row, col;               /* its scan point; -1 without a grid */
+    double euler[3];             /* its orientation in the file (NAN: none) */
 };
 
 static void reference_pattern_read(const char *entry, const char *scan_name, struct reference_pattern *rp)
@@ -42,6 +46,7 @@ static void reference_pattern_read(const char *entry, const char *scan_name, str
     clx_message msg;
     memset(rp, 0, sizeof *rp);
     rp->row = rp->col = -1;
+    rp->euler[0] = rp->euler[1] = rp->euler[2] = NAN;
     if (clx_image_name_split(entry, &path, &page, &row, &col) != CLX_OK || !path)
         return;
     if (clx_image_file_open_scan(path, scan_name, &f, &msg) == CLX_OK && clx_image_file_scan(f)) {
@@ -53,6 +58,8 @@ static void reference_pattern_read(const char *entry, const char *scan_name, str
         rp->known = 1;
         rp->scan = *s;
         rp->has_pc = clx_image_file_pattern_centre(f, page, rp->pc) == CLX_OK;
+        if (clx_image_file_euler(f, page, rp->euler) != CLX_OK)
+            rp->euler[0] = rp->euler[1] = rp->euler[2] = NAN;
         if (s->cols > 0) {
             rp->row = page / s->cols;
             rp->col = page % s->cols;
@@ -280,19 +287,17 @@ static int orientation_resolve(struct strain_job *job, const struct strain_optio
     job->fit.stiffness = NULL;
     if (o->orientations && orientations_read(job, o->orientations) != 0)
         return -1;
-    if (!o->stiffness) {
-        if (o->orientations)
-            report_warning("--orientations: a pattern's orientation is used only with --stiffness (the "
-                           "traction-free full strain); without it the strain is deviatoric");
+    /* Each pattern's orientation: --euler's, --orientations', or the
+     * file's own; for the full strain, and the refined orientations. */
+    job->given_euler = o->have_euler;
+    memcpy(job->euler, o->euler, sizeof job->euler);
+    job->file_euler = !o->have_euler && !o->orientations && job->scan && job->scan->has_euler;
+    if (!o->stiffness)
         return 0;
-    }
     if (clx_stiffness_parse(o->stiffness, job->stiffness, &msg) != CLX_OK) {
         report_error("--stiffness: %s", msg.text);
         return -1;
     }
-    job->given_euler = o->have_euler;
-    memcpy(job->euler, o->euler, sizeof job->euler);
-    job->file_euler = !o->have_euler && !o->orientations && job->scan && job->scan->has_euler;
     if (!o->have_euler && !o->orientations && !job->file_euler) {
         report_error("--stiffness needs each pattern's crystal orientation: the patterns' file gives none; give "
                      "--orientations FILE (.ang, .ctf) or --euler PHI1,PHI,PHI2 (Bunge, degrees)");
@@ -302,9 +307,118 @@ static int orientation_resolve(struct strain_job *job, const struct strain_optio
     return 0;
 }
 
+/* The orientation at a scan point (row, col; -1: unknown) or of page `page`
+ * of the patterns' file: --euler's, --orientations', or the file's. */
+static int orientation_at(const struct strain_job *job, long row, long col, clx_image_file *f, int page,
+                          double euler[3])
+{
+    euler[0] = euler[1] = euler[2] = NAN;
+    if (job->given_euler) {
+        memcpy(euler, job->euler, 3 * sizeof *euler);
+        return 0;
+    }
+    const clx_orientation_map *m = &job->orientations;
+    if (m->euler && row >= 0 && row < m->rows && col >= 0 && col < m->cols) {
+        memcpy(euler, &m->euler[3 * ((size_t)row * m->cols + col)], 3 * sizeof *euler);
+        return 0;
+    }
+    if (job->file_euler && f && page >= 0 && clx_image_file_euler(f, page, euler) == CLX_OK)
+        return 0;
+    return -1;
+}
+
+/* Item i's pattern file and page, when it is a pattern of one kept open. */
+static clx_image_file *item_file(const struct strain_job *job, size_t i, int *page)
+{
+    const struct image_item *it = &job->items->items[i];
+    *page = it->page;
+    return job->items->open && it->page >= 0 ? job->items->open[it->entry] : NULL;
+}
+
+/* Item i's scan point: the scan's, --scan-cols', or its index's in the
+ * orientation map's grid; -1 when none. */
+static void item_point(const struct strain_job *job, size_t i, long *row, long *col)
+{
+    *row = *col = -1;
+    if (job->scan)
+        image_item_scan_point(job->items, i, job->scan, row, col);
+    else if (job->scan_cols > 0) {
+        *row = (long)(i / job->scan_cols);
+        *col = (long)(i % job->scan_cols);
+    } else if (job->orientations.cols > 0) {
+        *row = (long)(i / (size_t)job->orientations.cols);
+        *col = (long)(i % (size_t)job->orientations.cols);
+    }
+}
+
+static int item_orientation(const struct strain_job *job, size_t i, double euler[3])
+{
+    long row, col;
+    int page;
+    clx_image_file *f = item_file(job, i, &page);
+    item_point(job, i, &row, &col);
+    return orientation_at(job, row, col, f, page, euler);
+}
+
+/* The references: the REFERENCE argument's, or each grain's, its pattern
+ * loaded for the stream in the run's staged type (`ref`'s). */
+static int references_resolve(struct strain_job *job, const struct reference_pattern *rp, const clx_image *ref,
+                              const struct strain_grains *grains)
+{
+    job->nreferences = grains && grains->count > 0 ? (size_t)grains->count : 1;
+    job->references = calloc(job->nreferences, sizeof *job->references);
+    if (!job->references) {
+        report_error("out of memory");
+        return -1;
+    }
+    if (!grains || grains->count == 0) {
+        struct strain_reference *r = &job->references[0];
+        r->detector = job->detector;
+        r->row = rp->row;
+        r->col = rp->col;
+        /* --euler's or --orientations' at its point, else its file's own. */
+        if (orientation_at(job, rp->row, rp->col, NULL, -1, r->euler) != 0 && rp->known)
+            memcpy(r->euler, rp->euler, sizeof r->euler);
+        return 0;
+    }
+    job->grains = grains;
+    job->reference_images = calloc(job->nreferences, sizeof *job->reference_images);
+    if (!job->reference_images) {
+        report_error("out of memory");
+        return -1;
+    }
+    for (size_t g = 0; g < job->nreferences; g++) {
+        struct strain_reference *r = &job->references[g];
+        size_t item = grains->reference_item[g];
+        double pc[3];
+        clx_message msg;
+        r->detector = job->detector;
+        strain_job_pattern_centre(job, item, pc);
+        r->detector.pcx = pc[0];
+        r->detector.pcy = pc[1];
+        r->detector.pcz = pc[2];
+        item_point(job, item, &r->row, &r->col);
+        item_orientation(job, item, r->euler);
+        clx_image loaded;
+        if (image_item_load(job->items, item, &loaded, &msg) != CLX_OK) {
+            report_error("grain %zu's reference: %s", g + 1, msg.text);
+            return -1;
+        }
+        int status = clx_image_alloc(&job->reference_images[g], ref->width, ref->height, ref->type, &msg);
+        if (status == CLX_OK)
+            status = clx_image_copy_to(&loaded, &job->reference_images[g], &msg);
+        clx_image_free(&loaded);
+        if (status != CLX_OK) {
+            report_error("grain %zu's reference: %s", g + 1, msg.text);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int strain_job_setup(struct strain_job *job, const struct strain_options *o, const char *reference,
-                     const clx_image *ref, const struct image_items *items, const clx_region *regions,
-                     size_t nregions)
+                     const clx_image *ref, const struct image_items *items, const struct strain_grains *grains,
+                     const clx_region *regions, size_t nregions)
 {
     struct reference_pattern rp;
     memset(job, 0, sizeof *job);
@@ -321,7 +435,8 @@ int strain_job_setup(struct strain_job *job, const struct strain_options *o, con
         tilt_resolve(o->detector_tilt, rp.known ? rp.scan.detector_tilt : NAN, s ? s->detector_tilt : NAN,
                      "--detector-tilt", "detector tilt", &job->detector.detector_tilt,
                      &job->detector_tilt_from) != 0 ||
-        centres_resolve(job, o, &rp) != 0 || orientation_resolve(job, o) != 0)
+        centres_resolve(job, o, &rp) != 0 || orientation_resolve(job, o) != 0 ||
+        references_resolve(job, &rp, ref, grains) != 0)
         return -1;
     /* kikuchipy's azimuthal and twist angles turn the detector about two
      * more axes, which the fit does not model: refused, not ignored. */
@@ -379,6 +494,12 @@ int strain_job_setup(struct strain_job *job, const struct strain_options *o, con
 
 void strain_job_free(struct strain_job *job)
 {
+    for (size_t g = 0; job->reference_images && g < job->nreferences; g++)
+        clx_image_free(&job->reference_images[g]);
+    free(job->reference_images);
+    free(job->references);
+    job->reference_images = NULL;
+    job->references = NULL;
     free(job->x);
     free(job->y);
     job->x = job->y = NULL;
@@ -386,14 +507,6 @@ void strain_job_free(struct strain_job *job)
 }
 
 /* ---- each pattern ---------------------------------------------------------- */
-
-/* Item i's pattern file and page, when it is a pattern of one kept open. */
-static clx_image_file *item_file(const struct strain_job *job, size_t i, int *page)
-{
-    const struct image_item *it = &job->items->items[i];
-    *page = it->page;
-    return job->items->open && it->page >= 0 ? job->items->open[it->entry] : NULL;
-}
 
 void strain_job_pattern_centre(const struct strain_job *job, size_t i, double pc[3])
 {
@@ -421,20 +534,6 @@ void strain_job_pattern_centre(const struct strain_job *job, size_t i, double pc
         memcpy(pc, moved, sizeof moved);
 }
 
-/* Item i's orientation in the --orientations file: at its scan point, or
- * the point of its index when the patterns have none. */
-static const double *orientation_of(const struct strain_job *job, size_t i)
-{
-    const clx_orientation_map *m = &job->orientations;
-    size_t point = i;
-    if (job->scan) {
-        long row, col;
-        image_item_scan_point(job->items, i, job->scan, &row, &col);
-        point = (size_t)row * (size_t)m->cols + (size_t)col;
-    }
-    return point < (size_t)m->rows * (size_t)m->cols ? &m->euler[3 * point] : NULL;
-}
-
 /* The monotonic clock in ns: the fit's share of the run is measured, not
  * inferred from throughput. */
 static unsigned long long clock_ns(void)
@@ -449,28 +548,45 @@ double strain_job_fit_seconds(const struct strain_job *job)
     return 1e-9 * (double)__atomic_load_n(&job->fit_ns, __ATOMIC_RELAXED);
 }
 
+size_t strain_job_reference_of(const struct strain_job *job, size_t i)
+{
+    if (!job->grains)
+        return 0;
+    int g = job->grains->item_grain[i];
+    return g > 0 ? (size_t)(g - 1) : 0;
+}
+
 static int fit_untimed(const struct strain_job *job, size_t i, const double *remapped_by, const clx_result *results,
-                       clx_strain *out, clx_message *msg)
+                       struct strain_row *out, clx_message *msg)
 {
     double pc[3], euler[3];
-    const double *orientation = NULL;
-    strain_job_pattern_centre(job, i, pc);
-    if (job->given_euler) {
-        orientation = job->euler;
-    } else if (job->orientations.euler) {
-        orientation = orientation_of(job, i);
-    } else if (job->file_euler) {
-        int page;
-        clx_image_file *f = item_file(job, i, &page);
-        if (f && clx_image_file_euler(f, page, euler) == CLX_OK)
-            orientation = euler;
+    int grain = job->grains ? job->grains->item_grain[i] : 0;
+    const struct strain_reference *ref = &job->references[strain_job_reference_of(job, i)];
+    out->grain = grain;
+    out->ref_row = ref->row;
+    out->ref_col = ref->col;
+    out->euler[0] = out->euler[1] = out->euler[2] = NAN;
+    if (job->grains && grain == 0) {
+        /* A point in no grain has no reference: no numbers. */
+        memset(&out->fit, 0, sizeof out->fit);
+        for (int k = 0; k < 9; k++)
+            out->fit.e[k] = out->fit.beta[k] = out->fit.beta_detector[k] = NAN;
+        out->fit.w[0] = out->fit.w[1] = out->fit.w[2] = out->fit.residual = NAN;
+        out->fit.flags = CLX_STRAIN_NO_GRAIN;
+        out->ref_row = out->ref_col = -1;
+        return CLX_OK;
     }
-    return clx_strain_fit(&job->detector, pc, remapped_by, job->x, job->y, results, job->nwindows, orientation,
-                          &job->fit, out, msg);
+    strain_job_pattern_centre(job, i, pc);
+    int known = item_orientation(job, i, euler) == 0;
+    int status = clx_strain_fit(&ref->detector, pc, remapped_by, job->x, job->y, results, job->nwindows,
+                                known ? euler : NULL, &job->fit, &out->fit, msg);
+    if (status == CLX_OK)
+        clx_orientation_refine(ref->euler, out->fit.w, out->euler);
+    return status;
 }
 
 int strain_job_fit(struct strain_job *job, size_t i, const double *remapped_by, const clx_result *results,
-                   clx_strain *out, clx_message *msg)
+                   struct strain_row *out, clx_message *msg)
 {
     unsigned long long start = clock_ns();
     int status = fit_untimed(job, i, remapped_by, results, out, msg);

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include "clxcorr.h"
 #include "image_list.h"
+#include "output/row_format.h"
+#include "strain_grains.h"
 
 /* --pattern-centres: where each pattern's centre comes from. */
 enum strain_pc_mode {
@@ -45,10 +47,22 @@ struct strain_options {
     int remap_rotation;          /* --remap-rotation: by the measured rotation alone, not the whole F */
     double remap_tol;            /* --remap-tol DEG */
     int remap_passes;            /* --remap-passes N */
+    const char *grains;          /* --grains auto|FILE: a reference per grain */
+    double grain_angle;          /* --grain-angle DEG (default 5) */
+    int min_grain;               /* --min-grain N points (default 10) */
+    int symmetry;                /* --symmetry: clx_symmetry, -1: the orientation file's */
+    const char *grain_references;    /* --grain-references FILE */
 };
 
 /* Defaults: nothing given, the fit's defaults, remap off (tolerance 0.01 degree, 4 passes). */
 void strain_options_init(struct strain_options *o);
+
+/* A reference of the run: the REFERENCE argument's, or a grain's. */
+struct strain_reference {
+    clx_detector detector;       /* the geometry, with its pattern's centre */
+    long row, col;               /* its scan point (-1: none) */
+    double euler[3];             /* its orientation (NAN: unknown) */
+};
 
 /* One run's strain: set up once, then read by the lanes at once. */
 struct strain_job {
@@ -61,7 +75,7 @@ struct strain_job {
     long ref_row, ref_col;       /* the reference's scan point */
     size_t scan_cols;            /* > 0: image k lies at (k / scan_cols, k % scan_cols) */
     const clx_scan_info *scan;   /* the pattern file's scan, or NULL */
-    int file_euler;              /* the file gives each pattern's orientation: use it */
+    int file_euler;              /* the file gives each pattern's orientation */
     int given_euler;             /* --euler: one orientation for every pattern */
     double euler[3];             /* radians */
     /* --orientations: each pattern's from its scan point (the scan's, or
@@ -69,6 +83,12 @@ struct strain_job {
     clx_orientation_map orientations;
     double stiffness[36];
     clx_strain_options fit;
+    /* The references: one, or one per grain (grains->count); each item's
+     * is references[grains->item_grain[item] - 1], no grain's none. */
+    struct strain_reference *references;
+    size_t nreferences;
+    const struct strain_grains *grains;
+    clx_image *reference_images;     /* per grain, the run's staged type, for the stream */
     double *x, *y;               /* the windows' centres */
     size_t nwindows;
     const struct image_items *items;
@@ -84,15 +104,17 @@ struct strain_job {
  * returns -1, else 0.
  */
 int strain_job_setup(struct strain_job *job, const struct strain_options *o, const char *reference,
-                     const clx_image *ref, const struct image_items *items, const clx_region *regions,
-                     size_t nregions);
+                     const clx_image *ref, const struct image_items *items, const struct strain_grains *grains,
+                     const clx_region *regions, size_t nregions);
 void strain_job_free(struct strain_job *job);
 
 /* Fits item i's window results into *out (thread-safe; its time is added
  * to job->fit_ns); remapped_by: the beta_detector its pattern was remapped
- * by, or NULL. */
+ * by, or NULL. An item in no grain gets no numbers (CLX_STRAIN_NO_GRAIN). */
 int strain_job_fit(struct strain_job *job, size_t item, const double *remapped_by, const clx_result *results,
-                   clx_strain *out, clx_message *msg);
+                   struct strain_row *out, clx_message *msg);
+/* Item i's reference (0 for an item in no grain). */
+size_t strain_job_reference_of(const struct strain_job *job, size_t item);
 /* The host time the fits took so far, summed over the lanes, in seconds. */
 double strain_job_fit_seconds(const struct strain_job *job);
 

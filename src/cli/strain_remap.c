@@ -89,12 +89,13 @@ static int estimate(void *user, size_t j, const clx_result *results, size_t nreg
 {
     struct offsets_run *r = user;
     struct strain_remap *m = r->remap;
-    clx_strain s;
+    struct strain_row row;
     (void)nregions;
-    int status = strain_job_fit(r->strain, offsets_item_index(r, j), m->map[j], results, &s, msg);
+    int status = strain_job_fit(r->strain, offsets_item_index(r, j), m->map[j], results, &row, msg);
     if (status != CLX_OK)
         return status;
-    if (s.flags & (CLX_STRAIN_FEW_WINDOWS | CLX_STRAIN_SINGULAR)) {
+    const clx_strain s = row.fit;
+    if (s.flags & (CLX_STRAIN_FEW_WINDOWS | CLX_STRAIN_SINGULAR | CLX_STRAIN_NO_GRAIN)) {
         m->settled[j] = 1;   /* nothing to remap by: left as it is */
         return CLX_OK;
     }

@@ -182,6 +182,21 @@ static int kikuchipy_header(hid_t scan, size_t n, int width, int height, struct 
     s->twist = value_or(scan, "EBSD/Header/twist_angle", NAN);
     s->sample_tilt = value_or(scan, "EBSD/Header/sample_tilt", NAN);
     read_euler3(scan, euler, n, 0, h);
+    /* orix's crystal map names each phase's space group: 195-230 are
+     * cubic (m-3m and its subgroups' Laue group is taken as m-3m), 168-194
+     * hexagonal; phases of both, or others, leave it unknown. */
+    for (int id = 0; id < 8; id++) {
+        char path[96];
+        long long group;
+        snprintf(path, sizeof path, "EBSD/CrystalMap/crystal_map/header/phases/%d/space_group", id);
+        if (h5_read_long(scan, path, &group) != 0)
+            continue;
+        int sym = group >= 195 && group <= 230 ? CLX_SYMMETRY_CUBIC : group >= 168 && group <= 194
+                                                                           ? CLX_SYMMETRY_HEXAGONAL : -2;
+        s->symmetry = s->symmetry == -1 || s->symmetry == sym ? sym : -2;
+    }
+    if (s->symmetry < -1)
+        s->symmetry = -1;
     return read_pattern_centre(scan, pc, n, PC_BRUKER, width, height, h);
 }
 

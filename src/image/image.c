@@ -281,4 +281,5 @@ void image_scan_init(clx_scan_info *scan, const char *format)
     snprintf(scan->format, sizeof scan->format, "%s", format);
     scan->sample_tilt = scan->detector_tilt = scan->azimuthal = scan->twist = NAN;
     scan->pixel_size = NAN;
+    scan->symmetry = -1;
 }

@@ -38,7 +38,7 @@ int h5_output_image(struct h5_output *out, size_t index, const char *name, const
 }
 
 int h5_output_pattern(struct h5_output *out, size_t index, const char *name, const struct row_scan_point *point,
-                      const clx_strain *strain, clx_message *msg)
+                      const struct strain_row *strain, clx_message *msg)
 {
     return CLX_ERR_UNSUPPORTED;
 }
@@ -108,6 +108,12 @@ static const struct column_info column_infos[ROW_COLUMN_COUNT] = {
     [ROW_COLUMN_RESIDUAL] = { VALUE_REAL, PER_IMAGE, "px", "RMS of the fit's shift residuals over the windows used" },
     [ROW_COLUMN_WINDOWS] = { VALUE_INT, PER_IMAGE, "", "windows used by the fit" },
     [ROW_COLUMN_STRAIN_FLAGS] = { VALUE_FLAGS, PER_IMAGE, "", "0: a full fit; else bits (clxcorr strain --help)" },
+    [ROW_COLUMN_GRAIN] = { VALUE_INT, PER_IMAGE, "", "grain (clxcorr strain --grains), 0: none" },
+    [ROW_COLUMN_REF_ROW] = { VALUE_INT, PER_IMAGE, "", "scan row of the pattern's reference" },
+    [ROW_COLUMN_REF_COL] = { VALUE_INT, PER_IMAGE, "", "scan column of the pattern's reference" },
+    [ROW_COLUMN_PHI1] = { VALUE_REAL, PER_IMAGE, "rad", "refined orientation, Bunge phi1, sample frame (orix's)" },
+    [ROW_COLUMN_PHI] = { VALUE_REAL, PER_IMAGE, "rad", "refined orientation, Bunge Phi" },
+    [ROW_COLUMN_PHI2] = { VALUE_REAL, PER_IMAGE, "rad", "refined orientation, Bunge phi2" },
 };
 
 struct column_out {
@@ -491,8 +497,9 @@ static int block_flush(struct h5_output *o, clx_message *msg)
 }
 
 /* Pattern `at` of the block: column c's value of its strain. */
-static void strain_value_put(struct column_out *c, size_t at, const clx_strain *s)
+static void strain_value_put(struct column_out *c, size_t at, const struct strain_row *row)
 {
+    const clx_strain *s = &row->fit;
     static const int tensor[6] = { 0, 1, 2, 4, 5, 8 };   /* e11 e12 e13 e22 e23 e33 in e[9] */
     if (c->column >= ROW_COLUMN_E11 && c->column <= ROW_COLUMN_E33)
         ((double *)c->buffer)[at] = s->e[tensor[c->column - ROW_COLUMN_E11]];
@@ -504,11 +511,17 @@ static void strain_value_put(struct column_out *c, size_t at, const clx_strain *
         ((int32_t *)c->buffer)[at] = s->windows;
     else if (c->column == ROW_COLUMN_STRAIN_FLAGS)
         ((uint32_t *)c->buffer)[at] = s->flags;
+    else if (c->column == ROW_COLUMN_GRAIN)
+        ((int32_t *)c->buffer)[at] = row->grain;
+    else if (c->column == ROW_COLUMN_REF_ROW || c->column == ROW_COLUMN_REF_COL)
+        ((int32_t *)c->buffer)[at] = (int32_t)(c->column == ROW_COLUMN_REF_ROW ? row->ref_row : row->ref_col);
+    else if (c->column >= ROW_COLUMN_PHI1 && c->column <= ROW_COLUMN_PHI2)
+        ((double *)c->buffer)[at] = row->euler[c->column - ROW_COLUMN_PHI1];
 }
 
 /* Image `at` of the block, window w's value of column c (strain's columns: from `strain`). */
 static int value_put(struct column_out *c, size_t nregions, size_t at, const char *name,
-                     const struct row_scan_point *point, const clx_result *results, const clx_strain *strain)
+                     const struct row_scan_point *point, const clx_result *results, const struct strain_row *strain)
 {
     if (c->column >= ROW_COLUMN_E11) {
         strain_value_put(c, at, strain);
@@ -562,7 +575,7 @@ static int value_put(struct column_out *c, size_t nregions, size_t at, const cha
 
 /* One image's values, with per-window results or a pattern's strain. */
 static int image_put(struct h5_output *o, size_t index, const char *name, const struct row_scan_point *point,
-                     const clx_result *results, const clx_strain *strain, clx_message *msg)
+                     const clx_result *results, const struct strain_row *strain, clx_message *msg)
 {
     if (index != o->first + o->buffered || index >= o->images) {
         snprintf(msg->text, sizeof msg->text, "%s: image %zu out of order (internal error)", o->part_path, index);
@@ -585,7 +598,7 @@ int h5_output_image(struct h5_output *o, size_t index, const char *name, const s
 }
 
 int h5_output_pattern(struct h5_output *o, size_t index, const char *name, const struct row_scan_point *point,
-                      const clx_strain *strain, clx_message *msg)
+                      const struct strain_row *strain, clx_message *msg)
 {
     return image_put(o, index, name, point, NULL, strain, msg);
 }

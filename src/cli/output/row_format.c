@@ -15,10 +15,12 @@ static const char *const column_names[ROW_COLUMN_COUNT] = {
     "znssd", "sigma_dx", "sigma_dy", "dudx", "dudy", "dvdx", "dvdy", "exx", "eyy", "exy",
     "scan_row", "scan_col", "scan_x", "scan_y",
     "e11", "e12", "e13", "e22", "e23", "e33", "w1", "w2", "w3", "residual", "windows", "flags",
+    "grain", "ref_row", "ref_col", "phi1", "Phi", "phi2",
 };
 /* The scan point's columns, and the strain's. */
 #define FIRST_SCAN_COLUMN ROW_COLUMN_SCAN_ROW
 #define FIRST_STRAIN_COLUMN ROW_COLUMN_E11
+#define FIRST_EXTRA_STRAIN_COLUMN ROW_COLUMN_GRAIN
 
 /* Whether a format of this family (offsets' per window, or strain's per
  * pattern) has column c: the image and scan columns belong to both. */
@@ -91,7 +93,7 @@ void row_format_init_strain(struct row_format *f)
     f->kind = ROW_FORMAT_CSV;
     f->ncolumns = 0;
     f->columns[f->ncolumns++] = ROW_COLUMN_IMAGE;
-    for (int c = FIRST_STRAIN_COLUMN; c < ROW_COLUMN_COUNT; c++)
+    for (int c = FIRST_STRAIN_COLUMN; c < FIRST_EXTRA_STRAIN_COLUMN; c++)
         f->columns[f->ncolumns++] = (enum row_column)c;
     f->chosen = 0;
     f->strain = 1;
@@ -109,11 +111,36 @@ void row_format_use_scan(struct row_format *f, unsigned groups, int position)
         f->columns[n++] = ROW_COLUMN_SCAN_Y;
     }
     if (f->strain)
-        for (int c = FIRST_STRAIN_COLUMN; c < ROW_COLUMN_COUNT; c++)
+        for (int c = FIRST_STRAIN_COLUMN; c < FIRST_EXTRA_STRAIN_COLUMN; c++)
             f->columns[n++] = (enum row_column)c;
     else
         n = default_columns(f, n, ROW_COLUMN_REGION, groups);
     f->ncolumns = n;
+}
+
+void row_format_strain_extras(struct row_format *f, int grains, int orientations)
+{
+    if (f->chosen || !f->strain)
+        return;
+    /* After the rotation and before residual, windows and flags: grain and
+     * reference, then the orientation. */
+    enum row_column extras[6];
+    size_t n = 0, at = 0;
+    if (grains) {
+        extras[n++] = ROW_COLUMN_GRAIN;
+        extras[n++] = ROW_COLUMN_REF_ROW;
+        extras[n++] = ROW_COLUMN_REF_COL;
+    }
+    if (orientations) {
+        extras[n++] = ROW_COLUMN_PHI1;
+        extras[n++] = ROW_COLUMN_PHI;
+        extras[n++] = ROW_COLUMN_PHI2;
+    }
+    while (at < f->ncolumns && f->columns[at] != ROW_COLUMN_RESIDUAL)
+        at++;
+    memmove(f->columns + at + n, f->columns + at, (f->ncolumns - at) * sizeof *f->columns);
+    memcpy(f->columns + at, extras, n * sizeof *extras);
+    f->ncolumns += n;
 }
 
 int row_format_check_scan(const struct row_format *f, int scan, clx_message *msg)
@@ -173,7 +200,8 @@ int row_format_set_columns(struct row_format *f, const char *list, unsigned grou
         if (c < 0 && f->strain) {
             snprintf(msg->text, sizeof msg->text,
                      "--columns: unknown column '%.*s' (known: image, e11, e12, e13, e22, e23, e33, w1, w2, w3, "
-                     "residual, windows, flags, and over a scan scan_row, scan_col, scan_x, scan_y)",
+                     "residual, windows, flags, grain, ref_row, ref_col, phi1, Phi, phi2, and over a scan scan_row, "
+                     "scan_col, scan_x, scan_y)",
                      (int)(len > 100 ? 100 : len), p);
             return CLX_ERR_ARGUMENT;
         }
@@ -290,7 +318,7 @@ static void put_signed(struct csv_text *t, long long v)
 
 static void put_fixed(struct csv_text *t, double v, int decimals)
 {
-    static const double scale[] = { 1, 10, 100, 1e3, 1e4, 1e5, 1e6 };
+    static const double scale[] = { 1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9 };
     double scaled = v * scale[decimals];
     if (isnan(v)) {
         /* One spelling whatever the sign bit: printf writes -nan for a
@@ -435,10 +463,12 @@ static void put_value(struct csv_text *t, enum row_format_kind kind, enum row_co
 }
 
 /* Strains and rotations of 1e-5 and less: 7 significant digits. */
-static void put_strain_value(struct csv_text *t, enum row_format_kind kind, enum row_column c, const clx_strain *s)
+static void put_strain_value(struct csv_text *t, enum row_format_kind kind, enum row_column c,
+                             const struct strain_row *row)
 {
     int json = kind == ROW_FORMAT_JSONL;
     static const int tensor[6] = { 0, 1, 2, 4, 5, 8 };   /* e11 e12 e13 e22 e23 e33 in e[9] */
+    const clx_strain *s = &row->fit;
     double v;
     if (c >= ROW_COLUMN_E11 && c <= ROW_COLUMN_E33)
         v = s->e[tensor[c - ROW_COLUMN_E11]];
@@ -452,6 +482,13 @@ static void put_strain_value(struct csv_text *t, enum row_format_kind kind, enum
         return;
     } else if (c == ROW_COLUMN_STRAIN_FLAGS) {
         put_uint(t, s->flags);
+        return;
+    } else if (c == ROW_COLUMN_GRAIN || c == ROW_COLUMN_REF_ROW || c == ROW_COLUMN_REF_COL) {
+        put_signed(t, c == ROW_COLUMN_GRAIN ? row->grain : c == ROW_COLUMN_REF_ROW ? row->ref_row : row->ref_col);
+        return;
+    } else if (c >= ROW_COLUMN_PHI1 && c <= ROW_COLUMN_PHI2) {
+        /* Radians to 1e-9: an orientation's 0.2 arc-milliseconds. */
+        json ? put_json_real(t, row->euler[c - ROW_COLUMN_PHI1], 9, 0) : put_fixed(t, row->euler[c - ROW_COLUMN_PHI1], 9);
         return;
     } else
         return;
@@ -509,7 +546,7 @@ int row_format_image(const struct row_format *f, struct csv_text *t, const char 
 }
 
 int row_format_pattern(const struct row_format *f, struct csv_text *t, const char *image_name,
-                       const struct row_scan_point *point, const clx_strain *strain)
+                       const struct row_scan_point *point, const struct strain_row *strain)
 {
     struct csv_text name = { 0 };
     if (text_reserve(&name, 6 * strlen(image_name) + 3) != 0)

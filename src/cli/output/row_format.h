@@ -87,7 +87,23 @@ enum row_column {
     ROW_COLUMN_RESIDUAL,
     ROW_COLUMN_WINDOWS,
     ROW_COLUMN_STRAIN_FLAGS,     /* named "flags" too: the strain's CLX_STRAIN_* bits */
+    /* strain's columns that a run has only with --grains, or with the
+     * reference's orientation (row_format_strain_extras). */
+    ROW_COLUMN_GRAIN,
+    ROW_COLUMN_REF_ROW,
+    ROW_COLUMN_REF_COL,
+    ROW_COLUMN_PHI1,             /* the pattern's refined orientation, Bunge, radians */
+    ROW_COLUMN_PHI,
+    ROW_COLUMN_PHI2,
     ROW_COLUMN_COUNT
+};
+
+/* One row of `clxcorr strain`: the fit, and what a run adds to it. */
+struct strain_row {
+    clx_strain fit;
+    int grain;                   /* with --grains: 1.., 0 for a point in none */
+    long ref_row, ref_col;       /* its reference's scan point (-1: none) */
+    double euler[3];             /* the reference's orientation turned by the fit's rotation (NAN: unknown) */
 };
 
 /* What an image's rows of a pair or a sequence add (NULL: nothing): its
@@ -181,6 +197,11 @@ int row_format_image(const struct row_format *format, struct csv_text *t, const 
  * into t, replacing its text. Thread-safe for different t.
  * CLX_ERR_HOST_MEMORY when out of memory. */
 int row_format_pattern(const struct row_format *format, struct csv_text *t, const char *image_name,
-                       const struct row_scan_point *point, const clx_strain *strain);
+                       const struct row_scan_point *point, const struct strain_row *strain);
+
+/* Unless --columns chose them, the strain's columns that only some runs
+ * have: grain, ref_row, ref_col with grains, phi1, Phi, phi2 with the
+ * reference's orientation. */
+void row_format_strain_extras(struct row_format *format, int grains, int orientations);
 
 #endif

@@ -37,6 +37,24 @@ Files (one per detector tilt T in -10, 0, 10):
                        whose matrix is g R^T (orix: g * Rotation.from_matrix(R^T)),
                        as Bunge angles (orix's to_euler, radians)
 
+a scan of two grains, each against its own reference:
+
+    grains.h5          kikuchipy h5ebsd, uint16 patterns of GRAINS_HEIGHT x
+                       GRAINS_WIDTH, a scan of 3 x 4 points: columns 0-1 a
+                       grain of orientation A, columns 2-3 one of B (40
+                       degrees from A); each point its grain's crystal
+                       deformed by F (rotations up to 1 degree, strains up to
+                       1e-3), the points (1, 0) and (1, 3) undeformed: they
+                       are the references, as their image quality, the best
+                       of their grains in grains.ang, makes them
+    grains.ang         orix's .ang of the scan: each point's orientation (its
+                       grain's turned by F's rotation, as indexing would
+                       find it), image quality 100 at the references and
+                       50 elsewhere, confidence 0.9; the same crystal map
+                       (Ni, space group 225) is grains.h5's
+    grains_truth.csv   as tilt_T_truth.csv, F relative to the point's grain
+                       reference, and the grain (1: A, 2: B)
+
 and two small files for the header's edge cases:
 
     placeholders.h5    kikuchipy h5ebsd of 2 x 2 patterns of 60 x 80 (the
@@ -179,7 +197,7 @@ def write_scan(mp, arrays, tilt, fs, g):
     s.save(path)
 
     with open(os.path.join(HERE, name + "_truth.csv"), "w", newline="") as out:
-        w = csv.writer(out)
+        w = csv.writer(out, lineterminator="\n")
         w.writerow(["scan_row", "scan_col", "pcx", "pcy", "pcz"] + ["f%d%d" % (i, j) for i in (1, 2, 3) for j in (1, 2, 3)]
                    + ["e11", "e12", "e13", "e22", "e23", "e33", "w1", "w2", "w3", "phi1", "Phi", "phi2"])
         for i, f in enumerate(fs):
@@ -215,6 +233,73 @@ def write_header_cases(mp, g):
         assert h5py.check_string_dtype(f["manufacturer"].dtype).encoding == "utf-8"
 
 
+GRAINS_HEIGHT, GRAINS_WIDTH = 300, 400
+GRAIN_EULER_DEG = ((32.0, 41.0, 17.0), (75.0, 20.0, 310.0))
+
+
+def write_grains(mp, arrays, rng):
+    """grains.h5, grains.ang and grains_truth.csv: two grains, their references undeformed."""
+    from orix import io as orix_io
+    from orix.crystal_map import Phase
+    rows, cols = 3, 4
+    det = kp.detectors.EBSDDetector(shape=(GRAINS_HEIGHT, GRAINS_WIDTH), pc=PC, sample_tilt=SAMPLE_TILT, tilt=0,
+                                    px_size=PIXEL_UM, binning=1)
+    det = det.extrapolate_pc(pc_indices=np.array([rows // 2, cols // 2]), navigation_shape=(rows, cols),
+                             step_sizes=(STEP_UM, STEP_UM))
+    dc_all = _get_direction_cosines_from_detector(det).reshape(rows * cols, -1, 3)
+    g = [Rotation.from_euler(np.deg2rad(e)) for e in GRAIN_EULER_DEG]
+    references = {(1, 0), (1, 3)}
+    patterns = np.empty((rows * cols, GRAINS_HEIGHT * GRAINS_WIDTH))
+    truth, orientations, quality = [], [], []
+    for i in range(rows * cols):
+        r, c = divmod(i, cols)
+        grain = 0 if c < 2 else 1
+        if (r, c) in references:
+            f = np.eye(3)
+        else:
+            axis = rng.normal(size=3)
+            axis /= np.linalg.norm(axis)
+            rot = Rotation.from_axes_angles(axis, np.deg2rad(rng.uniform(0.05, 1.0))).to_matrix().squeeze()
+            e = rng.uniform(-1e-3, 1e-3, size=(3, 3))
+            f = rot @ (np.eye(3) + 0.5 * (e + e.T))
+        dc = dc_all[i] @ np.linalg.inv(f).T
+        dc /= np.linalg.norm(dc, axis=1, keepdims=True)
+        patterns[i] = project(arrays, g[grain].data.squeeze(), dc)
+        rot, u = polar(f)
+        orientations.append((g[grain] * Rotation.from_matrix(rot.T)).data.squeeze())
+        quality.append(100.0 if (r, c) in references else 50.0)
+        truth.append((r, c, grain + 1, det.pc[r, c], f, rot, u))
+    lo, hi = patterns.min(), patterns.max()
+    data = np.round((patterns - lo) / (hi - lo) * 60000 + 2000).astype(np.uint16)
+    xmap = CrystalMap(rotations=Rotation(np.array(orientations)),
+                      phase_id=np.zeros(rows * cols, dtype=int),
+                      x=np.tile(np.arange(cols), rows) * STEP_UM, y=np.repeat(np.arange(rows), cols) * STEP_UM,
+                      phase_list=PhaseList(Phase(name="ni", space_group=225)),
+                      prop={"iq": np.array(quality), "ci": np.full(rows * cols, 0.9)})
+    orix_io.save(os.path.join(HERE, "grains.ang"), xmap, overwrite=True)
+    s = kp.signals.EBSD(data.reshape(rows, cols, GRAINS_HEIGHT, GRAINS_WIDTH))
+    s.detector = det
+    for axis in s.axes_manager.navigation_axes:
+        axis.scale = STEP_UM
+    s.xmap = xmap
+    path = os.path.join(HERE, "grains.h5")
+    if os.path.exists(path):
+        os.remove(path)
+    s.save(path)
+
+    with open(os.path.join(HERE, "grains_truth.csv"), "w", newline="") as out:
+        w = csv.writer(out, lineterminator="\n")
+        w.writerow(["scan_row", "scan_col", "grain", "pcx", "pcy", "pcz"]
+                   + ["f%d%d" % (i, j) for i in (1, 2, 3) for j in (1, 2, 3)]
+                   + ["e11", "e12", "e13", "e22", "e23", "e33", "w1", "w2", "w3", "phi1", "Phi", "phi2"])
+        for (r, c, grain, pc, f, rot, u), o in zip(truth, orientations):
+            e = 3 * u / np.trace(u) - np.eye(3)
+            euler = Rotation(o).to_euler().squeeze()
+            w.writerow([r, c, grain] + ["%.9f" % v for v in pc] + ["%.12e" % v for v in f.ravel()]
+                       + ["%.6e" % v for v in (e[0, 0], e[0, 1], e[0, 2], e[1, 1], e[1, 2], e[2, 2])]
+                       + ["%.6e" % v for v in rotation_vector(rot)] + ["%.9f" % v for v in euler])
+
+
 def main():
     rng = np.random.default_rng(SEED)
     mp, arrays = master_pattern()
@@ -223,6 +308,7 @@ def main():
         check_against_get_patterns(mp, arrays, tilt, g)
         write_scan(mp, arrays, tilt, deformations(rng, ROWS * COLS), g)
     write_header_cases(mp, g)
+    write_grains(mp, arrays, rng)
 
 
 if __name__ == "__main__":
