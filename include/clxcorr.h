@@ -935,7 +935,9 @@ int clx_stream_run_devices(clx_context *const *contexts, size_t context_count, c
  * own grid, measures what is left;
  * its offsets are that residual plus the field at its windows' centres.
  * Every pass is a plan of pairs (options.plan; the accurate mode's IC-GN
- * by default); the results are the last pass's, on its grid.
+ * by default; the first of several without a window function, which would
+ * halve the displacement it can catch); the results are the last pass's,
+ * on its grid.
  */
 typedef struct clx_multipass_options {
     int passes;                 /* 1 to 8 */
