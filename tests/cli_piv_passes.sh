@@ -12,7 +12,7 @@
 #   weight its 32 px windows by Hann's and lose them (1.67 px);
 # - every row of every pair, in input order, flags 8 and 256 together;
 # - --keep-outliers: no vector replaced;
-# - the refusals, each one line.
+# - the refusals, each one line, naming what was asked and the way to it.
 . "$TESTS_SRCDIR/lib.sh"
 need_device
 
@@ -81,8 +81,24 @@ expect_failure "a window list without pairs" 2 "a window per pass is for the def
     "$CLXCORR" offsets --grid-step 16 --window 48,32 "$A" "$B"
 expect_failure "validation without pairs" 2 "--min-zncc validates the deforming passes of --reference pairs" \
     "$CLXCORR" offsets --grid-step 16 --window 32x32 --min-zncc 0.5 "$A" "$B"
-expect_failure "passes on --grid" 2 "do not combine with a --regions or --grid layout" \
+expect_failure "--keep-outliers without pairs" 2 "--keep-outliers keeps the outliers of the deforming passes" \
+    "$CLXCORR" offsets --grid-step 16 --window 32x32 --keep-outliers "$A" "$B"
+# The layouts the passes refuse, said as such (not "--window is only used
+# with --grid or --grid-step", which led to --grid, refused in turn).
+expect_failure "passes on --regions" 2 \
+    "^clxcorr: error: --window 64,32,32: PIV's deforming passes measure on a --grid-step grid, not on the windows of --regions $S/regions.txt: give --grid-step S instead\$" \
+    "$CLXCORR" offsets --reference pairs --regions "$S/regions.txt" --window 64,32,32 "$A" "$B"
+expect_failure "--passes on --regions" 2 "^clxcorr: error: --passes 3: .* not on the windows of --regions" \
+    "$CLXCORR" offsets --reference pairs --regions "$S/regions.txt" --window 32 --passes 3 "$A" "$B"
+expect_failure "passes on --grid" 2 "^clxcorr: error: --window 48,32: .* not on --grid 4x4: give --grid-step S instead" \
     "$CLXCORR" offsets --reference pairs --grid 4x4 --window 48,32 "$A" "$B"
+expect_failure "--passes on --grid without --window" 2 "^clxcorr: error: --passes 3: .* not on --grid 4x4" \
+    "$CLXCORR" offsets --reference pairs --grid 4x4 --passes 3 "$A" "$B"
+expect_failure "passes without a layout" 2 "^clxcorr: error: --window 64,32,32: .* give --grid-step S\$" \
+    "$CLXCORR" offsets --reference pairs --window 64,32,32 "$A" "$B"
+expect_failure "--grid-step without --window" 2 \
+    "^clxcorr: error: --median-threshold: PIV's deforming passes need --window with --grid-step: one size \(32\) or one per pass" \
+    "$CLXCORR" offsets --reference pairs --grid-step 16 --median-threshold 3 "$A" "$B"
 expect_failure "passes with --mask" 2 "do not combine with --mask" \
     "$CLXCORR" offsets --reference pairs --grid-step 16 --window 48,32 --mask "$A" "$A" "$B"
 expect_failure "fewer passes than windows" 2 "--passes 2 with --window's 3 windows" \

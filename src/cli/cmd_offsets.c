@@ -418,8 +418,48 @@ static int pairing_check(const struct offsets_args *a)
 }
 
 /*
+ * --reference pairs asking for PIV's deforming passes (a window per pass,
+ * --passes or a validation option): their layout, said before the generic
+ * window checks, whose "--window is only used with --grid or --grid-step"
+ * or "--grid needs --window WxH" led to a layout the passes refuse.
+ */
+static int piv_layout_check(const struct offsets_args *a)
+{
+    const struct window_options *w = &a->win;
+    char asked[96];
+    if (w->npass_windows) {
+        int n = snprintf(asked, sizeof asked, "--window %d", w->pass_windows[0]);
+        for (int k = 1; k < w->npass_windows && n > 0 && (size_t)n < sizeof asked; k++)
+            n += snprintf(asked + n, sizeof asked - (size_t)n, ",%d", w->pass_windows[k]);
+    } else if (a->mode.plan.passes > 0) {
+        snprintf(asked, sizeof asked, "--passes %d", a->mode.plan.passes);
+    } else if (a->validation_option) {
+        snprintf(asked, sizeof asked, "%s", a->validation_option);
+    } else {
+        return 0;
+    }
+    if ((w->regions_path != NULL) + w->have_grid + w->have_step > 1)
+        return 0;   /* window_options_check: give one of them */
+    if (w->regions_path)
+        report_error("%s: PIV's deforming passes measure on a --grid-step grid, not on the windows of --regions %s: "
+                     "give --grid-step S instead", asked, w->regions_path);
+    else if (w->have_grid)
+        report_error("%s: PIV's deforming passes measure on a --grid-step grid, not on --grid %dx%d: give "
+                     "--grid-step S instead", asked, w->grid_nx, w->grid_ny);
+    else if (!w->have_step)
+        report_error("%s: PIV's deforming passes measure on a --grid-step grid: give --grid-step S", asked);
+    else if (!w->have_window)
+        report_error("%s: PIV's deforming passes need --window with --grid-step: one size (32) or one per pass, "
+                     "largest first (64,32,32)", asked);
+    else
+        return 0;
+    return -1;
+}
+
+/*
  * PIV's deforming passes: --reference pairs with --passes N, a window per
- * pass or a validation option, on a --grid-step grid of square windows.
+ * pass or a validation option, on a --grid-step grid of square windows
+ * (piv_layout_check said why not otherwise).
  * Fills the multi-pass's options; the passes' plans then take one
  * correlation pass each (plan.passes back to the refiner's default).
  */
@@ -433,16 +473,15 @@ static int piv_check(struct offsets_args *a)
     if (a->pairing != PAIRING_PAIRS) {
         if (w->npass_windows)
             report_error("--window: a window per pass is for the deforming passes of --reference pairs");
+        else if (strcmp(a->validation_option, "--keep-outliers") == 0)
+            report_error("--keep-outliers keeps the outliers of the deforming passes of --reference pairs");
         else
             report_error("%s validates the deforming passes of --reference pairs", a->validation_option);
         return -1;
     }
-    const char *other = !w->have_step ? "a --regions or --grid layout (give --grid-step S)"
-                        : a->mask     ? "--mask"
-                        : a->skip_bad ? "--skip-bad"
-                                      : NULL;
+    const char *other = a->mask ? "--mask" : a->skip_bad ? "--skip-bad" : NULL;
     if (other) {
-        report_error("PIV's deforming passes measure on a --grid-step grid and do not combine with %s", other);
+        report_error("PIV's deforming passes do not combine with %s", other);
         return -1;
     }
     if (w->win_w != w->win_h) {
@@ -547,7 +586,8 @@ int offsets_parse_args(const struct command_options *command, int argc, char **a
         /* Every image argument is a pair's; the first pair's first image
          * sizes the run (pairing_check). */
         a->mode.plan.pairs = 1;
-        if (window_options_check(&a->win, WINDOWS_REQUIRED | WINDOWS_PER_PASS) || mode_options_check(&a->mode) ||
+        if (piv_layout_check(a) || window_options_check(&a->win, WINDOWS_REQUIRED | WINDOWS_PER_PASS) ||
+            mode_options_check(&a->mode) ||
             piv_check(a) || pairing_check(a) || format_resolve(a))
             return -1;
         return image_options_add_args(&a->img, argc, argv, optind, ": name the pairs' images or use --list FILE");
