@@ -645,6 +645,8 @@ int offsets_main(int argc, char **argv, struct offsets_args *a, int (*parse)(int
             a->piv ? offsets_piv_stream(&r, &a->multipass_options, &why) : offsets_stream(&r, &a->mode.plan, &a->stream, &why);
         if (end != OFFSETS_NOT_SET_UP)
             status = offsets_report(&r, a, end == OFFSETS_FAILED, why.text);
+    } else if (r.usage_error) {
+        status = EXIT_USAGE;
     }
     offsets_setup_failed(&r);
     offsets_run_free(&r);
