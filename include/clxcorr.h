@@ -794,7 +794,8 @@ int clx_plan_push_pair_pixels(clx_plan *plan, const void *reference_pixels, cons
 #define CLX_FLAG_OUTLIER      8u  /* the normalised median test rejects it against its grid neighbours */
 #define CLX_FLAG_CLAMPED     16u  /* the moved window had to be kept inside the image */
 #define CLX_FLAG_UNCONVERGED 32u  /* refinement stopped before its correction fell below the tolerance */
-#define CLX_FLAG_REPLACED   256u  /* (clx_multipass) a rejected vector, replaced by its valid neighbours' median */
+#define CLX_FLAG_REPLACED   256u  /* (clx_multipass) a rejected vector (always with CLX_FLAG_OUTLIER), replaced
+                                     from its valid neighbours */
 
 typedef struct clx_result {
     double dx, dy;      /* offset: position in the image minus position in the reference */
@@ -969,12 +970,16 @@ int clx_stream_run_devices(clx_context *const *contexts, size_t context_count, c
  * on a grid of the first window size; between passes the field is
  * validated (normalised median test, the quality and range thresholds),
  * its rejected vectors replaced by the median of their valid neighbours,
- * smoothed, and interpolated to every pixel, and both frames are resampled
- * by half of it each way on the device (frame A at x - d/2, frame B at
- * x + d/2), so that the next pass, on its own grid, measures what is left;
+ * smoothed, and interpolated to every pixel (a deformed pass's median test
+ * judges what it measured beyond the field its frames were deformed by),
+ * and both frames are resampled by half of it each way on the device
+ * (frame A at x - d/2, frame B at x + d/2), so that the next pass, on its
+ * own grid, measures what is left;
  * its offsets are that residual plus the field at its windows' centres.
  * Every pass is a plan of pairs (options.plan; the accurate mode's IC-GN
- * by default); the results are the last pass's, on its grid.
+ * by default; the first of several without a window function, which would
+ * halve the displacement it can catch); the results are the last pass's,
+ * on its grid.
  */
 typedef struct clx_multipass_options {
     int passes;                 /* 1 to 8 */
@@ -1018,7 +1023,8 @@ int clx_multipass_batch_size(const clx_multipass *mp);
  * region_count results, pair by pair, windows in clx_multipass_regions'
  * order: dx, dy the displacement at each window's centre, the gradients
  * (with shape 1) the field's, the flags and quality columns the last
- * pass's with CLX_FLAG_OUTLIER and CLX_FLAG_REPLACED from the validation.
+ * pass's with CLX_FLAG_OUTLIER and CLX_FLAG_REPLACED from the validation
+ * (CLX_FLAG_OUTLIER is the validation's alone, not the plans' own test).
  */
 int clx_multipass_run(clx_multipass *mp, const clx_image *frames_a, const clx_image *frames_b, size_t count,
                       clx_result *results, size_t capacity);

@@ -9,7 +9,8 @@
 # - previous: each image against the one before, total_dx, total_dy the
 #   sum along the sequence (the truth's, the first image's against
 #   REFERENCE);
-# - the refusals, each one line: an odd number of images, and the options
+# - the refusals, each one line: an odd number of images (exit 2, from
+#   arguments, a list, with PIV passes), and the options
 #   a pair or a sequence does not combine with.
 . "$TESTS_SRCDIR/lib.sh"
 need_device
@@ -70,9 +71,16 @@ sed -n 8p "$TMP/previous.csv" | grep -q "image_0002.tif,$S/image_0001.tif,0," \
     && pass "previous: image 2's reference is image 1" || fail "previous: row 7: $(sed -n 8p "$TMP/previous.csv")"
 
 # Refusals.
-expect_failure "an odd number of images" 1 "two by two.*3 is an odd number" \
+# A usage error (2), known once the list is read: a multi-page TIFF's
+# pages are images, so the arguments alone do not tell.
+expect_failure "an odd number of images" 2 "^clxcorr: error: .*two by two.*: 3 is an odd number\$" \
     "$CLXCORR" offsets --reference pairs --regions "$S/regions.txt" "$S/image_0001.tif" "$S/image_0002.tif" \
     "$S/image_0003.tif"
+printf '%s %s\n%s\n' "$S/image_0001.tif" "$S/image_0002.tif" "$S/image_0003.tif" >"$TMP/odd.txt"
+expect_failure "an odd number of images listed" 2 "two by two.*: 3 is an odd number\$" \
+    "$CLXCORR" offsets --reference pairs --regions "$S/regions.txt" --list "$TMP/odd.txt"
+expect_failure "an odd number of PIV frames" 2 "two by two.*: 1 is an odd number\$" \
+    "$CLXCORR" offsets --reference pairs --grid-step 32 --window 64,32 "$S/image_0001.tif"
 expect_failure "an unknown scheme" 2 "--reference: unknown scheme 'next'" \
     "$CLXCORR" offsets --reference next --regions "$S/regions.txt" "$S/reference.tif" "$S/image_0001.tif"
 for opts in "--shard 1/2" "--resume -o $TMP/x.csv" "--refine correlation" "--passes 2" "--quiver $TMP/q.png"; do

@@ -82,6 +82,9 @@ static const char offsets_help[] =
     "                       neighbours, the field smoothed, and both frames\n"
     "                       resampled on the device by half of it each way (cubic\n"
     "                       B-spline) before the next pass measures what is left.\n"
+    "                       The first of several passes correlates without a\n"
+    "                       window function (--window-fn weights the later ones:\n"
+    "                       Hann's halves the displacement a pass can catch).\n"
     "                       Runs on one device, in batches of up to 16 pairs\n"
     "  -w, --window A,B,... a square window per pass, largest first, the last one\n"
     "                       the grid's: 64,32,32 is three passes (with --passes N\n"
@@ -89,7 +92,9 @@ static const char offsets_help[] =
     "                       passes keep the last one's overlap\n"
     "      --median-threshold T  the normalised median test's threshold over the\n"
     "                       3 x 3 neighbours (Westerweel & Scarano 2005; epsilon\n"
-    "                       0.1 px; default 2, 0: no test)\n"
+    "                       0.1 px; default 2, 0: no test); after the first pass\n"
+    "                       it judges what each pass measured beyond the field\n"
+    "                       its frames were deformed by, in two rounds\n"
     "      --min-peak-ratio R    also reject vectors whose peak_ratio is below R\n"
     "      --min-zncc Z     also reject vectors whose zncc is below Z\n"
     "      --max-displacement D  also reject vectors longer than D px\n"
@@ -242,7 +247,8 @@ static const char offsets_help[] =
     "               or unrelated windows)\n"
     "            8  outlier: the normalised median test over the 8 grid neighbours\n"
     "               (Westerweel & Scarano 2005) exceeds 2 with epsilon 0.1 px in dx\n"
-    "               or dy (windows on a grid only)\n"
+    "               or dy (windows on a grid only); PIV passes: rejected by their\n"
+    "               validation (--median-threshold and the others)\n"
     "           16  the moved window had to be kept inside the image (IC-GN: the\n"
     "               warped window reaches outside it)\n"
     "           32  refinement stopped before its step fell below --tol, or\n"
@@ -250,8 +256,8 @@ static const char offsets_help[] =
     "               passes')\n"
     "           64  the image could not be read (--skip-bad): dx, dy, peak nan\n"
     "          128  the window is masked (--mask): not measured, dx, dy, peak nan\n"
-    "          256  PIV passes: a rejected vector (flag 8), replaced by the median\n"
-    "               of its valid neighbours\n"
+    "          256  PIV passes: a rejected vector (flag 8), replaced from its valid\n"
+    "               neighbours; without --keep-outliers every 8 comes with 256\n"
     "    zncc        zero-normalised correlation of the windows at the final offset;\n"
     "                nan (spelled so in every format but JSON's null) where a\n"
     "                window has no contrast, and the row is flagged 4\n"
@@ -418,8 +424,48 @@ static int pairing_check(const struct offsets_args *a)
 }
 
 /*
+ * --reference pairs asking for PIV's deforming passes (a window per pass,
+ * --passes or a validation option): their layout, said before the generic
+ * window checks, whose "--window is only used with --grid or --grid-step"
+ * or "--grid needs --window WxH" led to a layout the passes refuse.
+ */
+static int piv_layout_check(const struct offsets_args *a)
+{
+    const struct window_options *w = &a->win;
+    char asked[96];
+    if (w->npass_windows) {
+        int n = snprintf(asked, sizeof asked, "--window %d", w->pass_windows[0]);
+        for (int k = 1; k < w->npass_windows && n > 0 && (size_t)n < sizeof asked; k++)
+            n += snprintf(asked + n, sizeof asked - (size_t)n, ",%d", w->pass_windows[k]);
+    } else if (a->mode.plan.passes > 0) {
+        snprintf(asked, sizeof asked, "--passes %d", a->mode.plan.passes);
+    } else if (a->validation_option) {
+        snprintf(asked, sizeof asked, "%s", a->validation_option);
+    } else {
+        return 0;
+    }
+    if ((w->regions_path != NULL) + w->have_grid + w->have_step > 1)
+        return 0;   /* window_options_check: give one of them */
+    if (w->regions_path)
+        report_error("%s: PIV's deforming passes measure on a --grid-step grid, not on the windows of --regions %s: "
+                     "give --grid-step S instead", asked, w->regions_path);
+    else if (w->have_grid)
+        report_error("%s: PIV's deforming passes measure on a --grid-step grid, not on --grid %dx%d: give "
+                     "--grid-step S instead", asked, w->grid_nx, w->grid_ny);
+    else if (!w->have_step)
+        report_error("%s: PIV's deforming passes measure on a --grid-step grid: give --grid-step S", asked);
+    else if (!w->have_window)
+        report_error("%s: PIV's deforming passes need --window with --grid-step: one size (32) or one per pass, "
+                     "largest first (64,32,32)", asked);
+    else
+        return 0;
+    return -1;
+}
+
+/*
  * PIV's deforming passes: --reference pairs with --passes N, a window per
- * pass or a validation option, on a --grid-step grid of square windows.
+ * pass or a validation option, on a --grid-step grid of square windows
+ * (piv_layout_check said why not otherwise).
  * Fills the multi-pass's options; the passes' plans then take one
  * correlation pass each (plan.passes back to the refiner's default).
  */
@@ -433,16 +479,15 @@ static int piv_check(struct offsets_args *a)
     if (a->pairing != PAIRING_PAIRS) {
         if (w->npass_windows)
             report_error("--window: a window per pass is for the deforming passes of --reference pairs");
+        else if (strcmp(a->validation_option, "--keep-outliers") == 0)
+            report_error("--keep-outliers keeps the outliers of the deforming passes of --reference pairs");
         else
             report_error("%s validates the deforming passes of --reference pairs", a->validation_option);
         return -1;
     }
-    const char *other = !w->have_step ? "a --regions or --grid layout (give --grid-step S)"
-                        : a->mask     ? "--mask"
-                        : a->skip_bad ? "--skip-bad"
-                                      : NULL;
+    const char *other = a->mask ? "--mask" : a->skip_bad ? "--skip-bad" : NULL;
     if (other) {
-        report_error("PIV's deforming passes measure on a --grid-step grid and do not combine with %s", other);
+        report_error("PIV's deforming passes do not combine with %s", other);
         return -1;
     }
     if (w->win_w != w->win_h) {
@@ -547,7 +592,8 @@ int offsets_parse_args(const struct command_options *command, int argc, char **a
         /* Every image argument is a pair's; the first pair's first image
          * sizes the run (pairing_check). */
         a->mode.plan.pairs = 1;
-        if (window_options_check(&a->win, WINDOWS_REQUIRED | WINDOWS_PER_PASS) || mode_options_check(&a->mode) ||
+        if (piv_layout_check(a) || window_options_check(&a->win, WINDOWS_REQUIRED | WINDOWS_PER_PASS) ||
+            mode_options_check(&a->mode) ||
             piv_check(a) || pairing_check(a) || format_resolve(a))
             return -1;
         return image_options_add_args(&a->img, argc, argv, optind, ": name the pairs' images or use --list FILE");
@@ -608,6 +654,8 @@ int offsets_main(int argc, char **argv, struct offsets_args *a, int (*parse)(int
             a->piv ? offsets_piv_stream(&r, &a->multipass_options, &why) : offsets_stream(&r, &a->mode.plan, &a->stream, &why);
         if (end != OFFSETS_NOT_SET_UP)
             status = offsets_report(&r, a, end == OFFSETS_FAILED, why.text);
+    } else if (r.usage_error) {
+        status = EXIT_USAGE;
     }
     offsets_setup_failed(&r);
     offsets_run_free(&r);

@@ -122,6 +122,7 @@ struct offsets_run {
     int mpi;
     int agreed;                  /* MPI: the set-up agreement took place */
     int all_set_up;              /* MPI: and every rank was ready */
+    int usage_error;             /* the set-up failed on the command line itself (exit 2) */
     const char *output;          /* --output, NULL: standard output */
     const struct row_format *format;
     struct csv_output out;       /* the rows of text, or */

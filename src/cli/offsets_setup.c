@@ -193,6 +193,9 @@ static int images_select(const struct offsets_args *a, struct offsets_run *r)
         if (r->items.count % 2 != 0) {
             report_error("--reference pairs takes the images two by two (frame A, frame B): %zu is an odd number"
                          "%s", r->items.count, r->items.status != CLX_OK ? " (the list stops at a bad entry)" : "");
+            /* Known only now, a multi-page TIFF being a page per image, but
+             * the command line's fault, unless a bad entry cut the list. */
+            r->usage_error = r->items.status == CLX_OK;
             return -1;
         }
         r->count = r->items.count / 2;

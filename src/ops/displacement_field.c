@@ -147,12 +147,29 @@ static double median_residual(double x, const int *di, const int *dj, const doub
     return fabs(x - predicted) / (median(res, n) + eps);
 }
 
-int field_validate(struct displacement_field *f, const struct field_validation *val, clx_result *results)
+int field_validate(struct displacement_field *f, const struct field_validation *val,
+                   const struct displacement_field *trend, clx_result *results)
 {
     int n = f->nx * f->ny, rejected = 0;
     unsigned char *fail = calloc((size_t)n, 1);
-    if (!fail)
+    /* What the median test sees: the field, or what is left of it beyond the trend. */
+    struct displacement_field left = *f;
+    if (trend) {
+        left.u = malloc(sizeof *left.u * n);
+        left.v = malloc(sizeof *left.v * n);
+    }
+    if (!fail || !left.u || !left.v) {
+        free(fail);
+        if (trend) {
+            free(left.u);
+            free(left.v);
+        }
         return 0;
+    }
+    for (int k = 0; trend && k < n; k++) {
+        left.u[k] = f->u[k] - trend->u[k];
+        left.v[k] = f->v[k] - trend->v[k];
+    }
     for (int j = 0; j < f->ny; j++)
         for (int i = 0; i < f->nx; i++) {
             int k = j * f->nx + i;
@@ -168,11 +185,11 @@ int field_validate(struct displacement_field *f, const struct field_validation *
                 bad = 1;
             double nu[8], nv[8];
             int di[8], dj[8];
-            int m = val->median_threshold > 0 ? neighbours(f, i, j, di, dj, nu, nv) : 0;
+            int m = val->median_threshold > 0 ? neighbours(&left, i, j, di, dj, nu, nv) : 0;
             /* Fewer than 3 valid neighbours tell nothing. */
             if (!bad && m >= 3 &&
-                (median_residual(f->u[k], di, dj, nu, m, val->median_epsilon) > val->median_threshold ||
-                 median_residual(f->v[k], di, dj, nv, m, val->median_epsilon) > val->median_threshold))
+                (median_residual(left.u[k], di, dj, nu, m, val->median_epsilon) > val->median_threshold ||
+                 median_residual(left.v[k], di, dj, nv, m, val->median_epsilon) > val->median_threshold))
                 bad = 1;
             fail[k] = (unsigned char)bad;
         }
@@ -185,6 +202,10 @@ int field_validate(struct displacement_field *f, const struct field_validation *
                 results[k].flags |= CLX_FLAG_OUTLIER;
         }
     free(fail);
+    if (trend) {
+        free(left.u);
+        free(left.v);
+    }
     return rejected;
 }
 

@@ -7,7 +7,9 @@
  *                (Exp. Fluids 39, 2005) over the 8 neighbours, measured
  *                from the plane through them (see neighbourhood_value in
  *                the .c: at a border the plain median misjudges a
- *                gradient), and the quality and range thresholds;
+ *                gradient), on the field or on what is left of it beyond
+ *                a trend (a deformed pass's predictor), and the quality
+ *                and range thresholds;
  *   replacement  each rejected vector by its valid neighbours' value at
  *                it (that plane, or their median where they fix none),
  *                as often as needed to fill every gap;
@@ -53,8 +55,11 @@ void field_free(struct displacement_field *f);
 void field_from_results(struct displacement_field *f, const clx_result *results);
 
 /* Marks invalid (and flags outlier in results, when not NULL) the vectors
- * that fail the tests; returns how many it rejected. */
-int field_validate(struct displacement_field *f, const struct field_validation *v, clx_result *results);
+ * that fail the tests; returns how many it rejected. The median test judges
+ * f minus trend (a field on the same points; NULL: f itself), the range
+ * test f. */
+int field_validate(struct displacement_field *f, const struct field_validation *v,
+                   const struct displacement_field *trend, clx_result *results);
 
 /* Replaces every invalid vector by the median of its valid neighbours,
  * sweeping until none is left; returns the vectors replaced (-1 when no
