@@ -89,6 +89,11 @@ core = Extension(
     library_dirs=library_dirs,
     runtime_library_dirs=library_dirs,
     libraries=["clxcorr"],
-    extra_compile_args=["-Wall", "-Wextra", "-Wno-missing-field-initializers", "-Wno-cast-function-type"],
+    # Hidden: the module's helpers shared between its files (windows_read,
+    # pixel_format, ...) stay out of its dynamic symbols, where an
+    # interpreter that loads extensions RTLD_GLOBAL would let them stand in
+    # for another library's (issue #35); PyMODINIT_FUNC keeps PyInit__core.
+    extra_compile_args=["-Wall", "-Wextra", "-Wno-missing-field-initializers", "-Wno-cast-function-type",
+                        "-fvisibility=hidden"],
 )
 setup(ext_modules=[core])
