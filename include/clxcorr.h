@@ -218,6 +218,9 @@ typedef struct clx_scan_info {
 #define CLX_SCAN_PLACEHOLDER_PIXEL_SIZE 1u
 /* ... and steps of 1 um, which may also be real: step_x and step_y are kept. */
 #define CLX_SCAN_PLACEHOLDER_STEP       2u
+/* ... and a crystal map of identity rotations in a phase of no space group
+ * when nothing was indexed: has_euler is then 0. */
+#define CLX_SCAN_PLACEHOLDER_ORIENTATIONS 4u
 
 /* The scan of a pattern file; NULL for other image files. */
 const clx_scan_info *clx_image_file_scan(const clx_image_file *file);
@@ -1228,6 +1231,38 @@ int clx_grains_references(int rows, int cols, const int *grain, int count, const
  * g = g_ref R^T, as orix composes g_ref * Rotation.from_matrix(R^T). NANs
  * for NAN input. */
 void clx_orientation_refine(const double reference_euler[3], const double w[3], double euler[3]);
+
+/* ---- geometrically necessary dislocations ---------------------------------- */
+
+/* The rotation vector (sample frame) of R_b R_a^T, the turn from rotation
+ * w_a to rotation w_b (clx_strain.w of two points): the exact difference a
+ * curvature is made of. NANs for NAN input. */
+void clx_rotation_difference(const double w_a[3], const double w_b[3], double d[3]);
+
+/*
+ * The five components of Nye's dislocation density tensor a map fixes, from
+ * the lattice curvature along the sample's x and y (kappa_x[i] = d theta_i /
+ * d x, rad per um): alpha = kappa^T - tr(kappa) I (Nye 1953; Pantleon 2008,
+ * the elastic strain's gradients left out), as alpha12, alpha13, alpha21,
+ * alpha23, alpha33 in 1/um.
+ */
+void clx_nye_components(const double kappa_x[3], const double kappa_y[3], double alpha[5]);
+
+typedef enum clx_lattice {
+    CLX_LATTICE_FCC,            /* {111}<110>: 12 edge and 6 screw dislocations */
+    CLX_LATTICE_BCC             /* {110}<111>: 12 edge and 4 screw */
+} clx_lattice;
+
+/*
+ * A total GND density (1/m^2) from the five components (clx_nye_components)
+ * at a point of orientation euler (Bunge, radians): the smallest-norm (L2)
+ * densities of the lattice's dislocation types, Burgers vector burgers_um
+ * long, that give them, summed as |rho|. NAN (CLX_OK) where a component or
+ * the orientation is NAN; CLX_ERR_ARGUMENT for an unknown lattice or a
+ * Burgers vector that is not positive.
+ */
+int clx_gnd_density(const double alpha[5], const double euler[3], clx_lattice lattice, double burgers_um,
+                    double *density, clx_message *msg);
 
 #define CLX_STRAIN_FEW_WINDOWS 1u   /* fewer than min_windows usable windows: no numbers (NaN) */
 #define CLX_STRAIN_SINGULAR    2u   /* the windows do not fix beta (on a line, say): NaN */

@@ -126,8 +126,11 @@ explain_has() {
 }
 explain_has patterns.h5 "clxcorr: scan: kikuchipy h5ebsd 'Scan 1', 2 x 3 points (rows x columns), step 1.5 x 2 um"
 explain_has patterns.h5 "clxcorr:   pattern centre 0.42000, 0.31000, 0.58000 (one for the scan; Bruker's convention, from the file's Bruker)"
-# kikuchipy wrote the fixture with its placeholder pixel size (1 um): unknown, and said so.
-explain_has patterns.h5 "clxcorr:   sample tilt 70, detector tilt 0, azimuthal 0, twist 0 (degrees; nan: not in the file); detector pixel nan um (the file's 1 um is kikuchipy's placeholder), binning 1 (0: not in the file); orientations per point"
+# kikuchipy wrote the fixture with its placeholder pixel size (1 um) and
+# its empty crystal map (identity rotations, no space group): both unknown,
+# and said so.
+explain_has patterns.h5 "clxcorr:   sample tilt 70, detector tilt 0, azimuthal 0, twist 0 (degrees; nan: not in the file); detector pixel nan um (the file's 1 um is kikuchipy's placeholder), binning 1 (0: not in the file)"
+explain_has patterns.h5 "clxcorr:   the crystal map is kikuchipy's empty one (identity rotations, no space group): no orientations"
 explain_has patterns.h5oina "clxcorr: scan: Oxford H5OINA '1', 2 x 3 points (rows x columns), step 1.5 x 2 um"
 explain_has patterns.h5oina "clxcorr:   pattern centre 0.42000, 0.31000, 0.58000 (the first point's, one per point; Bruker's convention, from the file's Oxford)"
 explain_has patterns.h5oina "clxcorr:   sample tilt 70, detector tilt 1.5, azimuthal nan, twist nan (degrees; nan: not in the file); detector pixel nan um, binning 8 (0: not in the file); orientations per point"
@@ -143,10 +146,10 @@ for s, fmt, name, conv in ((k, "kikuchipy h5ebsd", "Scan 1", "Bruker"), (o, "Oxf
     assert pc["convention"] == "Bruker" and pc["file_convention"] == conv, pc
     # H5OINA stores float32 in Oxford's convention: 1e-6 is its precision after the conversion.
     assert all(abs(pc[c] - v) < 1e-6 for c, v in (("pcx", 0.42), ("pcy", 0.31), ("pcz", 0.58))), pc
-    assert abs(s["sample_tilt_deg"] - 70) < 1e-4 and s["orientations"] == 1, s
+    assert abs(s["sample_tilt_deg"] - 70) < 1e-4 and s["orientations"] == (s is o), s
 assert k["pattern_centre"]["per_point"] == 0 and o["pattern_centre"]["per_point"] == 1
 assert (k["detector_tilt_deg"], k["detector_pixel_um"], k["binning"]) == (0, None, 1), k
-assert k["placeholders"] == ["detector_pixel_um"] and o["placeholders"] == [], (k, o)
+assert k["placeholders"] == ["detector_pixel_um", "orientations"] and o["placeholders"] == [], (k, o)
 assert abs(o["detector_tilt_deg"] - 1.5) < 1e-4 and o["binning"] == 8 and o["detector_pixel_um"] is None, o
 EOF
 else

@@ -9,7 +9,9 @@
  *   point not indexed, a one-point grain below the minimum and a
  *   symmetric equivalent of one grain's orientation (the same grain);
  * - clx_grains_references: the best quality near the centre, not the best
- *   quality at the border; the point nearest the centroid without quality.
+ *   quality at the border; the point nearest the centroid without quality;
+ * - the Nye components from curvatures, rotation differences, and the GND
+ *   density's zero, linearity in alpha and in 1/b, and refusals.
  */
 #include "config.h"
 
@@ -141,12 +143,53 @@ static void check_references(void)
     CHECK(clx_grains_references(5, 5, grain, 1, NULL, &ref, &msg) == CLX_ERR_ARGUMENT, "a grain past the count");
 }
 
+static void check_nye(void)
+{
+    /* kappa_x = d theta / dx, kappa_y = d theta / dy: alpha12 = k21,
+     * alpha13 = k31, alpha21 = k12, alpha23 = k32, alpha33 = -(k11 + k22). */
+    double kx[3] = { 1, 2, 3 }, ky[3] = { 4, 5, 6 }, alpha[5];
+    clx_nye_components(kx, ky, alpha);
+    CHECK(alpha[0] == 2 && alpha[1] == 3 && alpha[2] == 4 && alpha[3] == 6 && alpha[4] == -6,
+          "alpha (%g, %g, %g, %g, %g)", alpha[0], alpha[1], alpha[2], alpha[3], alpha[4]);
+
+    /* Turns about one axis add: the difference is the angle between. */
+    double a[3] = { 0.01, -0.02, 0.005 }, b[3], d[3], zero[3] = { 0, 0, 0 };
+    for (int k = 0; k < 3; k++)
+        b[k] = 1.7 * a[k];
+    clx_rotation_difference(a, b, d);
+    CHECK(fabs(d[0] - 0.7 * a[0]) < 1e-15 && fabs(d[1] - 0.7 * a[1]) < 1e-15 && fabs(d[2] - 0.7 * a[2]) < 1e-15,
+          "coaxial difference (%g, %g, %g)", d[0], d[1], d[2]);
+    clx_rotation_difference(zero, a, d);
+    CHECK(fabs(d[0] - a[0]) < 1e-15 && fabs(d[1] - a[1]) < 1e-15 && fabs(d[2] - a[2]) < 1e-15, "from none");
+
+    double euler[3] = { 0.3, 0.6, 1.1 }, rho1, rho2, rho3, none;
+    double al[5] = { 3e-5, -5e-5, 2e-5, 4e-5, -1e-5 }, al2[5], zero5[5] = { 0, 0, 0, 0, 0 };
+    for (int k = 0; k < 5; k++)
+        al2[k] = 2 * al[k];
+    clx_message msg;
+    CHECK(clx_gnd_density(al, euler, CLX_LATTICE_FCC, 2.49e-4, &rho1, &msg) == CLX_OK &&
+              clx_gnd_density(al2, euler, CLX_LATTICE_FCC, 2.49e-4, &rho2, &msg) == CLX_OK &&
+              clx_gnd_density(al, euler, CLX_LATTICE_FCC, 4.98e-4, &rho3, &msg) == CLX_OK &&
+              clx_gnd_density(zero5, euler, CLX_LATTICE_FCC, 2.49e-4, &none, &msg) == CLX_OK,
+          "%s", msg.text);
+    /* alpha / b = 5e-5 / 2.49e-4 um: 2e11 per m^2, summed over the types a few times that. */
+    CHECK(rho1 > 2e11 && rho1 < 1e13 && fabs(rho2 / rho1 - 2) < 1e-9 && fabs(rho1 / rho3 - 2) < 1e-9 && none == 0,
+          "densities %g, %g (twice alpha), %g (twice b), %g (zero)", rho1, rho2, rho3, none);
+    CHECK(clx_gnd_density(al, euler, CLX_LATTICE_BCC, 2.48e-4, &rho3, &msg) == CLX_OK && rho3 > 0, "bcc: %s",
+          msg.text);
+    double nan_alpha[5] = { NAN, 0, 0, 0, 0 };
+    CHECK(clx_gnd_density(nan_alpha, euler, CLX_LATTICE_FCC, 2.49e-4, &rho3, &msg) == CLX_OK && isnan(rho3),
+          "no gradient: NaN");
+    CHECK(clx_gnd_density(al, euler, CLX_LATTICE_FCC, 0, &rho3, &msg) == CLX_ERR_ARGUMENT, "b of 0");
+}
+
 int main(void)
 {
     check_misorientation();
     check_refine();
     check_segment();
     check_references();
+    check_nye();
     printf("%s (%d failures)\n", test_failures ? "FAILED" : "passed", test_failures);
     return test_failures ? 1 : 0;
 }

@@ -17,5 +17,6 @@ int cmd_tune(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_gnd(int argc, char **argv);
 
 #endif

@@ -31,6 +31,7 @@ static const char main_help[] =
     "  plot       draw a results file as PNG: arrows over the reference, or dx\n"
     "             and dy of each window against the image index\n"
     "  merge      join the outputs of offsets --shard K/N into one, in input order\n"
+    "  gnd        geometrically necessary dislocations from strain's rows\n"
     "  devices    list the OpenCL platforms and devices\n"
     "  help CMD   the options of a command (same as: clxcorr CMD --help)\n"
     "\n"
@@ -61,6 +62,8 @@ static int dispatch(const char *command, int argc, char **argv)
         return cmd_devices(argc, argv);
     if (strcmp(command, "merge") == 0)
         return cmd_merge(argc, argv);
+    if (strcmp(command, "gnd") == 0)
+        return cmd_gnd(argc, argv);
     report_error("unknown command '%s' (see clxcorr --help)", command);
     return EXIT_USAGE;
 }

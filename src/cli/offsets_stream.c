@@ -198,6 +198,9 @@ static void explain_scan(const clx_scan_info *s)
             s->binning, s->has_euler ? "; orientations per point" : "");
     if (s->placeholders & CLX_SCAN_PLACEHOLDER_STEP)
         fprintf(stderr, "clxcorr:   the steps of 1 x 1 um may be kikuchipy's placeholder for unknown steps\n");
+    if (s->placeholders & CLX_SCAN_PLACEHOLDER_ORIENTATIONS)
+        fprintf(stderr, "clxcorr:   the crystal map is kikuchipy's empty one (identity rotations, no space group): "
+                "no orientations\n");
 }
 
 /* The rows the loaders read: those the plans read (the same windows and

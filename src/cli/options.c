@@ -398,7 +398,7 @@ static void short_options(const struct option *table, char *buf, size_t size)
  * checks every FILE and DIR option that a command's --help names.
  */
 static const char *const path_options[] = { "output", "output-dir", "regions", "list", "mask", "meta", "quiver",
-                                            "orientations", "dir" };
+                                            "orientations", "dir", "grains", "grain-references" };
 
 /* An empty path given to option `opt` (argv[optind - 1] its last word):
  * reported as the user spelled it, "-o: empty file name". 1 when it was. */

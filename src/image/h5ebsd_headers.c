@@ -197,6 +197,20 @@ static int kikuchipy_header(hid_t scan, size_t n, int width, int height, struct 
     }
     if (s->symmetry < -1)
         s->symmetry = -1;
+    /* A signal never indexed still carries orix's empty crystal map:
+     * identity rotations in a phase without a space group. Those are no
+     * orientations. */
+    if (h->euler && s->symmetry == -1) {
+        int identity = 1;
+        for (size_t i = 0; identity && i < 3 * n; i++)
+            identity = h->euler[i] == 0;
+        if (identity) {
+            free(h->euler);
+            h->euler = NULL;
+            s->has_euler = 0;
+            s->placeholders |= CLX_SCAN_PLACEHOLDER_ORIENTATIONS;
+        }
+    }
     return read_pattern_centre(scan, pc, n, PC_BRUKER, width, height, h);
 }
 

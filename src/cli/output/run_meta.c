@@ -138,10 +138,18 @@ static void write_scan(FILE *f, const clx_scan_info *s)
     json_int(&o, "orientations", s->has_euler);
     /* What the writer put in for values it did not know (kikuchipy's 1 um). */
     json_key(&o, "placeholders");
-    fprintf(f, "[%s%s%s]", s->placeholders & CLX_SCAN_PLACEHOLDER_PIXEL_SIZE ? "\"detector_pixel_um\"" : "",
-            (s->placeholders & CLX_SCAN_PLACEHOLDER_PIXEL_SIZE) && (s->placeholders & CLX_SCAN_PLACEHOLDER_STEP)
-                ? ", " : "",
-            s->placeholders & CLX_SCAN_PLACEHOLDER_STEP ? "\"step_x_um\", \"step_y_um\"" : "");
+    static const struct { unsigned bit; const char *names; } placeholder_names[] = {
+        { CLX_SCAN_PLACEHOLDER_PIXEL_SIZE, "\"detector_pixel_um\"" },
+        { CLX_SCAN_PLACEHOLDER_STEP, "\"step_x_um\", \"step_y_um\"" },
+        { CLX_SCAN_PLACEHOLDER_ORIENTATIONS, "\"orientations\"" },
+    };
+    fputc('[', f);
+    for (size_t k = 0, first = 1; k < sizeof placeholder_names / sizeof placeholder_names[0]; k++)
+        if (s->placeholders & placeholder_names[k].bit) {
+            fprintf(f, "%s%s", first ? "" : ", ", placeholder_names[k].names);
+            first = 0;
+        }
+    fputc(']', f);
     fputs("\n  }", f);
 }
 

@@ -55,6 +55,19 @@ a scan of two grains, each against its own reference:
     grains_truth.csv   as tilt_T_truth.csv, F relative to the point's grain
                        reference, and the grain (1: A, 2: B)
 
+a bent lattice, whose curvature is known everywhere:
+
+    bent.h5            kikuchipy h5ebsd, patterns of 240 x 320, a scan of 3 x
+                       5 points 60 um apart, the crystal at sample position
+                       (x, y) turned by R(theta), theta = K (x, y) a linear
+                       field of 2e-5 to 7e-5 rad/um (up to 1.4 degrees over
+                       the scan); the map's rows run along -x, its columns
+                       along -y (kikuchipy's frames)
+    bent_truth.csv     per point: the five components of Nye's tensor a map
+                       fixes, alpha = kappa^T - tr(kappa) I, from the exact
+                       curvature of R(theta(x)) at the point (rotations
+                       R(theta(x + h e_j)) R(theta(x))^T over h = 1e-3 um)
+
 and two small files for the header's edge cases:
 
     placeholders.h5    kikuchipy h5ebsd of 2 x 2 patterns of 60 x 80 (the
@@ -300,6 +313,63 @@ def write_grains(mp, arrays, rng):
                        + ["%.6e" % v for v in rotation_vector(rot)] + ["%.9f" % v for v in euler])
 
 
+BENT_HEIGHT, BENT_WIDTH = 240, 320
+# d theta_i / d x_j (rad/um), rows i = 1..3, columns j = x, y.
+BENT_K = np.array([[2e-5, 6e-5], [-4e-5, 3e-5], [5e-5, -7e-5]])
+
+
+def rotation_matrix(theta):
+    angle = np.linalg.norm(theta)
+    if angle == 0:
+        return np.eye(3)
+    return Rotation.from_axes_angles(theta / angle, angle).to_matrix().squeeze()
+
+
+def write_bent(mp, arrays, g):
+    """bent.h5 and bent_truth.csv: a lattice of constant curvature."""
+    rows, cols = 3, 5
+    det = kp.detectors.EBSDDetector(shape=(BENT_HEIGHT, BENT_WIDTH), pc=PC, sample_tilt=SAMPLE_TILT, tilt=0,
+                                    px_size=PIXEL_UM, binning=1)
+    det = det.extrapolate_pc(pc_indices=np.array([rows // 2, cols // 2]), navigation_shape=(rows, cols),
+                             step_sizes=(STEP_UM, STEP_UM))
+    dc_all = _get_direction_cosines_from_detector(det).reshape(rows * cols, -1, 3)
+    patterns = np.empty((rows * cols, BENT_HEIGHT * BENT_WIDTH))
+
+    def theta_at(x, y):
+        return BENT_K @ np.array([x, y])
+
+    truth = []
+    for i in range(rows * cols):
+        r, c = divmod(i, cols)
+        x, y = -r * STEP_UM, -c * STEP_UM    # rows along -x_s, columns along -y_s
+        f = rotation_matrix(theta_at(x, y))
+        dc = dc_all[i] @ np.linalg.inv(f).T
+        dc /= np.linalg.norm(dc, axis=1, keepdims=True)
+        patterns[i] = project(arrays, g.data.squeeze(), dc)
+        kappa = np.zeros((3, 2))
+        h = 1e-3
+        for j, (dx, dy) in enumerate(((h, 0), (0, h))):
+            turn = rotation_matrix(theta_at(x + dx, y + dy)) @ f.T
+            kappa[:, j] = rotation_vector(turn) / h
+        alpha = (kappa[1, 0], kappa[2, 0], kappa[0, 1], kappa[2, 1], -(kappa[0, 0] + kappa[1, 1]))
+        truth.append((r, c) + alpha)
+    lo, hi = patterns.min(), patterns.max()
+    data = np.round((patterns - lo) / (hi - lo) * 60000 + 2000).astype(np.uint16)
+    s = kp.signals.EBSD(data.reshape(rows, cols, BENT_HEIGHT, BENT_WIDTH))
+    s.detector = det
+    for axis in s.axes_manager.navigation_axes:
+        axis.scale = STEP_UM
+    path = os.path.join(HERE, "bent.h5")
+    if os.path.exists(path):
+        os.remove(path)
+    s.save(path)
+    with open(os.path.join(HERE, "bent_truth.csv"), "w", newline="") as out:
+        w = csv.writer(out, lineterminator="\n")
+        w.writerow(["scan_row", "scan_col", "alpha12", "alpha13", "alpha21", "alpha23", "alpha33"])
+        for row in truth:
+            w.writerow(list(row[:2]) + ["%.9e" % v for v in row[2:]])
+
+
 def main():
     rng = np.random.default_rng(SEED)
     mp, arrays = master_pattern()
@@ -309,6 +379,7 @@ def main():
         write_scan(mp, arrays, tilt, deformations(rng, ROWS * COLS), g)
     write_header_cases(mp, g)
     write_grains(mp, arrays, rng)
+    write_bent(mp, arrays, g)
 
 
 if __name__ == "__main__":
