@@ -1325,13 +1325,17 @@ void clx_remap_map(const double beta_detector[9], int whole, double map[9]);
 
 /*
  * The projective map, in pattern pixels, that remaps a test pattern by the
- * direction map M (clx_remap_map; NULL: the identity): the remapped
- * pattern along direction d is the test pattern along M d. h (row-major
- * 3x3) takes an output pixel (u, v, 1) to the test pattern's pixel to
- * sample (divide by the third component): h = K M K^-1 with K = [[L, 0,
- * xpc], [0, L, ypc], [0, 0, 1]] from pc, the test pattern's centre (NULL:
- * the detector's). clx_strain_fit of the remapped pattern, given M as
- * remapped_by, reports the test pattern's own F = M F_remapped.
+ * direction map M (clx_remap_map; NULL: the identity) and draws it from the
+ * reference's pattern centre: the remapped pattern along direction d (from
+ * the reference's source) is the test pattern along M d (from its own,
+ * pc: its centre, NULL: the detector's). h (row-major 3x3) takes an output
+ * pixel (u, v, 1) to the test pattern's pixel to sample (divide by the
+ * third component): h = P K_pc M K_ref^-1 P, K = [[L, 0, x0], [0, L, y0],
+ * [0, 0, 1]] in screen coordinates, P = diag(1, -1, 1). The shift a test
+ * pattern's own centre gives is so taken out with the deformation: fit the
+ * remapped pattern with clx_strain_fit's test_pc NULL (the reference's)
+ * and M as remapped_by, and it reports the test pattern's own F = M
+ * F_remapped.
  */
 void clx_remap_homography(const clx_detector *detector, const double pc[3], const double map[9], double h[9]);
 

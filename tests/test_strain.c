@@ -667,10 +667,13 @@ static void check_remap(void)
     clx_remap_homography(&detector, NULL, NULL, h);
     CHECK(max_diff(h, id, 9) < 1e-15, "no map: h is the identity");
 
-    /* A rotation of 3 degrees: pixel p samples the point where Rot d meets
-     * the screen, d = (u - xpc, ypc - v, L) (detector frame, y up). */
+    /* A rotation of 3 degrees, a test pattern of another centre pc: pixel
+     * p looks from the reference's source along d = (u - xpc, ypc - v, L)
+     * (detector frame, y up) and samples the test pattern where Rot d meets
+     * the screen from the test pattern's source. */
     double pc[3] = { 0.48, 0.31, 0.62 };
-    double xpc = pc[0] * 400 - 0.5, ypc = pc[1] * 400 - 0.5, L = pc[2] * 400;
+    double xpc = detector.pcx * 400 - 0.5, ypc = detector.pcy * 400 - 0.5, L = detector.pcz * 400;
+    double xpc1 = pc[0] * 400 - 0.5, ypc1 = pc[1] * 400 - 0.5, L1 = pc[2] * 400;
     double axis[3] = { 0.2, -1, 0.4 }, beta[9];
     rotation(axis, 3 * M_PI / 180, beta);
     clx_remap_map(beta, 0, m);
@@ -683,8 +686,8 @@ static void check_remap(void)
                 rd[i] = d[0] * (beta[3 * i] + (i == 0)) + d[1] * (beta[3 * i + 1] + (i == 1)) +
                         d[2] * (beta[3 * i + 2] + (i == 2));
             apply_h(h, u, v, got);
-            worst = fmax(worst, fmax(fabs(got[0] - (xpc + L * rd[0] / rd[2])),
-                                     fabs(got[1] - (ypc - L * rd[1] / rd[2]))));
+            worst = fmax(worst, fmax(fabs(got[0] - (xpc1 + L1 * rd[0] / rd[2])),
+                                     fabs(got[1] - (ypc1 - L1 * rd[1] / rd[2]))));
         }
     CHECK(worst < 1e-9, "3 degree rotation: pixels off by %g", worst);
 

@@ -578,8 +578,12 @@ static int fit_untimed(const struct strain_job *job, size_t i, const double *rem
     }
     strain_job_pattern_centre(job, i, pc);
     int known = item_orientation(job, i, euler) == 0;
-    int status = clx_strain_fit(&ref->detector, pc, remapped_by, job->x, job->y, results, job->nwindows,
-                                known ? euler : NULL, &job->fit, &out->fit, msg);
+    /* A remapped pattern (strain_remap_load warps every one whose map is
+     * not the identity) is drawn from its reference's centre. */
+    static const double identity[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
+    int warped = remapped_by && memcmp(remapped_by, identity, sizeof identity) != 0;
+    int status = clx_strain_fit(&ref->detector, warped ? NULL : pc, remapped_by, job->x, job->y, results,
+                                job->nwindows, known ? euler : NULL, &job->fit, &out->fit, msg);
     if (status == CLX_OK)
         clx_orientation_refine(ref->euler, out->fit.w, out->euler);
     return status;

@@ -67,8 +67,9 @@ int strain_remap_load(struct offsets_run *r, size_t j, clx_image *staged, clx_me
     if (status != CLX_OK)
         return status;
     double pc[3], h[9];
-    strain_job_pattern_centre(r->strain, item, pc);
-    clx_remap_homography(&r->strain->detector, pc, m->map[j], h);
+    const struct strain_job *job = r->strain;
+    strain_job_pattern_centre(job, item, pc);
+    clx_remap_homography(&job->references[strain_job_reference_of(job, item)].detector, pc, m->map[j], h);
     pthread_mutex_lock(&m->lock);
     status = m->warp ? CLX_OK : clx_warp_create(r->ctxs[0], &m->warp);
     if (status == CLX_OK)

@@ -8,11 +8,18 @@
  * S(F^-1 Rot d) = S(U^-1 d) (U = Rot^T F): the reference seen through a pure
  * stretch, whose shifts are small however large the rotation, so a second
  * correlation against the reference measures them well (Britton and
- * Wilkinson's remapping). In pixels, with K = [[L, 0, x0], [0, L, y0],
- * [0, 0, 1]] taking a direction (scaled to z = 1) to the screen point it
- * meets and P = diag(1, -1, 1) taking screen coordinates to pixels and back
- * (detector.h), output pixel p looks along d = K^-1 P p and samples the
- * test pattern at P K Rot d: h = P K Rot K^-1 P.
+ * Wilkinson's remapping). The remapped pattern is drawn from the
+ * reference's pattern centre, so that a test pattern taken elsewhere on the
+ * scan loses the shift of its own centre too (the reference is remapped so
+ * in de-ebsd and in Britton and Wilkinson's code): its pixels look along
+ * directions from the reference's source and take the test pattern's
+ * intensity along M d, seen from the test pattern's source. In pixels, with
+ * K = [[L, 0, x0], [0, L, y0], [0, 0, 1]] taking a direction (scaled to
+ * z = 1) to the screen point it meets from a source, and P = diag(1, -1, 1)
+ * taking screen coordinates to pixels and back (detector.h), output pixel p
+ * looks along d = K_ref^-1 P p and samples the test pattern at
+ * P K_test M d: h = P K_test M K_ref^-1 P. The fit of the remapped pattern
+ * takes the reference's centre as its own.
  */
 #include "config.h"
 
@@ -64,11 +71,12 @@ void clx_remap_homography(const clx_detector *detector, const double pc[3], cons
     mat3_identity(rot);
     if (map)
         memcpy(rot, map, sizeof rot);
-    struct screen s;
-    screen_from_pc(detector, pc, &s);
-    /* P K and K^-1 P. */
-    double pk[9] = { s.L, 0, s.x0, 0, -s.L, -s.y0, 0, 0, 1 };
-    double k_inv_p[9] = { 1 / s.L, 0, -s.x0 / s.L, 0, -1 / s.L, -s.y0 / s.L, 0, 0, 1 };
+    struct screen ref, test;
+    screen_from_pc(detector, NULL, &ref);
+    screen_from_pc(detector, pc, &test);
+    /* P K_test and K_ref^-1 P. */
+    double pk[9] = { test.L, 0, test.x0, 0, -test.L, -test.y0, 0, 0, 1 };
+    double k_inv_p[9] = { 1 / ref.L, 0, -ref.x0 / ref.L, 0, -1 / ref.L, -ref.y0 / ref.L, 0, 0, 1 };
     double t[9];
     mat3_mul(rot, k_inv_p, t);
     mat3_mul(pk, t, h);
