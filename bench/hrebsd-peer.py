@@ -36,20 +36,8 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def polar(f):
-    r = f.copy()
-    for _ in range(60):
-        r = 0.5 * (r + np.linalg.inv(r).T)
-    return r, r.T @ f
-
-
-def rotation_vector(r):
-    a = 0.5 * np.array([r[2, 1] - r[1, 2], r[0, 2] - r[2, 0], r[1, 0] - r[0, 1]])
-    s = np.linalg.norm(a)
-    angle = np.arctan2(s, 0.5 * (np.trace(r) - 1))
-    return a * (angle / s) if s > 0 else a
+sys.path.insert(0, HERE)
+from strain_error import polar, rotation_vector  # noqa: E402 (bench/strain_error.py)
 
 
 def errors(truth, e, w):
@@ -207,7 +195,7 @@ def main():
     if a.what == "make":
         shape = tuple(int(v) for v in a.size.split("x"))
         make(a.out, a.count, shape, 5)
-        make(os.path.join(a.out, "tune"), a.count // 2, shape, 6)
+        make(os.path.join(a.out, "tune"), max(a.count // 2, 4), shape, 6)
     else:
         run(a.out, a.clxcorr, a.device, a.rounds, a.clxcorr_args)
 

@@ -20,10 +20,7 @@
 # unknown pixel size and step, and header strings in UTF-8.
 . "$TESTS_SRCDIR/lib.sh"
 need_device
-if ! "$CLXCORR" --version | grep -q 'features:.* hdf5'; then
-    echo "SKIP: this clxcorr was built without HDF5 (the fixtures are h5ebsd files)"
-    exit 77
-fi
+need_hdf5 "the fixtures are h5ebsd files"
 D=$TESTS_SRCDIR/data/hrebsd
 WINDOWS="--grid 7x5 --window 64x64 --margin 16"
 

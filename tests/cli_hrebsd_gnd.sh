@@ -9,10 +9,7 @@
 # linearity in 1/b, and the refusals.
 . "$TESTS_SRCDIR/lib.sh"
 need_device
-if ! "$CLXCORR" --version | grep -q 'features:.* hdf5'; then
-    echo "SKIP: this clxcorr was built without HDF5 (the fixtures are h5ebsd files)"
-    exit 77
-fi
+need_hdf5 "the fixtures are h5ebsd files"
 D=$TESTS_SRCDIR/data/hrebsd
 
 "$CLXCORR" strain -q --grid 7x5 --window 48x48 --margin 12 --remap -o "$TMP/bent.csv" "$D/bent.h5#1,2" "$D/bent.h5" \

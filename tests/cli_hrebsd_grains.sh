@@ -15,10 +15,7 @@
 # refusals.
 . "$TESTS_SRCDIR/lib.sh"
 need_device
-if ! "$CLXCORR" --version | grep -q 'features:.* hdf5'; then
-    echo "SKIP: this clxcorr was built without HDF5 (the fixtures are h5ebsd files)"
-    exit 77
-fi
+need_hdf5 "the fixtures are h5ebsd files"
 D=$TESTS_SRCDIR/data/hrebsd
 WINDOWS="--grid 7x5 --window 48x48 --margin 16"
 GRAINS="--grains auto --orientations $D/grains.ang --min-grain 2"

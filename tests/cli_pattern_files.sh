@@ -10,10 +10,7 @@
 # type are named by it.
 . "$TESTS_SRCDIR/lib.sh"
 need_device
-if ! "$CLXCORR" --version | grep -q 'features:.* hdf5'; then
-    echo "SKIP: this clxcorr was built without HDF5"
-    exit 77
-fi
+need_hdf5 "the pattern files are HDF5 containers"
 D=$TESTS_SRCDIR/data/ebsd
 S=$TMP/set
 # The fixtures' patterns (make_fixtures.py): image_0001 .. image_0006 are the scan's 2 rows x 3 columns.

@@ -35,6 +35,15 @@ need_device() {
     fi
 }
 
+# Skips the test (exit 77) when this clxcorr was built without HDF5: $1 says
+# what of the test needs it.
+need_hdf5() {
+    if ! "$CLXCORR" --version | grep -q 'features:.* hdf5'; then
+        echo "SKIP: this clxcorr was built without HDF5 ($1)"
+        exit 77
+    fi
+}
+
 # A small deterministic set in $1: reference.tif, image_000N.tif, regions.txt, truth.csv.
 make_small_set() {
     "$CLXCORR_SAMPLES" --out "$1" --size 160x128 --count "${2:-4}" --grid 3x2 --window 32x32 --margin 8 \

@@ -98,6 +98,10 @@ from kikuchipy.signals.util._master_pattern import (
 from orix.crystal_map import CrystalMap, PhaseList
 from orix.quaternion import Rotation
 
+# F = R U and R's rotation vector, as the benchmarks compute them.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "bench"))
+from strain_error import polar, rotation_vector  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROWS, COLS = 2, 3
 HEIGHT, WIDTH = 360, 480
@@ -141,18 +145,21 @@ def deformations(rng, n):
     return out
 
 
-def polar(f):
-    r = f.copy()
-    for _ in range(60):
-        r = 0.5 * (r + np.linalg.inv(r).T)
-    return r, r.T @ f
-
-
-def rotation_vector(r):
-    a = 0.5 * np.array([r[2, 1] - r[1, 2], r[0, 2] - r[2, 0], r[1, 0] - r[0, 1]])
-    s = np.linalg.norm(a)
-    angle = np.arctan2(s, 0.5 * (np.trace(r) - 1))
-    return a * (angle / s) if s > 0 else a
+def save_scan(patterns, det, rows, cols, height, width, name, xmap=None):
+    """patterns (float, one a row) rescaled together to uint16 and saved by
+    kikuchipy as NAME.h5, with the detector (and crystal map) in its header."""
+    lo, hi = patterns.min(), patterns.max()
+    data = np.round((patterns - lo) / (hi - lo) * 60000 + 2000).astype(np.uint16)
+    s = kp.signals.EBSD(data.reshape(rows, cols, height, width))
+    s.detector = det
+    for axis in s.axes_manager.navigation_axes:
+        axis.scale = STEP_UM
+    if xmap is not None:
+        s.xmap = xmap
+    path = os.path.join(HERE, name + ".h5")
+    if os.path.exists(path):
+        os.remove(path)
+    s.save(path)
 
 
 def detector(tilt, pcs=None):
@@ -193,21 +200,11 @@ def write_scan(mp, arrays, tilt, fs, g):
         dc = dc_all[i] @ np.linalg.inv(f).T
         dc /= np.linalg.norm(dc, axis=1, keepdims=True)
         patterns[i] = project(arrays, g.data.squeeze(), dc)
-    lo, hi = patterns.min(), patterns.max()
-    data = np.round((patterns - lo) / (hi - lo) * 60000 + 2000).astype(np.uint16)
-    s = kp.signals.EBSD(data.reshape(ROWS, COLS, HEIGHT, WIDTH))
-    s.detector = det
-    for axis in s.axes_manager.navigation_axes:
-        axis.scale = STEP_UM
-    s.xmap = CrystalMap(rotations=Rotation(np.tile(g.data, (ROWS * COLS, 1))),
-                        phase_list=PhaseList(names="ni", space_groups=225),
-                        x=np.tile(np.arange(COLS), ROWS) * STEP_UM,
-                        y=np.repeat(np.arange(ROWS), COLS) * STEP_UM)
     name = "tilt_%d" % tilt
-    path = os.path.join(HERE, name + ".h5")
-    if os.path.exists(path):
-        os.remove(path)
-    s.save(path)
+    save_scan(patterns, det, ROWS, COLS, HEIGHT, WIDTH, name,
+              CrystalMap(rotations=Rotation(np.tile(g.data, (ROWS * COLS, 1))),
+                         phase_list=PhaseList(names="ni", space_groups=225),
+                         x=np.tile(np.arange(COLS), ROWS) * STEP_UM, y=np.repeat(np.arange(ROWS), COLS) * STEP_UM))
 
     with open(os.path.join(HERE, name + "_truth.csv"), "w", newline="") as out:
         w = csv.writer(out, lineterminator="\n")
@@ -282,23 +279,13 @@ def write_grains(mp, arrays, rng):
         orientations.append((g[grain] * Rotation.from_matrix(rot.T)).data.squeeze())
         quality.append(100.0 if (r, c) in references else 50.0)
         truth.append((r, c, grain + 1, det.pc[r, c], f, rot, u))
-    lo, hi = patterns.min(), patterns.max()
-    data = np.round((patterns - lo) / (hi - lo) * 60000 + 2000).astype(np.uint16)
     xmap = CrystalMap(rotations=Rotation(np.array(orientations)),
                       phase_id=np.zeros(rows * cols, dtype=int),
                       x=np.tile(np.arange(cols), rows) * STEP_UM, y=np.repeat(np.arange(rows), cols) * STEP_UM,
                       phase_list=PhaseList(Phase(name="ni", space_group=225)),
                       prop={"iq": np.array(quality), "ci": np.full(rows * cols, 0.9)})
     orix_io.save(os.path.join(HERE, "grains.ang"), xmap, overwrite=True)
-    s = kp.signals.EBSD(data.reshape(rows, cols, GRAINS_HEIGHT, GRAINS_WIDTH))
-    s.detector = det
-    for axis in s.axes_manager.navigation_axes:
-        axis.scale = STEP_UM
-    s.xmap = xmap
-    path = os.path.join(HERE, "grains.h5")
-    if os.path.exists(path):
-        os.remove(path)
-    s.save(path)
+    save_scan(patterns, det, rows, cols, GRAINS_HEIGHT, GRAINS_WIDTH, "grains", xmap)
 
     with open(os.path.join(HERE, "grains_truth.csv"), "w", newline="") as out:
         w = csv.writer(out, lineterminator="\n")
@@ -353,16 +340,7 @@ def write_bent(mp, arrays, g):
             kappa[:, j] = rotation_vector(turn) / h
         alpha = (kappa[1, 0], kappa[2, 0], kappa[0, 1], kappa[2, 1], -(kappa[0, 0] + kappa[1, 1]))
         truth.append((r, c) + alpha)
-    lo, hi = patterns.min(), patterns.max()
-    data = np.round((patterns - lo) / (hi - lo) * 60000 + 2000).astype(np.uint16)
-    s = kp.signals.EBSD(data.reshape(rows, cols, BENT_HEIGHT, BENT_WIDTH))
-    s.detector = det
-    for axis in s.axes_manager.navigation_axes:
-        axis.scale = STEP_UM
-    path = os.path.join(HERE, "bent.h5")
-    if os.path.exists(path):
-        os.remove(path)
-    s.save(path)
+    save_scan(patterns, det, rows, cols, BENT_HEIGHT, BENT_WIDTH, "bent")
     with open(os.path.join(HERE, "bent_truth.csv"), "w", newline="") as out:
         w = csv.writer(out, lineterminator="\n")
         w.writerow(["scan_row", "scan_col", "alpha12", "alpha13", "alpha21", "alpha23", "alpha33"])
