@@ -20,7 +20,7 @@
 # clxcorr-throughput (a --disable-shared build's programs). A GPU host
 # without network gets OpenPIV as its Python sources on PYTHONPATH (its
 # wheel's openpiv/*.py and dist-info, with imageio, natsort and tqdm, the
-# host having numpy, scipy and scikit-image): bench/piv-vortex-results.txt.
+# host having numpy, scipy and scikit-image): bench/results/piv-vortex-results.txt.
 set -eu
 bin=${1:?usage: bench/gpu-piv.sh BIN_DIR [OUT_DIR]}
 out=${2:-/tmp/clxcorr-piv}
@@ -57,7 +57,7 @@ if python3 -c "import openpiv.windef" 2>/dev/null; then
     python3 "$here/bench/piv_vortex.py" openpiv "$A" "$B" "$out/openpiv.csv" --repeat 3
     fields="$fields openpiv-windef=$out/openpiv.csv"
 else
-    echo "openpiv is not installed on this host: see bench/piv-vortex-results.txt for its run on the build machine"
+    echo "openpiv is not installed on this host: see bench/results/piv-vortex-results.txt for its run on the build machine"
 fi
 
 echo "== errors against the truth"

@@ -171,7 +171,7 @@ static const char offsets_help[] =
     "                       coefficients prefiltered once per image; the quintic's\n"
     "                       bias is a tenth, its cost a fifth more), lanczos3 (the\n"
     "                       correlation refinement's default) or keys (Keys' cubic);\n"
-    "                       bias curves: bench/interp-bias-results.txt\n"
+    "                       bias curves: bench/results/interp-bias-results.txt\n"
     "\n"
     "Batches:\n"
     "  -b, --batch B        images per device batch (default: sized from device\n"

@@ -30,7 +30,7 @@
  * along each axis, at most: a group's four local buffers of lines (two
  * ping-pong pairs of real and imaginary parts) must fit the 48 KiB every
  * OpenCL GPU gives a work-group. On an H100, 128 and 8 against 64 and 256
- * work-items, 4 lines: bench/gpu-accurate-push-results.txt, section 10. */
+ * work-items, 4 lines: bench/results/gpu-accurate-push-results.txt, section 10. */
 #define WORK_GROUP 128
 #define MAX_LINES 8
 #define LOCAL_BUDGET (48 * 1024)

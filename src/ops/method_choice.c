@@ -44,7 +44,7 @@
 /* The direct path's first sample: at most this many multiply-adds. */
 #define DIRECT_SAMPLE_MACS 2e9
 /* Direct multiply-adds per FFT operation beyond which the direct path is
- * not measured. bench/crossover-results.txt (H200, where the direct
+ * not measured. bench/results/crossover-results.txt (H200, where the direct
  * kernels do best against the FFT): at a ratio of 9 (24 x 24 windows, every
  * shift) the two paths are even, at 53 (64 x 64) direct is 7.4x slower, at
  * 120 (100 x 100) 22x; on PoCL it is far worse. */

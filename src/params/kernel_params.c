@@ -19,7 +19,7 @@
 #define FFT_DEFAULT FFT_CLFFT
 #endif
 /* CPU devices: clxcorr's own transforms, whose kernels are written for
- * CPUs (bench/cpu-peers-results.txt: xx against VkFFT on PoCL). */
+ * CPUs (bench/results/cpu-peers-results.txt: xx against VkFFT on PoCL). */
 #define FFT_DEFAULT_FOR(dev) ((dev)->info.type == CLX_DEVICE_CPU ? FFT_CPU : FFT_DEFAULT)
 
 /* ---- the table, as data -------------------------------------------------- */

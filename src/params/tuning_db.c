@@ -46,7 +46,7 @@ int tuning_path_of(const struct clx_context *ctx, char *out, size_t len)
  * without a line gets the generic defaults (kernel_params_defaults), the
  * starting point of every search.
  *
- * NVIDIA: measured, `clxcorr tune` on an H200 (bench/tune-results.txt).
+ * NVIDIA: measured, `clxcorr tune` on an H200 (bench/results/tune-results.txt).
  *
  * AMD and Intel: not measured here (no such device in reach), so nothing
  * was changed but the work-group shapes, which are made of whole SIMD units
@@ -70,7 +70,7 @@ int tuning_path_of(const struct clx_context *ctx, char *out, size_t len)
  * A `clxcorr tune` run on such a device replaces them with measured ones.
  *
  * PoCL's CPU device: measured with bench/clxcorr-throughput on the 2-core
- * build machine (PoCL 3.1), seed mode, ebsd-900 (bench/cpu-peers-results.txt).
+ * build machine (PoCL 3.1), seed mode, ebsd-900 (bench/results/cpu-peers-results.txt).
  * The FFT library (fft=cpu) and argmax_form=3 are already the defaults of
  * every CPU device (kernel_params.h); here prepare writes only the windows
  * (prep_pad=2: fft=cpu never reads the padding) with vector loads. The
@@ -96,7 +96,7 @@ static const struct shipped shipped[] = {
      * 128 takes the peaks from 2.45 to 2.24 ms per batch on an H100, and 256
      * no further (clxcorr bench --param, issue 23). */
     { VENDOR_NVIDIA, CLX_DEVICE_GPU, 0, ACCURATE, "argmax_wg=128", 256,
-      "shipped defaults for NVIDIA GPUs (tuned on an H200, bench/tune-results.txt)" },
+      "shipped defaults for NVIDIA GPUs (tuned on an H200, bench/results/tune-results.txt)" },
     /* Seed mode: prepare writing the windows only, four values a
      * work-item, took prepare from 0.745 to 0.286 ms per 128-pattern batch
      * on an H100 (clxcorr bench --param, issue 23; prep_pad=2 alone 0.410).
@@ -105,7 +105,7 @@ static const struct shipped shipped[] = {
      * 3.15 ms per batch for the correlation against VkFFT's 3.58 (forward,
      * multiply, inverse), and 19,199-21,819 patterns/s against 17,836-18,628
      * in three interleaved rounds of bench/clxcorr-throughput (issue 23,
-     * bench/gpu-accurate-push-results.txt). The accurate mode keeps VkFFT:
+     * bench/results/gpu-accurate-push-results.txt). The accurate mode keeps VkFFT:
      * 10,571 against 11,694 in the same command. */
     { VENDOR_NVIDIA, CLX_DEVICE_GPU, 0, SEED, "prep_pad=2,prep_vec=4,fft=local", 0,
       "shipped defaults for NVIDIA GPUs (measured on an H100, issue 23)" },
@@ -130,7 +130,7 @@ static const struct shipped shipped[] = {
       "shipped defaults for Intel Xe-HPC GPUs (sub-groups of 16, 32; from Intel's OpenCL GPU guide, not "
       "measured: see src/params/tuning_db.c)" },
     { VENDOR_POCL, CLX_DEVICE_CPU, 0, SEED, "prep_pad=2,prep_vec=4", 0,
-      "shipped defaults for PoCL's CPU device (measured on PoCL 3.1, bench/cpu-peers-results.txt)" },
+      "shipped defaults for PoCL's CPU device (measured on PoCL 3.1, bench/results/cpu-peers-results.txt)" },
     { VENDOR_OTHER, CLX_DEVICE_OTHER, 0, 0, NULL, 0, NULL }
 };
 

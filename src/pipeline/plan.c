@@ -39,7 +39,7 @@
 /* The interpolation IC-GN uses unless told otherwise: the cubic B-spline
  * keeps its bias within 0.0013 px behind the default pre-filter, with the
  * accurate mode as fast as before IC-GN on the H200; the quintic's 0.0002
- * px costs a fifth of the patterns/s (bench/icgn-results.txt). */
+ * px costs a fifth of the patterns/s (bench/results/icgn-gpu-results.txt). */
 #define ICGN_DEFAULT_INTERP CLX_INTERP_BSPLINE3
 
 void clx_plan_options_init(clx_plan_options *o)
@@ -53,14 +53,14 @@ void clx_plan_options_init(clx_plan_options *o)
     /* The light low-pass keeps the noise out of IC-GN's gradients: on the
      * Kikuchi set with noise it cut the error by a fifth and the
      * iterations by half, and noisy strain fits by a third; without noise
-     * it changed nothing measurable (bench/interp-bias-results.txt). */
+     * it changed nothing measurable (bench/results/interp-bias-results.txt). */
     o->prefilter = "background:8+gaussian:0.7";
     o->window = CLX_WINDOW_HANN;
     o->window_alpha = 0.25;
     o->passes = 0;      /* the refiner's: clx_plan_options_resolve */
     /* First order: as fast within a few per cent on the H200, and windows
      * that strain or rotate (every EBSD pattern's do) are measured at their
-     * centre, not biased by the strain (bench/interp-bias-results.txt). */
+     * centre, not biased by the strain (bench/results/interp-bias-results.txt). */
     o->shape = 1;
     o->refine = 8;
     o->tolerance = 1e-3;
@@ -80,7 +80,7 @@ void clx_plan_options_init(clx_plan_options *o)
 static int apply_interp(struct clx_plan *plan)
 {
     /* IC-GN's own default: its bias stays within 0.002 px only with a
-     * B-spline (bench/interp-bias-results.txt). */
+     * B-spline (bench/results/interp-bias-results.txt). */
     if (plan->opt.mode == CLX_MODE_ACCURATE && plan->opt.interp == CLX_INTERP_DEFAULT &&
         plan->opt.refiner == CLX_REFINER_ICGN && !(plan->overrides.given & KP_BIT(interp)))
         plan->opt.interp = ICGN_DEFAULT_INTERP;

@@ -56,9 +56,9 @@
  * four, ebsd-900). The accurate mode waited twice per batch (the first
  * pass's peaks for the host's estimator, then IC-GN's results), and more
  * lanes hid those waits: on an H100, 6,000 patterns/s with three, 7,200 -
- * 8,100 with eight (bench/gpu-lanes-results.txt). Since IC-GN is enqueued
+ * 8,100 with eight (bench/results/gpu-lanes-results.txt). Since IC-GN is enqueued
  * by the push it waits once, and three to eight lanes are within the runs'
- * noise (9,100 - 10,300 patterns/s, bench/gpu-accurate-push-results.txt);
+ * noise (9,100 - 10,300 patterns/s, bench/results/gpu-accurate-push-results.txt);
  * eight stay.
  */
 #define DEFAULT_GPU_LANES_SEED 3
