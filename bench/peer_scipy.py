@@ -4,7 +4,9 @@ steps with scipy.fft in place of cuFFT, on all cores (scipy.fft's workers).
 
 zero-mean windows -> zero-pad to 2W x 2H -> batched rfft2 -> * conj(reference
 spectrum) -> irfft2 -> argmax -> 5 x 5 neighbourhood -> quadratic
-least-squares fit (fit.py, the seed's F x F fit).
+least-squares fit on the host (bench/peer_fit.py, the seed's F x F fit,
+shared with peer_cupy.py: a fit without a maximum within (F-1)/2 of the
+integer peak leaves the offset integer and flags the row, as clxcorr does).
 
   peer_scipy.py --ref REF.tif --regions REGIONS.txt [--batch B] [--repeat N]
                 [--workers W] [--csv OUT] IMAGE...
@@ -13,15 +15,12 @@ Throughput from memory (the images decoded once), as peer_cupy measures it.
 """
 import argparse
 import os
-import sys
 import time
 
 import numpy as np
 import scipy.fft
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".gpu-host", "bench"))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "bench"))
-from fit import lsq_matrix, subpixel  # noqa: E402  (the peers' shared peak fit)
+from peer_fit import fit_operator, peak_offsets  # beside this file, in bench/
 
 
 class Pipeline:
@@ -30,7 +29,7 @@ class Pipeline:
         self.ys = regs[:, 1][:, None, None] + np.arange(self.h)[None, :, None]
         self.xs = regs[:, 0][:, None, None] + np.arange(self.w)[None, None, :]
         self.Rc = np.conj(self.spectrum(ref[None]))
-        self.P = lsq_matrix(F)
+        self.P = fit_operator(F)
 
     def spectrum(self, imgs):
         sub = imgs[:, self.ys, self.xs].astype(np.float32)
@@ -47,10 +46,10 @@ class Pipeline:
         iy = (py[..., None, None] + o[None, None, :, None]) % H2
         ix = (px[..., None, None] + o[None, None, None, :]) % W2
         nb = X[np.arange(B)[:, None, None, None], np.arange(S)[None, :, None, None], iy, ix]
-        sx, sy = subpixel(nb.astype(np.float64), self.P)
-        dx = np.where(px > W2 // 2, px - W2, px) + sx.reshape(px.shape)
-        dy = np.where(py > H2 // 2, py - H2, py) + sy.reshape(py.shape)
-        return dx, dy
+        sx, sy, flags = peak_offsets(nb, self.P)
+        dx = np.where(px > W2 // 2, px - W2, px) + sx
+        dy = np.where(py > H2 // 2, py - H2, py) + sy
+        return dx, dy, flags
 
 
 def main():
@@ -69,12 +68,12 @@ def main():
     regs = np.loadtxt(a.regions, dtype=np.int64, comments="#").reshape(-1, 4)
     pl = Pipeline(ref, regs, a.workers)
     if a.csv:
-        dx, dy = pl.run(imgs)
+        dx, dy, flags = pl.run(imgs)
         with open(a.csv, "w") as f:
-            f.write("image,region,dx,dy\n")
+            f.write("image,region,dx,dy,flags\n")
             for i, n in enumerate(a.images):
                 for k in range(len(regs)):
-                    f.write("%s,%d,%.6f,%.6f\n" % (n, k, dx[i, k], dy[i, k]))
+                    f.write("%s,%d,%.6f,%.6f,%d\n" % (n, k, dx[i, k], dy[i, k], flags[i, k]))
     B = a.batch
     hb = np.stack([imgs[i % len(imgs)] for i in range(B)])
     pl.run(hb)
