@@ -38,7 +38,7 @@ for mode in seed accurate; do
         "$set_dir/reference.tif" $images
 done
 # shellcheck disable=SC2086
-python3 "$here/.gpu-host/bench/peer_cupy.py" --ref "$set_dir/reference.tif" --regions "$set_dir/regions.txt" \
+python3 "$here/bench/peer_cupy.py" --ref "$set_dir/reference.tif" --regions "$set_dir/regions.txt" \
     --repeat 8192 $images
 
 echo "== the direct path's few-shifts form against shift blocks (seed mode, --method direct)"

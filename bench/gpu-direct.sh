@@ -31,5 +31,5 @@ for args in "--method fft --max-shift 8" "--method direct --max-shift 8" "--meth
         "$out/set/reference.tif" $images
 done
 # shellcheck disable=SC2086
-python3 "$here/.gpu-host/bench/peer_cupy.py" --ref "$out/set/reference.tif" --regions "$out/set/regions.txt" \
+python3 "$here/bench/peer_cupy.py" --ref "$out/set/reference.tif" --regions "$out/set/regions.txt" \
     --repeat 16384 $images

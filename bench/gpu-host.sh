@@ -26,9 +26,9 @@ images=$(ls "$set_dir"/image_*.tif)
 
 echo "== agreement on the sample set (seed mode)"
 # shellcheck disable=SC2086
-"$build/src/clxcorr" offsets --device nvidia --regions "$set_dir/regions.txt" "$set_dir/reference.tif" $images >"$out/gpu.csv"
+"$build/src/clxcorr" offsets --mode seed --device nvidia --regions "$set_dir/regions.txt" "$set_dir/reference.tif" $images >"$out/gpu.csv"
 # shellcheck disable=SC2086
-"$build/src/clxcorr" offsets --device portable --regions "$set_dir/regions.txt" "$set_dir/reference.tif" $images >"$out/pocl.csv"
+"$build/src/clxcorr" offsets --mode seed --device portable --regions "$set_dir/regions.txt" "$set_dir/reference.tif" $images >"$out/pocl.csv"
 # shellcheck disable=SC2086
 "$build/tests/clxcorr-ref" --regions "$set_dir/regions.txt" "$set_dir/reference.tif" $images >"$out/ref.csv"
 maxdiff() {
@@ -51,7 +51,7 @@ done
 "$build/bench/clxcorr-throughput" --device portable --repeat 512 --regions "$set_dir/regions.txt" \
     "$set_dir/reference.tif" $images | tee -a "$out/throughput.txt"
 # shellcheck disable=SC2086
-python3 "$here/.gpu-host/bench/peer_cupy.py" --ref "$set_dir/reference.tif" --regions "$set_dir/regions.txt" \
+python3 "$here/bench/peer_cupy.py" --ref "$set_dir/reference.tif" --regions "$set_dir/regions.txt" \
     --repeat 16384 --csv "$out/peer.csv" $images | tee -a "$out/throughput.txt"
 
 echo "== from files in the page cache: 2400 images (the 24 files x 100) through clxcorr offsets"
@@ -63,7 +63,7 @@ start=$(date +%s.%N)
 end=$(date +%s.%N)
 echo "clxcorr offsets from files: $(echo "$start $end" | awk '{ printf "%.1f patterns/s (%.2f s for 2400, start-up included)", 2400 / ($2 - $1), $2 - $1 }')"
 
-echo "== peer_cupy vs clxcorr GPU offsets (peer keeps out-of-range fits; ALGORITHM.md zeroes and flags them)"
+echo "== peer_cupy vs clxcorr GPU offsets, seed mode (both zero and flag fits without a maximum in range)"
 awk -F, 'NR == FNR { if (FNR > 1) { k = $1 "," $2; a[k] = $5; b[k] = $6 }; next }
     FNR > 1 { k = $1 "," $2; if (k in a) { d = a[k] - $3; e = b[k] - $4; if (d < 0) d = -d; if (e < 0) e = -e;
         if (d > m) m = d; if (e > m) m = e; n++; if (d > 1e-3 || e > 1e-3) big++ } }

@@ -48,7 +48,7 @@ for round in 1 2; do
     tp --mode accurate --param icgn_wg=128
     tp --mode accurate --param icgn_wg=64
     # shellcheck disable=SC2086
-    python3 "$here/.gpu-host/bench/peer_cupy.py" --ref "$set_dir/reference.tif" --regions "$set_dir/regions.txt" \
+    python3 "$here/bench/peer_cupy.py" --ref "$set_dir/reference.tif" --regions "$set_dir/regions.txt" \
         --repeat "$repeat" $images
 done
 

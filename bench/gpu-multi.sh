@@ -37,7 +37,7 @@ for _ in 1 2; do
 done
 echo "== peer_cupy, same images, one GPU"
 # shellcheck disable=SC2086
-python3 "$here/.gpu-host/bench/peer_cupy.py" --ref "$ref" --regions "$regions" --repeat 16384 $images
+python3 "$here/bench/peer_cupy.py" --ref "$ref" --regions "$regions" --repeat 16384 $images
 
 echo "== from TIFF files in the page cache through clxcorr offsets: 48000 images (the 24 files x 2000)"
 for i in $(seq 2000); do printf '%s\n' $images; done >"$out/list.txt"

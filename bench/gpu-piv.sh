@@ -87,5 +87,5 @@ for round in 1 2; do
     tp --mode seed --pairs
     tp --mode accurate
     tp --mode accurate --pairs
-    python3 "$here/.gpu-host/bench/peer_cupy.py" --ref "$A" --regions "$V/regions.txt" --repeat "$repeat" "$B"
+    python3 "$here/bench/peer_cupy.py" --ref "$A" --regions "$V/regions.txt" --repeat "$repeat" "$B"
 done

@@ -75,4 +75,4 @@ for mode in seed accurate; do
 done
 echo "== peer_cupy, same images"
 # shellcheck disable=SC2086
-python3 "$here/.gpu-host/bench/peer_cupy.py" --ref "$ref" --regions "$regions" --repeat "${REPEAT:-16384}" $images
+python3 "$here/bench/peer_cupy.py" --ref "$ref" --regions "$regions" --repeat "${REPEAT:-16384}" $images

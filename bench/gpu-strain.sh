@@ -40,5 +40,5 @@ done
 echo "rows: offsets $(($(wc -l <"$out/offsets.csv") - 1)), strain $(($(wc -l <"$out/strain.csv") - 1)); strain flags: $(awk -F, 'NR > 1 { n[$NF]++ } END { for (f in n) printf "%s:%d ", f, n[f] }' "$out/strain.csv")"
 echo "== peer_cupy, the same 32 patterns (TIFF), 4096 times"
 # shellcheck disable=SC2046
-python3 "$here/.gpu-host/bench/peer_cupy.py" --ref "$set_dir/reference.tif" --regions "$set_dir/regions.txt" \
+python3 "$here/bench/peer_cupy.py" --ref "$set_dir/reference.tif" --regions "$set_dir/regions.txt" \
     --repeat 4096 $(ls "$set_dir"/image_*.tif)

@@ -37,7 +37,7 @@ for fft in clfft vkfft; do
 done
 echo "== peer_cupy, same images"
 # shellcheck disable=SC2086
-python3 "$here/.gpu-host/bench/peer_cupy.py" --ref "$ref" --regions "$regions" --repeat 16384 $images
+python3 "$here/bench/peer_cupy.py" --ref "$ref" --regions "$regions" --repeat 16384 $images
 
 echo "== from TIFF files in the page cache: 24000 images (the 24 files x 1000) through clxcorr offsets"
 for i in $(seq 1000); do printf '%s\n' $images; done >"$out/list.txt"

@@ -19,7 +19,7 @@ tp() {
 }
 peer() {
     # shellcheck disable=SC2086
-    python3 "$here/.gpu-host/bench/peer_cupy.py" --ref "$ref" --regions "$regions" --repeat 16384 $images
+    python3 "$here/bench/peer_cupy.py" --ref "$ref" --regions "$regions" --repeat 16384 $images
 }
 
 echo "== shipped defaults, from memory"
