@@ -299,22 +299,18 @@ static int ctf_columns_find(const struct reader *r, struct ctf_columns *c, clx_m
     int *where[6] = { &c->phase, &c->x, &c->y, &c->euler[0], &c->euler[1], &c->euler[2] };
     for (int k = 0; k < 6; k++)
         *where[k] = -1;
+    c->bc = -1;
     char *copy = strdup(r->line), *save = NULL;
     if (!copy)
         return msg_fail(msg, CLX_ERR_HOST_MEMORY, "%s: out of memory", r->path);
     int i = 0;
-    for (char *word = strtok_r(copy, " \t", &save); word; word = strtok_r(NULL, " \t", &save), i++)
+    for (char *word = strtok_r(copy, " \t", &save); word; word = strtok_r(NULL, " \t", &save), i++) {
         for (int k = 0; k < 6; k++)
             if (strcasecmp(word, names[k]) == 0 && *where[k] < 0)
                 *where[k] = i;
-    c->bc = -1;
-    copy = strdup(r->line);
-    if (!copy)
-        return msg_fail(msg, CLX_ERR_HOST_MEMORY, "%s: out of memory", r->path);
-    i = 0;
-    for (char *word = strtok_r(copy, " \t", &save); word; word = strtok_r(NULL, " \t", &save), i++)
         if (strcasecmp(word, "BC") == 0 && i < MAX_FIELDS)
             c->bc = i;
+    }
     free(copy);
     for (int k = 0; k < 6; k++)
         if (*where[k] < 0 || *where[k] >= MAX_FIELDS)
