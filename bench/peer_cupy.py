@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """bench/peer_cupy.py - the peer behind clxcorr's GPU speed figures: the seed
-method of ALGORITHM.md as a careful CuPy + cuFFT user writes it.
+method of doc/conventions.md as a careful CuPy + cuFFT user writes it.
 
 Per batch of B images, all of them in one go:
   upload     the batch, from pinned host memory into a device buffer;
@@ -225,7 +225,7 @@ def read_regions(path, shape):
 
 
 def main():
-    ap = argparse.ArgumentParser(description="The seed method with CuPy + cuFFT (ALGORITHM.md), patterns/s from memory.")
+    ap = argparse.ArgumentParser(description="The seed method with CuPy + cuFFT (doc/conventions.md), patterns/s from memory.")
     ap.add_argument("--ref", required=True, help="reference image")
     ap.add_argument("--regions", required=True, help="windows, 'x y w h' per line")
     ap.add_argument("--batch", type=int, default=128, help="images per batch (default 128)")

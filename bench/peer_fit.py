@@ -1,4 +1,4 @@
-"""bench/peer_fit.py - the sub-pixel step of ALGORITHM.md's seed method, for
+"""bench/peer_fit.py - the sub-pixel step of doc/conventions.md's seed method, for
 the Python peers (bench/peer_cupy.py, bench/peer_scipy.py): numpy only.
 
 The F x F correlation values around the integer peak u0 (F odd; row-major,

@@ -2,7 +2,7 @@
  * argmax.cl - the integer peak of every correlation (seed pipeline step 3).
  *
  * Each correlation is searched over the shifts |ux| <= SEARCH_RX,
- * |uy| <= SEARCH_RY (ALGORITHM.md's full range (-w, w) by default; smaller
+ * |uy| <= SEARCH_RY (doc/conventions.md's full range (-w, w) by default; smaller
  * with --max-shift). Ties go to the smallest logical index
  * ky * 2 WIN_W + kx (common.h), whatever the search order or the layout, so
  * the result depends neither on the work-group size, nor on the form below,

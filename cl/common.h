@@ -102,7 +102,7 @@ static inline real lane_sum(vreal a)
 #define SPEC_PIXELS (SPEC_W * PAD_H)
 
 /*
- * The logical correlation layout of ALGORITHM.md is 2 WIN_W x 2 WIN_H, however
+ * The logical correlation layout of doc/conventions.md is 2 WIN_W x 2 WIN_H, however
  * far the FFT layout was padded: argmax ties and the fit neighbourhood's wrap
  * are defined on it. A logical index is ky * (2 WIN_W) + kx, kx = ux mod 2 WIN_W.
  */

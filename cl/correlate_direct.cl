@@ -1,6 +1,6 @@
 /*
  * correlate_direct.cl - the direct path: C(u) = sum_p r(p) d(p + u), the sum
- * of ALGORITHM.md step 2 evaluated term by term for the shifts
+ * of doc/conventions.md step 2 evaluated term by term for the shifts
  * |ux| <= STORE_RX, |uy| <= STORE_RY: w h (2 STORE_RX + 1)(2 STORE_RY + 1)
  * multiply-adds per tile, so it wins for small windows or a small search.
  *

@@ -2,7 +2,7 @@
  * neighbourhood.cl - copy the F x F correlation values around each peak into
  * one small buffer for the host's sub-pixel fit (seed pipeline step 4).
  *
- * Indices wrap around the logical 2 WIN_W x 2 WIN_H layout, as ALGORITHM.md
+ * Indices wrap around the logical 2 WIN_W x 2 WIN_H layout, as doc/conventions.md
  * says (a neighbour past +WIN_W - 1 is the shift on the negative side);
  * the shifts +-WIN_W, +-WIN_H have no overlap and read as 0. Every other
  * shift reached lies within STORE_RX, STORE_RY: the correlators store the

@@ -1,7 +1,7 @@
 /*
  * spectrum_multiply.cl - conj(reference spectrum) x image spectrum, in place
  * (seed pipeline step 2, FFT path). The inverse transform of the product is
- * C(u) = sum_p r(p) d(p + u): the sign ALGORITHM.md fixes.
+ * C(u) = sum_p r(p) d(p + u): the sign doc/conventions.md fixes.
  *
  * A spectrum is `elements` complex values in the FFT library's own layout
  * (R2C's half-spectrum: (PAD_W / 2 + 1) x PAD_H for clFFT and VkFFT, more for

@@ -601,7 +601,7 @@ typedef enum clx_mode {
     /* Pre-filter, window offset and iterative sub-pixel refinement: an order
      * of magnitude more accurate than the seed method (the default). */
     CLX_MODE_ACCURATE = 0,
-    /* ALGORITHM.md's seed method, step for step. */
+    /* doc/conventions.md's seed method, step for step. */
     CLX_MODE_SEED = 1
 } clx_mode;
 
@@ -619,7 +619,7 @@ typedef enum clx_window_fn {
 typedef enum clx_method {
     CLX_METHOD_AUTO = 0,    /* whichever is faster on this device for this job, measured once and cached */
     CLX_METHOD_FFT = 1,     /* C = IFFT(conj(FFT(r)) FFT(d)) over a padded layout */
-    CLX_METHOD_DIRECT = 2   /* the sum of ALGORITHM.md evaluated directly, shift by shift */
+    CLX_METHOD_DIRECT = 2   /* the sum of doc/conventions.md evaluated directly, shift by shift */
 } clx_method;
 
 /* "auto", "fft" or "direct". */

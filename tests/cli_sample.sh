@@ -1,7 +1,7 @@
 #!/bin/sh
 # The quickstart's job: the bundled sample set (900 x 900 16-bit Kikuchi-like
 # patterns, 50 windows of 100 x 100) through `clxcorr offsets --mode seed`
-# agrees with the double-precision host reference of ALGORITHM.md: within
+# agrees with the double-precision host reference of doc/conventions.md: within
 # 1e-3 px in float and 1e-6 px with --double, same integer peaks and flags.
 . "$TESTS_SRCDIR/lib.sh"
 need_device

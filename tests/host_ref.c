@@ -1,7 +1,7 @@
 /*
  * host_ref.c - the double-precision host reference of the seed method.
  *
- * Written from ALGORITHM.md alone (see host_ref.h); nothing here is shared
+ * Written from doc/conventions.md alone (see host_ref.h); nothing here is shared
  * with src/ or cl/. Every step is the textbook form of its definition, in
  * double, so that it can be checked by reading.
  */

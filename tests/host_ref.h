@@ -1,8 +1,8 @@
 /*
  * host_ref.h - the double-precision host reference of the seed method
- * (ALGORITHM.md, "The seed pipeline"), the ground truth of the test suite.
+ * (doc/conventions.md, "The steps"), the ground truth of the test suite.
  *
- * It is written from ALGORITHM.md alone and shares no code with src/ or cl/,
+ * It is written from doc/conventions.md alone and shares no code with src/ or cl/,
  * so that a test comparing the library with it compares two independent
  * readings of the specification. Clarity over speed throughout.
  *

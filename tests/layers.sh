@@ -1,5 +1,5 @@
 #!/bin/sh
-# The library's layers (README.md, "Layout"): each folder of src/ uses only
+# The library's layers (doc/layout.md): each folder of src/ uses only
 # the folders below it, and no files use each other in a loop.
 #
 # Three checks, on what the compiler and linker see rather than on names:

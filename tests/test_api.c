@@ -219,7 +219,7 @@ static void check_two_plans(clx_context *ctx, const clx_image *ref, const clx_im
 
     /* And the values are the shifts the images were made with: the seed
      * method within its known bias (toward zero shift, up to ~0.45 px on
-     * 24 x 24 windows: README, "Accurate mode"), the accurate mode within
+     * 24 x 24 windows: doc/accurate-mode.md), the accurate mode within
      * 0.02 px. */
     double worst_seed = 0, worst_accurate = 0;
     for (int i = 0; i < NIMAGES; i++) {

@@ -499,8 +499,8 @@ static void test_fit(void)
  * A random texture: uniform noise blurred once by a 3 x 3 box. Its fine grain
  * keeps the correlation peak narrow; a coarse texture would let the
  * zero-padded correlation's shrinking overlap pull the sub-pixel part toward
- * zero by about (correlation length)^2 / w (ALGORITHM.md, "Why the seed
- * pipeline is not enough").
+ * zero by about (correlation length)^2 / w (doc/conventions.md, "Why the accurate
+ * mode is the default").
  */
 static double *texture_new(int width, int height)
 {

@@ -1,6 +1,6 @@
 /*
  * test_pipeline.c - the whole seed pipeline through the public API against
- * the double-precision host reference of ALGORITHM.md (tests/host_ref.c):
+ * the double-precision host reference of doc/conventions.md (tests/host_ref.c):
  * offsets within 1e-3 px in float and 1e-6 px in double, identical integer
  * peaks and flags; integer shifts coming back exactly; batches that do not
  * divide the image count; windows whose rows the plan uploads cropped

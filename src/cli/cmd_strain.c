@@ -26,7 +26,7 @@ static const char strain_help[] =
     "Dingley 2006). The windows are correlated as `clxcorr offsets` does; each\n"
     "pattern's shifts q = beta r - ((beta r).n / (r.n)) r are fitted to the\n"
     "displacement gradient beta by least squares. One row per pattern. The\n"
-    "frames and signs: README, section HR-EBSD.\n"
+    "frames and signs: doc/hrebsd-conventions.md.\n"
     "\n"
     "Windows (at least 4; 20 or more spread over the pattern is usual):\n"
     "  -r, --regions FILE   windows file (as clxcorr offsets)\n"

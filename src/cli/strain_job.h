@@ -6,7 +6,7 @@
  * pattern's window shifts (clx_strain_fit), made by the stream's lanes as
  * soon as a pattern's offsets are in.
  *
- * The conventions are the README's (HR-EBSD) and doc/hrebsd-conventions.md.
+ * The conventions are doc/hrebsd.md's and doc/hrebsd-conventions.md's.
  */
 #ifndef CLX_STRAIN_JOB_H
 #define CLX_STRAIN_JOB_H

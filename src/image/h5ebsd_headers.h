@@ -4,7 +4,7 @@
  *
  * Where the layouts come from: kikuchipy's readers (its io/plugins for h5ebsd and
  * emsoft_ebsd), checked against PyEBSDIndex, EbsdLib and Oxford's H5OINA
- * specification; README.md, "EBSD pattern files", lists what is read.
+ * specification; doc/ebsd-offsets.md, "EBSD pattern files", lists what is read.
  */
 #ifndef CLX_H5EBSD_HEADERS_H
 #define CLX_H5EBSD_HEADERS_H

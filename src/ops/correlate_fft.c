@@ -2,7 +2,7 @@
  * correlate_fft.c - the FFT path: C = IFFT(conj(FFT(r)) * FFT(d)) for every
  * tile, with the reference's spectra computed once. Prepared windows are
  * zero-padded to an FFT-friendly size of at least 2w x 2h, so the circular
- * correlation the FFT gives is the linear one ALGORITHM.md defines; the
+ * correlation the FFT gives is the linear one doc/conventions.md defines; the
  * correlation is left where the inverse FFT puts it (CORR = PAD).
  *
  * Two forms (fft_pack): 0 transforms each tile with R2C and C2R and

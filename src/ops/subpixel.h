@@ -6,7 +6,7 @@
  *
  *   lsq        f(x,y) = a + bx + cy + dx^2 + exy + fy^2 fitted by least
  *              squares to all F x F values through a pseudo-inverse computed
- *              once per F; its stationary point (ALGORITHM.md step 4)
+ *              once per F; its stationary point (doc/conventions.md step 4)
  *   gauss3     per axis, the Gaussian through the peak and its two
  *              neighbours: s = (ln c- - ln c+) / (2 (ln c- - 2 ln c0 + ln c+))
  *   parabola3  per axis, the parabola through the same three values:

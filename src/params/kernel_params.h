@@ -8,7 +8,7 @@
  * struct, the default values, the build options, the override parser and
  * the listing --explain prints are all made from that list (the X-macro
  * pattern), so that a new parameter is one line here and its #ifndef
- * default in the kernel (CONVENTIONS.md), not four places to keep in step.
+ * default in the kernel, not four places to keep in step.
  *
  * Where a value comes from, lowest first: the defaults (which suit the
  * device), the correlators sizing their own kernels for a job, the tuning

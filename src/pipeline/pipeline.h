@@ -2,7 +2,7 @@
  * pipeline.h - what a mode's pipeline is to the plan (internal): one small
  * table of operations, as correlator.h is for the two correlation paths.
  *
- *   seed mode      pipeline_seed.c      ALGORITHM.md's steps
+ *   seed mode      pipeline_seed.c      doc/conventions.md's steps
  *   accurate mode  pipeline_accurate.c  pre-filter, window offset, refinement
  *
  * The plan (plan.c) checks the options, sizes the batch, uploads the

@@ -1,7 +1,7 @@
 /*
  * pipeline_accurate.c - the accurate mode, for one batch of images already
  * uploaded by the plan (the pipeline_ops of pipeline.h). Each step removes one of the seed method's errors
- * (ALGORITHM.md, "Why the seed pipeline is not enough"):
+ * (doc/conventions.md, "Why the accurate mode is the default"):
  *
  *   1. pre-filter every image (background removal by default): removes the
  *      bias a smooth background puts on a zero-padded correlation;

@@ -1,7 +1,7 @@
 /*
  * pipeline_accurate.h - the accurate mode's state (internal). The plan runs
  * it through pipeline_accurate (pipeline.h); what each step is for:
- * ALGORITHM.md, "Why the seed pipeline is not enough".
+ * doc/conventions.md, "Why the accurate mode is the default".
  */
 #ifndef CLX_PIPELINE_ACCURATE_H
 #define CLX_PIPELINE_ACCURATE_H

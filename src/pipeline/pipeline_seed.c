@@ -1,5 +1,5 @@
 /*
- * pipeline_seed.c - the seed mode (ALGORITHM.md), for one batch of images
+ * pipeline_seed.c - the seed mode (doc/conventions.md), for one batch of images
  * already uploaded by the plan (the pipeline_ops of pipeline.h):
  *
  *   window means (exact) -> prepare: zero-mean windows, zero-padded into the

@@ -1,5 +1,5 @@
 /*
- * pipeline_seed.h - the seed mode's state (internal): ALGORITHM.md's seed
+ * pipeline_seed.h - the seed mode's state (internal): doc/conventions.md's seed
  * method, step for step. The plan runs it through pipeline_seed
  * (pipeline.h); the tests read its device buffers to check each stage
  * against the host reference.

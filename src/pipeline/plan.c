@@ -4,7 +4,7 @@
  * upload every image goes through before its mode's pipeline takes it
  * (pipeline.h):
  *
- *   seed mode      pipeline_seed.c      ALGORITHM.md's steps
+ *   seed mode      pipeline_seed.c      doc/conventions.md's steps
  *   accurate mode  pipeline_accurate.c  pre-filter, window offset, refinement
  *
  * clx_plan_push uploads the images (through pinned memory) and enqueues the

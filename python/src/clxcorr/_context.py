@@ -33,7 +33,7 @@ _OFFSETS_OPTIONS_DOC = """
     Options (each as the command's option of the same name; the library's
     defaults when left out):
         mode: "accurate" (default: pre-filter, window offset, refinement) or
-            "seed" (ALGORITHM.md's method, step for step).
+            "seed" (doc/conventions.md's method, step for step).
         method: "auto" (default: measured per device and job), "fft" or "direct".
         max_shift: search only shifts with abs(dx), abs(dy) <= max_shift px
             (0: every shift of the window).
