@@ -3,7 +3,8 @@
 # tree's libclxcorr (CLXCORR_BUILD_DIR, as for development) and its pytest
 # suite run on it: every dtype, stacks, generators, files, windows, every
 # documented error, the command's rows on the sample set, no leak over 1,000
-# calls, two threads with two contexts.
+# calls, two threads with two contexts; then the Python blocks of README.md
+# and doc/*.md (tests/docs.sh).
 #
 # Skipped (77), saying why, without python3 (or $PYTHON), numpy, pytest,
 # setuptools or Python's headers (Debian: python3-numpy python3-pytest
@@ -47,5 +48,12 @@ if PYTHONPATH=$build/$lib PYTHONDONTWRITEBYTECODE=1 CLXCORR=$CLXCORR CLXCORR_SAM
 else
     fail "pytest: $(grep -E '^(FAILED|ERROR)' "$TMP/pytest.log" | head -10; tail -1 "$TMP/pytest.log")"
     cat "$TMP/pytest.log" >&2
+fi
+
+# The documentation's Python blocks (README.md, doc/*.md) on the same build.
+if PYTHONPATH=$build/$lib DOCS_LANGS=python PYTHON=$PYTHON sh "$TESTS_SRCDIR/docs.sh" >"$TMP/docs.log" 2>&1; then
+    pass "the documentation's Python blocks: $(grep -c '^ok: ' "$TMP/docs.log") ran"
+else
+    fail "the documentation's Python blocks: $(grep -v '^ok: ' "$TMP/docs.log" | head -20)"
 fi
 finish
