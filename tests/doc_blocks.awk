@@ -2,8 +2,11 @@
 # Writes each ```sh and ```python block to out/NNN.LANG and prints one line
 # per block: "NNN LANG PAGE:LINE", followed by "not run: REASON" when the
 # line before the fence is <!-- not run: REASON --> (or "not run:" alone when
-# the reason is missing, which docs.sh refuses). Blocks of other languages
-# (expected output, CSV) are not code to run. An unclosed fence is an error.
+# the reason is missing, which docs.sh refuses). A ```text block right after
+# a runnable one (blank lines between at most) is what that block prints, as
+# the page quotes it: out/NNN.expected, which docs.sh checks
+# (tests/doc_output.awk). Blocks of other languages (CSV, a row's layout)
+# are not code to run. An unclosed fence is an error.
 # Variables: out (directory), page (name to report).
 
 function flush_marker(line) {
@@ -15,12 +18,13 @@ function flush_marker(line) {
     }
 }
 
-BEGIN { n = 0; inside = 0; marker = "" }
+BEGIN { n = 0; inside = 0; marker = ""; after = 0 }
 
 inside && /^```[ \t]*$/ {
     inside = 0
     if (file != "")
         close(file)
+    after = runnable ? n : 0
     next
 }
 inside {
@@ -35,7 +39,12 @@ inside {
     inside = 1
     start = FNR
     file = ""
-    if (lang == "sh" || lang == "bash" || lang == "python") {
+    runnable = 0
+    if (lang == "text" && after > 0 && marker == "") {
+        file = sprintf("%s/%03d.expected", out, after)
+        printf "" > file
+    } else if (lang == "sh" || lang == "bash" || lang == "python") {
+        runnable = (marker == "")
         if (lang == "bash")
             lang = "sh"
         n++
@@ -44,10 +53,11 @@ inside {
         printf "%03d %s %s:%d%s\n", n, lang, page, FNR, marker == "" ? "" : " " marker
     }
     marker = ""
+    after = 0
     next
 }
 /^[ \t]*$/ { next }
-{ flush_marker($0) }
+{ after = 0; flush_marker($0) }
 
 END {
     if (inside) {

@@ -1,7 +1,9 @@
 #!/bin/sh
 # Documentation is code: every shell block of README.md and doc/*.md is run,
 # page by page, as a reader runs it after the quickstart, and must succeed;
-# every relative link must lead to a file and heading.
+# every relative link must lead to a file and heading, and where a page
+# quotes what a block prints (a ```text block right after it), the block
+# must print it, numbers within the quote's precision (tests/doc_output.awk).
 #
 # A page runs in a directory of its own that looks like the source tree after
 # the quickstart (its top-level entries linked, samples/data generated, the
@@ -108,11 +110,17 @@ for page in $pages; do
         (cd "$dir/tree" && PATH="$dir/tree/src:$dir/tree/samples:$PATH" PYTHONDONTWRITEBYTECODE=1 \
             timeout 900 $run "$dir/blocks/$n.$lang") >"$dir/$n.out" 2>&1
         status=$?
-        if [ "$status" -eq 0 ]; then
-            pass "$where ($(($(date +%s) - start)) s)"
-        else
+        if [ "$status" -ne 0 ]; then
             fail "$where: exit status $status; its last lines:"
             tail -15 "$dir/$n.out" | sed 's/^/    /' >&2
+        elif [ -f "$dir/blocks/$n.expected" ] \
+            && ! awk -f "$TESTS_SRCDIR/doc_output.awk" "$dir/blocks/$n.expected" "$dir/$n.out" >"$dir/$n.diff"; then
+            fail "$where: prints other figures than the page quotes: $(cat "$dir/$n.diff"); it printed:"
+            tail -15 "$dir/$n.out" | sed 's/^/    /' >&2
+        else
+            quoted=""
+            [ -f "$dir/blocks/$n.expected" ] && quoted=", prints what the page quotes"
+            pass "$where ($(($(date +%s) - start)) s$quoted)"
         fi
     done <"$dir/list"
 done
