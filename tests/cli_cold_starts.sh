@@ -4,6 +4,11 @@
 # clx_output's whole-file renames, and all three write the output a warm
 # run writes, byte for byte. Users rely on this with job arrays.
 . "$TESTS_SRCDIR/lib.sh"
+# clxcorr's caches start empty below, PoCL's compiler cache stays where it is:
+# an XDG_CACHE_HOME of the test's own would move PoCL's too, and every run
+# would compile every kernel from source, minutes on two cores (issue 37).
+POCL_CACHE_DIR=${POCL_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/pocl}
+export POCL_CACHE_DIR
 need_device
 make_small_set "$TMP/set" 4
 S=$TMP/set

@@ -1,7 +1,9 @@
 #!/bin/sh
 # Every kernel compiles with clang's OpenCL C front end as OpenCL C 1.2 for
 # spir64, with each set of build options the library generates: a
-# vendor-neutral check that no vendor-only construct slipped in.
+# vendor-neutral check that no vendor-only construct slipped in. A stage of
+# its own (make check-kernels), with kernels_vendors.sh, not part of make
+# check.
 . "$TESTS_SRCDIR/lib.sh"
 
 if [ -z "${CLANG:-}" ] || ! "$CLANG" --version >/dev/null 2>&1; then
@@ -49,16 +51,35 @@ awk 'FNR == NR { for (i = 2; i <= NF; i++) uses[$1, $i] = 1; next }
     }
     END { print total >"/dev/stderr" }' "$TMP/idents" "$TMP/options" >"$TMP/jobs" 2>"$TMP/total"
 
-count=0
-while IFS='|' read -r kernel options; do
-    # The options are -D NAME=VALUE words; -cl-std is clang's too.
-    # shellcheck disable=SC2086
-    if ! "$CLANG" -x cl -cl-std=CL1.2 --target=spir64 -Xclang -finclude-default-header \
-        -Werror -c -emit-llvm -o /dev/null -I "$KERNEL_SRCDIR" $options "$KERNEL_SRCDIR/$kernel" 2>"$TMP/log"; then
-        fail "$kernel with '$options': $(head -5 "$TMP/log")"
-    fi
-    count=$((count + 1))
-done <"$TMP/jobs"
+# The builds dealt to one worker per core (nproc): never more compilers than
+# cores. Each worker prints one line per failed build and its count last.
+build_part() {
+    count=0
+    while IFS='|' read -r kernel options; do
+        # The options are -D NAME=VALUE words; -cl-std is clang's too.
+        # shellcheck disable=SC2086
+        if ! "$CLANG" -x cl -cl-std=CL1.2 --target=spir64 -Xclang -finclude-default-header \
+            -Werror -c -emit-llvm -o /dev/null -I "$KERNEL_SRCDIR" $options "$KERNEL_SRCDIR/$kernel" 2>"$1.log"; then
+            echo "FAIL $kernel with '$options': $(head -5 "$1.log" | tr '\n' ' ')"
+        fi
+        count=$((count + 1))
+    done <"$1"
+    echo "count $count"
+}
+workers=$(nproc 2>/dev/null || echo 1)
+w=1
+while [ "$w" -le "$workers" ]; do
+    awk -v n="$workers" -v k="$w" 'NR % n == k % n' "$TMP/jobs" >"$TMP/part.$w"
+    build_part "$TMP/part.$w" >"$TMP/result.$w" 2>&1 &
+    w=$((w + 1))
+done
+wait
+cat "$TMP"/result.* >"$TMP/results"
+grep '^FAIL ' "$TMP/results" | head -20 | sed 's/^FAIL /FAIL: /' >&2
+failed=$(grep -c '^FAIL ' "$TMP/results")
+[ "$failed" -eq 0 ] || fail "$failed builds failed (the first 20 above)"
+count=$(awk '$1 == "count" { n += $2 } END { print n + 0 }' "$TMP/results")
+[ "$count" -eq "$(wc -l <"$TMP/jobs")" ] || fail "$count builds of $(wc -l <"$TMP/jobs") ran"
 # Every kernel file must be built by some option set.
 covered=$(cut -d'|' -f1 "$TMP/options" | tr ' ' '\n' | sort -u | wc -l)
 present=$(ls "$KERNEL_SRCDIR"/*.cl | wc -l)
