@@ -39,6 +39,24 @@ grep -q "first run: compiling [a-z_]*\.cl for this device (later runs load it fr
     ! grep -q "compiling" "$TMP/v2" && pass "the first run says what it compiles; the second compiles nothing" \
     || fail "first-run lines: $(grep -c compiling "$TMP/v1") then $(grep -c compiling "$TMP/v2")"
 
+# VkFFT's kernels go through the same cache (issue 36: VkFFT compiled its
+# plans on every run, most of a short job's start-up on a GPU).
+if "$CLXCORR" --version | grep -q vkfft; then
+    rm -rf "$TMP/cache"
+    vk() { run --fft vkfft --method fft -vv "$@"; }
+    vk >"$TMP/vk1.csv" 2>"$TMP/vk1" && vk >"$TMP/vk2.csv" 2>"$TMP/vk2" || fail "--fft vkfft runs"
+    compiled=$(grep -c "first run: compiling VkFFT's [RC2]* [0-9]*x[0-9]* float kernel" "$TMP/vk1")
+    [ "$compiled" -ge 2 ] && grep -q "plan .* ready in .* (0 kernels from the kernel cache, [1-9][0-9]* compiled)" "$TMP/vk1" \
+        && pass "a first VkFFT run compiles its $compiled kernels into the cache" || fail "first VkFFT run: $compiled compiled"
+    ! grep -q "compiling" "$TMP/vk2" && ! grep -q "[1-9][0-9]* compiled)" "$TMP/vk2" \
+        && grep -q "([1-9][0-9]* kernels from the kernel cache, 0 compiled)" "$TMP/vk2" \
+        && cmp -s "$TMP/vk1.csv" "$TMP/vk2.csv" && pass "the second loads them from the cache, same output" \
+        || fail "second VkFFT run: $(grep -c compiling "$TMP/vk2") compiles, $(grep "plan .* ready" "$TMP/vk2" | head -1)"
+    cmp -s "$TMP/first.csv" "$TMP/vk1.csv" || awk -F, 'NR == FNR { a[FNR] = $5 " " $6; next }
+        { split(a[FNR], p, " "); d = p[1] - $5; e = p[2] - $6; if (d * d + e * e > 1e-8) bad++ } END { exit bad > 0 }' \
+        "$TMP/first.csv" "$TMP/vk1.csv" && pass "VkFFT runs give the default run's offsets (within 1e-4 px)" || fail "VkFFT's offsets differ from the default run's"
+fi
+
 rm -rf "$TMP/cache"
 run --no-cache >"$TMP/nocache.csv" && cmp -s "$TMP/first.csv" "$TMP/nocache.csv" && pass "--no-cache, same output" \
     || fail "--no-cache"

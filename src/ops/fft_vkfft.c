@@ -12,8 +12,10 @@
  * work space: an inverse overwrites its input, as fft_plan.h allows.
  *
  * VkFFT quirks handled here: it generates and compiles its kernels when a
- * plan is made, with no binary cache, so each plan builds only the direction
- * it runs (makeForwardPlanOnly / makeInversePlanOnly); it keeps the pointers
+ * plan is made, so each plan builds only the direction it runs
+ * (makeForwardPlanOnly / makeInversePlanOnly), and the compiles go through
+ * clxcorr's kernel cache (below: VkFFT's own saveApplicationToString cannot
+ * carry OpenCL binaries, which it copies with sprintf's "%s"); it keeps the pointers
  * it is given (device, context, sizes, queue, buffers) and reads them again
  * on every launch, so they point into the plan's state; the real buffer's
  * row stride defaults to nx + 2 (in-place padding) and is set to nx; plan
@@ -24,13 +26,73 @@
 #include "config.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
-#include <vkFFT.h>
+#include <CL/cl.h>
 
 #include "ops/fft_backend.h"
 #include "runtime/context.h"
+#include "runtime/program_build.h"
+
+/*
+ * VkFFT's kernels through the kernel cache. initializeVkFFT writes each
+ * kernel's OpenCL C text and builds it with clCreateProgramWithSource and
+ * clBuildProgram, every run: hundreds of milliseconds a plan on a GPU, the
+ * larger part of a short job's start-up (issue 36). In this file only, those
+ * two calls are redirected: the first builds the text through the context's
+ * binary cache (program_build_source: a cached binary when the text, device
+ * and driver match, else compiled and stored), the second then has nothing
+ * left to do. Plans are made under plan_lock, which also guards the
+ * plan being made (plan_ctx and its counts).
+ */
+static pthread_mutex_t plan_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct clx_context *plan_ctx;
+static char plan_name[96];
+static int plan_cached, plan_compiled, plan_build_status;
+
+static cl_program cached_create_program(cl_context context, cl_uint count, const char **strings,
+                                        const size_t *lengths, cl_int *err)
+{
+    struct clx_context *ctx = plan_ctx;
+    /* Only what initializeVkFFT asks for: one NUL-terminated text. */
+    if (!ctx || context != ctx->cl || count != 1 || (lengths && lengths[0] != strlen(strings[0])))
+        return clCreateProgramWithSource(context, count, strings, lengths, err);
+    cl_program program;
+    int from_cache;
+    int status = program_build_source(ctx, plan_name, strings[0], "", &program, &from_cache);
+    if (status != CLX_OK) {
+        plan_build_status = status;
+        if (err)
+            *err = CL_INVALID_PROGRAM;
+        return NULL;
+    }
+    if (from_cache)
+        plan_cached++;
+    else
+        plan_compiled++;
+    if (err)
+        *err = CL_SUCCESS;
+    return program;
+}
+
+static cl_int cached_build_program(cl_program program, cl_uint count, const cl_device_id *devices, const char *options,
+                                   void(CL_CALLBACK *notify)(cl_program, void *), void *user)
+{
+    cl_build_status built;
+    if (count == 1 && clGetProgramBuildInfo(program, devices[0], CL_PROGRAM_BUILD_STATUS, sizeof built, &built,
+                                            NULL) == CL_SUCCESS && built == CL_BUILD_SUCCESS)
+        return CL_SUCCESS;
+    return clBuildProgram(program, count, devices, options, notify, user);
+}
+
+#define clCreateProgramWithSource cached_create_program
+#define clBuildProgram cached_build_program
+#include <vkFFT.h>
+#undef clCreateProgramWithSource
+#undef clBuildProgram
 
 struct vkfft_state {
     VkFFTApplication app;
@@ -44,9 +106,6 @@ struct vkfft_state {
     uint64_t spectrum_bytes, signal_bytes;
     cl_mem spectrum, signal;     /* the buffers of the transform being enqueued: `buffer`, `inputBuffer` */
 };
-
-/* initializeVkFFT switches the process's locale while it writes kernels. */
-static pthread_mutex_t plan_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static const char *vkfft_errstr(VkFFTResult r)
 {
@@ -194,26 +253,31 @@ static int vkfft_create(struct clx_context *ctx, enum fft_kind kind, int nx, int
         c.normalize = 1;
     }
 
-    /* Said while a run prepares (the command's status line): VkFFT keeps
-     * no binaries, and VkFFT 1.2.26's loadApplicationFromString misreads
-     * the OpenCL binaries its saveApplicationToString wrote (a crash in
-     * strtol), so clxcorr cannot cache them either. */
-    ctx_log(ctx, CLX_LOG_INFO, "compiling VkFFT's %s %dx%d plan (VkFFT plans are compiled on every run)",
-            fft_kind_name(kind), nx, ny);
+    /* Under the lock: initializeVkFFT switches the process's locale while
+     * it writes kernels, and the cache redirection above serves one plan. */
     double t0 = now_ms();
     pthread_mutex_lock(&plan_lock);
+    plan_ctx = ctx;
+    snprintf(plan_name, sizeof plan_name, "VkFFT's %s %dx%d %s kernel", fft_kind_name(kind), nx, ny,
+             use_double ? "double" : "float");
+    plan_cached = plan_compiled = 0;
+    plan_build_status = CLX_OK;
     r = initializeVkFFT(&st->app, c);
+    int cached = plan_cached, compiled = plan_compiled, build_status = plan_build_status;
+    plan_ctx = NULL;
     pthread_mutex_unlock(&plan_lock);
     if (r != VKFFT_SUCCESS) {
         /* initializeVkFFT has released what it made. */
         free(st);
+        if (build_status != CLX_OK)
+            return build_status; /* the build's own message */
         return vkfft_fail(ctx, r, "initializeVkFFT", kind, nx, ny, batch, use_double);
     }
     st->app_initialized = 1;
     int version = VkFFTGetVersion();
-    ctx_log(ctx, CLX_LOG_DEBUG, "VkFFT %d.%d.%d %s plan %dx%d x %d (%s) compiled in %.0f ms", version / 10000,
-            version / 100 % 100, version % 100, fft_kind_name(kind), nx, ny, batch,
-            use_double ? "double" : "float", now_ms() - t0);
+    ctx_log(ctx, CLX_LOG_DEBUG, "VkFFT %d.%d.%d %s plan %dx%d x %d (%s) ready in %.0f ms (%d kernels from the "
+            "kernel cache, %d compiled)", version / 10000, version / 100 % 100, version % 100, fft_kind_name(kind),
+            nx, ny, batch, use_double ? "double" : "float", now_ms() - t0, cached, compiled);
     *out = st;
     return CLX_OK;
 }

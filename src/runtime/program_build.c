@@ -75,27 +75,23 @@ static void store_in_cache(struct clx_context *ctx, cl_program prog, uint64_t ke
     free(bin);
 }
 
-/* Makes one program for the table (program_make_fn): from the binary cache
- * when it holds it, else compiled (and stored there). */
-static int make_program(void *user, const char *file, const char *options, cl_program *program)
+int program_build_source(struct clx_context *ctx, const char *name, const char *source, const char *options,
+                         cl_program *program, int *from_cache)
 {
-    struct clx_context *ctx = user;
-    char *source = NULL;
     cl_program prog = NULL;
     cl_int err;
     int status;
 
-    status = kernel_source_read(ctx->kernel_dir, file, &source, &ctx->message);
-    if (status != CLX_OK)
-        return status;
-    ctx_log(ctx, CLX_LOG_DEBUG, "build %s: %s", file, options);
-
+    *program = NULL;
+    if (from_cache)
+        *from_cache = 0;
     uint64_t key = kernel_cache_key(source, options, ctx->dev.info.name, ctx->dev.info.driver_version,
                                     ctx->dev.platform_version);
     if (ctx->cache_dir[0]) {
         prog = build_from_cache(ctx, key, options);
         if (prog) {
-            free(source);
+            if (from_cache)
+                *from_cache = 1;
             *program = prog;
             return CLX_OK;
         }
@@ -103,30 +99,47 @@ static int make_program(void *user, const char *file, const char *options, cl_pr
 
     /* What makes a first run slower, said as it happens (the command shows
      * it on a terminal while it prepares). */
+    const char *slash = strrchr(name, '/');
     ctx_log(ctx, CLX_LOG_INFO, "%s: compiling %s for this device (%s)",
-            ctx->cache_dir[0] ? "first run" : "no kernel cache", file,
+            ctx->cache_dir[0] ? "first run" : "no kernel cache", slash ? slash + 1 : name,
             ctx->cache_dir[0] ? "later runs load it from the kernel cache" : "every run compiles it");
     const char *sources[1] = { source };
     prog = clCreateProgramWithSource(ctx->cl, 1, sources, NULL, &err);
     CL_CHECK_RESULT(ctx, "clCreateProgramWithSource", err);
     err = clBuildProgram(prog, 1, &ctx->dev.device, options, NULL, NULL);
     if (err == CL_BUILD_PROGRAM_FAILURE || err == CL_INVALID_BUILD_OPTIONS) {
-        log_build_failure(ctx, prog, file, options);
+        log_build_failure(ctx, prog, name, options);
         status = ctx_fail(ctx, CLX_ERR_BUILD,
-                          "kernel %s/%s failed to compile for %s with options '%s' (build log in the log output)",
-                          ctx->kernel_dir, file, ctx->dev.info.name, options);
+                          "kernel %s failed to compile for %s with options '%s' (build log in the log output)",
+                          name, ctx->dev.info.name, options);
         goto error;
     }
     CL_CHECK_RESULT(ctx, "clBuildProgram", err);
     if (ctx->cache_dir[0])
         store_in_cache(ctx, prog, key);
-    free(source);
     *program = prog;
     return CLX_OK;
 
 error:
     if (prog)
         clReleaseProgram(prog);
+    return status;
+}
+
+/* Makes one program for the table (program_make_fn): cl/<file>'s text,
+ * from the binary cache when it holds it, else compiled (and stored there). */
+static int make_program(void *user, const char *file, const char *options, cl_program *program)
+{
+    struct clx_context *ctx = user;
+    char *source = NULL;
+    char path[sizeof ctx->kernel_dir + 256];
+
+    int status = kernel_source_read(ctx->kernel_dir, file, &source, &ctx->message);
+    if (status != CLX_OK)
+        return status;
+    ctx_log(ctx, CLX_LOG_DEBUG, "build %s: %s", file, options);
+    snprintf(path, sizeof path, "%s/%s", ctx->kernel_dir, file);
+    status = program_build_source(ctx, path, source, options, program, NULL);
     free(source);
     return status;
 }

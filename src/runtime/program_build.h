@@ -16,6 +16,14 @@ struct clx_context;
  * reference of the caller's own. On failure the build log goes to the log. */
 int program_build(struct clx_context *ctx, const char *file, const char *options, cl_program *program);
 
+/* A program from OpenCL C text made elsewhere (VkFFT's generated kernels),
+ * built with `options` through the same binary cache; `name` is what the
+ * messages call it (its part after the last '/' in the first-run line).
+ * *from_cache, when not NULL, says whether the cache held it. Not kept in
+ * the context's program table: the caller owns the program. */
+int program_build_source(struct clx_context *ctx, const char *name, const char *source, const char *options,
+                         cl_program *program, int *from_cache);
+
 /* clCreateKernel with the context's error reporting. */
 int kernel_create(struct clx_context *ctx, cl_program program, const char *name, cl_kernel *kernel);
 
