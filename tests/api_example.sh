@@ -2,9 +2,10 @@
 # samples/api_example, the public API end to end, on the bundled sample set
 # (900 x 900 16-bit Kikuchi-like patterns, 50 windows of 100 x 100): one row
 # per image and window, offsets equal to `clxcorr offsets` (the same
-# library, the same defaults) and within 0.15 px of the set's truth (the
-# accurate mode measures about 0.016 px RMS and 0.07 px at worst on it);
-# errors are one line naming the file.
+# library, the same defaults) and near the set's truth: at most 0.0065 px
+# off and 0.0025 px RMS, three times what the accurate mode measures on
+# these 4 images (0.0021 px at worst, 0.0008 px RMS, PoCL); errors are one
+# line naming the file.
 . "$TESTS_SRCDIR/lib.sh"
 need_device
 
@@ -41,7 +42,8 @@ if awk -F, '
     }
     END {
         printf "largest error %.4f px, RMS %.4f px over %d rows\n", worst, sqrt(sum / count), count
-        exit bad || worst > 0.15 || count != 200
+        # Measured 0.0021 px at worst, 0.0008 px RMS (PoCL): three times that.
+        exit bad || worst > 0.0065 || sqrt(sum / count) > 0.0025 || count != 200
     }' "$TMP/set/truth.csv" "$TMP/api.csv" >"$TMP/truth.out"; then
     pass "against the truth: $(tail -1 "$TMP/truth.out")"
 else

@@ -2,9 +2,11 @@
 # offsets --format vtk and --format openpiv: one file per image (OUT.EXT for
 # one image, OUT_0001.EXT ... for several), holding the CSV's values in the
 # formats' conventions; read back by meshio (VTK) and numpy.loadtxt, and
-# compared with openpiv.tools.save's own text of the same field, where
-# python3 has those modules (skipped, said so, where not). Refusals: vtk for
-# windows off a grid, no -o, --resume, --columns with openpiv.
+# compared with openpiv.tools.save's own text of the same field (find_python
+# looks for an interpreter with those modules: $PYTHON, python3, then
+# /usr/bin/python3; .ci/run installs meshio and openpiv; where none has
+# them, each check is a counted SKIP). Refusals: vtk for windows off a grid,
+# no -o, --resume, --columns with openpiv.
 . "$TESTS_SRCDIR/lib.sh"
 need_device
 "$CLXCORR_SAMPLES" --out "$TMP/set" --kind speckle --size 160x128 --count 3 --step 0.6 --gradient 0.01,0,0,-0.01 \
@@ -31,10 +33,6 @@ head -c 400 "$TMP/f_0002.vtk" | head -5 | tr '\n' '|' >"$TMP/head"
 head -1 "$TMP/p_0001.txt" | grep -q "^# x	y	u	v	flags	mask$" && [ "$(wc -l <"$TMP/p_0001.txt")" -eq 49 ] \
     && pass "openpiv: its header and 48 lines" || fail "openpiv: $(head -2 "$TMP/p_0001.txt")"
 
-if ! command -v python3 >/dev/null 2>&1 || ! python3 -c 'import numpy' 2>/dev/null; then
-    echo "python3 with numpy not found: the files were not read back"
-    finish
-fi
 # image K's rows of the CSV, as numpy arrays, for the checks below.
 cat >"$TMP/rows.py" <<'PY'
 import csv, sys
@@ -44,7 +42,10 @@ def rows(path, k):
         r = [row for row in csv.DictReader(f) if row["image"].endswith("image_%04d.tif" % k)]
     return {key: np.array([float(row[key]) for row in r]) for key in r[0] if key != "image"}
 PY
-python3 - "$TMP" <<'PY' && pass "openpiv: x, y flipped (y_min + y_max - y), u = dx, v = -dy, flags, mask 1 and u = v = 0 where masked" || fail "openpiv values"
+if ! find_python numpy; then
+    skip_check "openpiv: the values read back by numpy.loadtxt" "$PY_MISSING"
+else
+    "$PY" - "$TMP" <<'PY' && pass "openpiv: x, y flipped (y_min + y_max - y), u = dx, v = -dy, flags, mask 1 and u = v = 0 where masked" || fail "openpiv values"
 import sys; sys.path.insert(0, sys.argv[1]); from rows import rows
 import numpy as np
 t = sys.argv[1]
@@ -59,8 +60,9 @@ for k in (1, 2, 3):
     if not ok:
         sys.exit("image %d: %s" % (k, a[:3]))
 PY
-if python3 -c 'import openpiv.tools' 2>/dev/null; then
-    python3 - "$TMP" <<'PY' && pass "openpiv: the text of openpiv.tools.save for the same field (fmt %.6e)" || fail "openpiv.tools.save writes another text"
+fi
+if find_python numpy openpiv.tools; then
+    "$PY" - "$TMP" <<'PY' && pass "openpiv: the text of openpiv.tools.save for the same field (fmt %.6e)" || fail "openpiv.tools.save writes another text"
 import sys; sys.path.insert(0, sys.argv[1]); from rows import rows
 import numpy as np, openpiv.tools as tools
 t = sys.argv[1]
@@ -70,10 +72,10 @@ tools.save(t + "/openpiv.txt", a[:, 0], a[:, 1], a[:, 2], a[:, 3], a[:, 4].astyp
 sys.exit(open(t + "/openpiv.txt").read() != open(t + "/p_0002.txt").read())
 PY
 else
-    echo "openpiv not installed (pip install openpiv): its own text not compared"
+    skip_check "openpiv: the text of openpiv.tools.save" "$PY_MISSING (pip install openpiv)"
 fi
-if python3 -c 'import meshio' 2>/dev/null; then
-    python3 - "$TMP" <<'PY' && pass "vtk (meshio): points, displacement (nan where masked) and every scalar as the CSV's" || fail "vtk values"
+if find_python numpy meshio; then
+    "$PY" - "$TMP" <<'PY' && pass "vtk (meshio): points, displacement (nan where masked) and every scalar as the CSV's" || fail "vtk values"
 import sys; sys.path.insert(0, sys.argv[1]); from rows import rows
 import numpy as np, meshio
 t = sys.argv[1]
@@ -93,7 +95,7 @@ for k, path in ((1, "f_0001.vtk"), (3, "f_0003.vtk"), (2, "one.vtk")):
         sys.exit("%s differs" % path)
 PY
 else
-    echo "meshio not installed (pip install meshio): the VTK files not read back"
+    skip_check "vtk: the files read back by meshio" "$PY_MISSING (pip install meshio)"
 fi
 
 printf '10 10 32 32\n50 12 32 32\n90 30 32 32\n' >"$TMP/loose.txt"

@@ -25,6 +25,8 @@ head -1 "$TMP/a.jsonl" | grep -q '^{"image":"[^"]*image_0001.tif","region":0,"x"
 if command -v python3 >/dev/null 2>&1; then
     python3 -c 'import json, sys; [json.loads(l) for l in open(sys.argv[1])]' "$TMP/a.jsonl" \
         && pass "jsonl: every line is JSON" || fail "jsonl: invalid JSON"
+else
+    skip_check "jsonl: every line through json.loads" "no python3"
 fi
 # A name that is not UTF-8 (byte 0xff, then a UTF-8 e-acute): its other
 # bytes as \udcXX, Python's surrogateescape, so that os.fsencode() of what
@@ -48,7 +50,7 @@ assert len(rows) == 6 and all(os.fsencode(r["image"]) == want for r in rows), (r
 assert os.path.exists(os.fsencode(rows[0]["image"]))
 EOF2
 else
-    echo "note: no python3; the JSON name's round trip through os.fsencode is not checked"
+    skip_check "jsonl: the name's round trip through json.loads and os.fsencode" "no python3"
 fi
 "$CLXCORR" plot --image 0 -o "$TMP/odd.png" "$TMP/odd.jsonl" "$S/reference.tif" 2>"$TMP/err" \
     && pass "plot reads the escaped name" || fail "plot, the escaped name: $(cat "$TMP/err")"

@@ -30,6 +30,8 @@ has '"tuning": "' "the tuning values"
 has '"total": [0-9]' "the timings"
 if command -v python3 >/dev/null 2>&1; then
     python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$M" && pass "valid JSON" || fail "invalid JSON"
+else
+    skip_check "valid JSON (json.load)" "no python3"
 fi
 
 # A failed run: the record says so, and why.

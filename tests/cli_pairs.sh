@@ -8,7 +8,8 @@
 #   arguments and from a --list of "A B" lines and of single lines;
 # - previous: each image against the one before, total_dx, total_dy the
 #   sum along the sequence (the truth's, the first image's against
-#   REFERENCE);
+#   REFERENCE), on the speckle set and on a sequence of random steps given
+#   out of order;
 # - the refusals, each one line: an odd number of images (exit 2, from
 #   arguments, a list, with PIV passes), and the options
 #   a pair or a sequence does not combine with.
@@ -69,6 +70,39 @@ awk -v w="$(cat "$TMP/tot")" 'BEGIN { exit !(w <= 0.005) }' \
     || fail "previous: totals off by $(cat "$TMP/tot") px"
 sed -n 8p "$TMP/previous.csv" | grep -q "image_0002.tif,$S/image_0001.tif,0," \
     && pass "previous: image 2's reference is image 1" || fail "previous: row 7: $(sed -n 8p "$TMP/previous.csv")"
+
+# A sequence whose steps differ: Kikuchi-like patterns each moved by its
+# own random translation (up to 2.5 px per axis, no strain), given out of
+# order (3 1 5 2 6 4), so that every step differs in length and direction
+# and a total that is not the sum of its steps (k times the last one, say)
+# shows. Each row against the truth: its step, the truth of its image
+# minus that of its reference (the previous item), and its total, the
+# truth of its image. Windows 28 px from the edge, clear of the
+# pre-filter's border. Measured (PoCL): steps within 0.00132 px, totals
+# within 0.00294 px; bounds 0.004 and 0.009.
+Q=$TMP/q
+"$CLXCORR_SAMPLES" --out "$Q" --size 224x192 --count 6 --grid 3x2 --window 40x40 --margin 28 --max-shift 2.5 \
+    --max-strain 0 >/dev/null 2>&1 || exit 99
+set --
+for k in 3 1 5 2 6 4; do set -- "$@" "$Q/image_000$k.tif"; done
+off -q --regions "$Q/regions.txt" --reference previous --columns image,reference,region,dx,dy,total_dx,total_dy \
+    "$Q/reference.tif" "$@" >"$TMP/steps.csv" || fail "previous over uneven steps failed"
+awk -F, 'NR == FNR { if (FNR > 1) { tx[$1, $2] = $5; ty[$1, $2] = $6 } next }
+    FNR > 1 { n = split($1, a, "/"); m = split($2, b, "/"); img = a[n]; ref = b[m]
+              sx = tx[img, $3] - (ref == "reference.tif" ? 0 : tx[ref, $3])
+              sy = ty[img, $3] - (ref == "reference.tif" ? 0 : ty[ref, $3])
+              if (!((img, $3) in tx) || (ref != "reference.tif" && !((ref, $3) in tx))) { bad = 1; next }
+              e = $4 - sx; if (e < 0) e = -e; if (e > ws) ws = e; e = $5 - sy; if (e < 0) e = -e; if (e > ws) ws = e
+              if (sx * sx + sy * sy > big) big = sx * sx + sy * sy
+              e = $6 - tx[img, $3]; if (e < 0) e = -e; if (e > wt) wt = e; e = $7 - ty[img, $3]; if (e < 0) e = -e; if (e > wt) wt = e
+              rows++ }
+    END { printf "%d rows, steps up to %.2f px within %.3g px of the truth, totals within %.3g px", rows, sqrt(big), ws, wt
+          exit bad || rows != 36 || !(ws <= 0.004) || !(wt <= 0.009) }' "$Q/truth.csv" "$TMP/steps.csv" >"$TMP/steps" \
+    && pass "previous over uneven steps, out of order: $(cat "$TMP/steps")" || fail "previous over uneven steps: $(cat "$TMP/steps")"
+# Each image's reference is the one before it in the list, the first's REFERENCE.
+cut -d, -f1,2 "$TMP/steps.csv" | sed 's|[^,]*/||g' | uniq | tr '\n' ' ' >"$TMP/chain"
+[ "$(cat "$TMP/chain")" = "image,reference image_0003.tif,reference.tif image_0001.tif,image_0003.tif image_0005.tif,image_0001.tif image_0002.tif,image_0005.tif image_0006.tif,image_0002.tif image_0004.tif,image_0006.tif " ] \
+    && pass "previous: each image against the one before it in the list" || fail "previous: the chain $(cat "$TMP/chain")"
 
 # Refusals.
 # A usage error (2), known once the list is read: a multi-page TIFF's

@@ -31,6 +31,31 @@ grep -q 'images=0' "$TMP/t1.csv" && [ "$(wc -l <"$TMP/t1.csv")" -eq 2 ] \
 "$CLXCORR" merge -o "$TMP/merged10.csv" "$TMP"/t*.csv && cmp -s "$TMP/merged10.csv" "$TMP/one.csv" \
     && pass "10 shards of 7 images merged: identical" || fail "10 shards merged differ"
 
+# Shards whose header is not image,...: TSV (--shard writes CSV or TSV),
+# --columns in another order, a pattern file's scan (scan_row,...): merged
+# like any other (merge once took only a header starting 'image,').
+run --format tsv "$S/reference.tif" "$S"/image_*.tif >"$TMP/one.tsv" || fail "tsv"
+run --format tsv --shard 1/2 -o "$TMP/v1.tsv" "$S/reference.tif" "$S"/image_*.tif &&
+    run --format tsv --shard 2/2 -o "$TMP/v2.tsv" "$S/reference.tif" "$S"/image_*.tif &&
+    "$CLXCORR" merge "$TMP/v2.tsv" "$TMP/v1.tsv" 2>"$TMP/err" | cmp -s - "$TMP/one.tsv" \
+    && pass "2 TSV shards merged: identical to one run" || fail "TSV shards: $(cat "$TMP/err")"
+run --columns dy,dx,image "$S/reference.tif" "$S"/image_*.tif >"$TMP/one.cols" || fail "--columns"
+run --columns dy,dx,image --shard 1/2 -o "$TMP/c1.csv" "$S/reference.tif" "$S"/image_*.tif &&
+    run --columns dy,dx,image --shard 2/2 -o "$TMP/c2.csv" "$S/reference.tif" "$S"/image_*.tif &&
+    "$CLXCORR" merge "$TMP/c1.csv" "$TMP/c2.csv" 2>"$TMP/err" | cmp -s - "$TMP/one.cols" \
+    && pass "2 shards of --columns dy,dx,image merged: identical to one run" || fail "--columns shards: $(cat "$TMP/err")"
+if "$CLXCORR" --version | grep -q 'features:.* hdf5'; then
+    P=$TESTS_SRCDIR/data/ebsd/patterns.h5
+    scan() {
+        "$CLXCORR" offsets --mode seed --method fft --grid 2x2 --window 24x24 --margin 8 "$@" "$P#0,0" "$P"
+    }
+    scan >"$TMP/scan.csv" && scan --shard 1/2 -o "$TMP/p1.csv" && scan --shard 2/2 -o "$TMP/p2.csv" \
+        && "$CLXCORR" merge "$TMP/p1.csv" "$TMP/p2.csv" 2>"$TMP/err" | cmp -s - "$TMP/scan.csv" \
+        && pass "2 shards of a pattern file's scan merged: identical to one run ($(head -1 "$TMP/scan.csv" | cut -c1-24)...)" \
+        || fail "a scan's shards: $(cat "$TMP/err")"
+else
+    skip_check "shards of a pattern file's scan" "this clxcorr was built without HDF5"
+fi
 refused() {
     name=$1 pattern=$2
     shift 2
@@ -56,6 +81,8 @@ refused "an unfinished shard" "s3.csv.part: an unfinished shard" "$TMP/s1.csv" "
 run --shard 2/3 -o "$TMP/other.csv" "$S/reference.tif" "$S"/image_000[1-6].tif || fail "shard of another run"
 refused "a shard of another run" "come from different runs \(the number of images differs\)" \
     "$TMP/s1.csv" "$TMP/other.csv" "$TMP/s3.csv"
+run --columns dx,dy,image --shard 2/2 -o "$TMP/x2.csv" "$S/reference.tif" "$S"/image_*.tif || fail "--columns dx,dy,image"
+refused "shards of other columns" "come from different runs \(the columns differs\)" "$TMP/c1.csv" "$TMP/x2.csv"
 refused "a file that is no shard" "one.csv: not the output of .clxcorr offsets --shard" "$TMP/one.csv"
 refused "a shard that does not exist" "nothere.csv: No such file" "$TMP/s1.csv" "$TMP/nothere.csv"
 # A shard whose run was killed (after its first image) is named when it is

@@ -1,9 +1,10 @@
 #!/bin/sh
 # clxcorr strain on synthetic Kikuchi-sphere patterns (clxcorr-samples
 # --kikuchi, doc/hrebsd-conventions.md), whose deformation is known exactly:
-# a pure strain comes back within 1e-4 (RMS over the patterns' deviatoric
-# components), a rotation of 3 degrees with --remap leaves less than 1e-4
-# of phantom strain and its rotation vector within 1e-4 rad, the
+# a pure strain of 1e-3 comes back within 5e-6 (RMS over the patterns'
+# deviatoric components), a rotation of up to 3 degrees with --remap leaves
+# less than 9e-6 of phantom strain and its rotation vector within 1.7e-5
+# rad (each three times what PoCL measures), the
 # traction-free strain has the right mean, with the orientation from
 # --euler or from an .ang or .ctf file (--orientations), rows carry the
 # scan columns of a pattern file; missing geometry, too few windows,
@@ -48,8 +49,9 @@ tr -d ' \n' <"$TMP/pure.json" | awk '{ fit = share = -1
 head -1 "$TMP/pure.csv" | grep -qx 'image,e11,e12,e13,e22,e23,e33,w1,w2,w3,residual,windows,flags' \
     && pass "columns: $(head -1 "$TMP/pure.csv")" || fail "header: $(head -1 "$TMP/pure.csv")"
 rms=$(strain_rms "$S/truth.csv" "$TMP/pure.csv")
-awk -v e="$rms" 'BEGIN { exit !(e < 1e-4) }' && pass "pure strain 1e-3: deviatoric error $rms RMS" \
-    || fail "pure strain: deviatoric error $rms RMS"
+# Measured 1.67e-6 (PoCL); bound three times that.
+awk -v e="$rms" 'BEGIN { exit !(e < 5e-6) }' && pass "pure strain 1e-3: deviatoric error $rms RMS (bound 5e-6)" \
+    || fail "pure strain: deviatoric error $rms RMS (bound 5e-6)"
 awk -F, 'NR > 1 && !($12 == 25 && $13 == 4) { bad = 1 } END { exit bad }' "$TMP/pure.csv" \
     && pass "every pattern: 25 windows, flags 4 (deviatoric)" || fail "windows/flags: $(sed -n 2p "$TMP/pure.csv")"
 
@@ -105,17 +107,22 @@ awk -F, 'NR == FNR { if (FNR <= 3) want[FNR] = $0; next }
     || fail "--orientations FILE.ctf: $(cat "$TMP/ctf.csv")"
 
 # --- a rotation of 3 degrees, remapped -----------------------------------------
+# The windows 30 px from the edge, beyond the pre-filter's reach (24 px):
+# nearer, the mirrored border costs 5e-5 of strain and 9e-5 rad here,
+# remapped or not, which would hide what --remap does (without it: 2.7e-5
+# and 1.2e-4 rad).
 R=$TMP/r
-"$CLXCORR_SAMPLES" --kikuchi --out "$R" --count 2 --rotation 3 --seed 11 >/dev/null 2>&1 || exit 99
+"$CLXCORR_SAMPLES" --kikuchi --out "$R" --count 2 --rotation 3 --seed 11 --margin 30 >/dev/null 2>&1 || exit 99
 strain $GEOM --regions "$R/regions.txt" --remap -o "$TMP/rot.csv" "$R/reference.tif" "$R"/image_000[12].tif \
     || fail "strain --remap"
 # No strain at all: every e is phantom; w against the truth's (antisym(R - I) = sin(angle) axis, 5e-6 rad off).
+# Measured 2.95e-6 of phantom strain and 5.6e-6 rad (PoCL): bounds three times that.
 awk -F, 'NR == FNR { if (FNR > 1) { w1[FNR] = $23; w2[FNR] = $24; w3[FNR] = $25 } next }
     FNR > 1 { for (k = 2; k <= 7; k++) { e += $k * $k; n++ }
               d = ($8 - w1[FNR])^2 + ($9 - w2[FNR])^2 + ($10 - w3[FNR])^2; if (d > wd) wd = d
               if ($13 >= 16) unsettled++ }
     END { e = sqrt(e / n); wd = sqrt(wd); printf "phantom strain %.3g RMS, rotation off by %.3g rad\n", e, wd
-          exit !(e < 1e-4 && wd < 1e-4 && !unsettled) }' "$R/truth.csv" "$TMP/rot.csv" >"$TMP/rot.txt" \
+          exit !(e < 9e-6 && wd < 1.7e-5 && !unsettled) }' "$R/truth.csv" "$TMP/rot.csv" >"$TMP/rot.txt" \
     && pass "3 degrees with --remap: $(cat "$TMP/rot.txt")" || fail "3 degrees with --remap: $(cat "$TMP/rot.txt")"
 
 # --- a pattern file's scan -------------------------------------------------------

@@ -2,7 +2,8 @@
 # clxcorr tune: it stores one entry per device, driver and workload class,
 # tune --show lists it, the next offsets run of that class uses it without
 # any option (--explain says so, a stored batch is obeyed) and gives the
-# offsets the shipped defaults give; --fft auto measures both FFT libraries.
+# offsets the shipped defaults give, to float rounding; --param overrides
+# each stored value it names; --fft auto measures both FFT libraries.
 . "$TESTS_SRCDIR/lib.sh"
 need_device
 make_small_set "$TMP/set" 4
@@ -38,11 +39,21 @@ fi
 offsets --explain >"$TMP/tuned.csv" 2>"$TMP/explain" || fail "offsets after tune"
 grep -q "parameters: tuned on" "$TMP/explain" && pass "offsets uses the tuning without a flag" \
     || fail "offsets --explain: $(cat "$TMP/explain")"
-# Same offsets as the shipped defaults, to well within the tune's tolerance.
+# Same offsets as the shipped defaults, to float rounding (doc/tuning.md:
+# every candidate is checked against the defaults; the variants differ in
+# the order of float sums only). The tune's own gate is 0.01 px; what a
+# tuned run may change is far less: measured on PoCL over every FFT
+# library, fft_pack, argmax form, vector and padding form and batch, 1e-6
+# px (the CSV's last digit), and 3e-6 px where --method auto picked the
+# direct path in one cache and the FFT in the other. Bound: 1e-5 px, and
+# the peak within 3e-6 relative (7e-7 measured).
 paste -d, "$TMP/untuned.csv" "$TMP/tuned.csv" | awk -F, 'NR > 1 {
-        d = $5 - $13; if (d < 0) d = -d; e = $6 - $14; if (e < 0) e = -e
-        if (d > 0.01 || e > 0.01 || $1 != $9 || $2 != $10) bad++ } END { exit bad > 0 }' \
-    && pass "tuned offsets agree with the defaults' within 0.01 px" || fail "tuned offsets differ"
+        d = $5 - $13; if (d < 0) d = -d; e = $6 - $14; if (e < 0) e = -e; if (e > d) d = e; if (d > worst) worst = d
+        p = ($7 - $15) / $7; if (p < 0) p = -p; if (p > pworst) pworst = p
+        if (d > 1e-5 || p > 3e-6 || $1 != $9 || $2 != $10 || $8 != $16) bad++ }
+        END { printf "%.3g px, peak %.3g relative\n", worst, pworst; exit bad > 0 || NR != 25 }' >"$TMP/agree" \
+    && pass "tuned offsets agree with the defaults' within 1e-5 px: $(cat "$TMP/agree")" \
+    || fail "tuned offsets differ from the defaults': $(cat "$TMP/agree")"
 
 # A stored batch is obeyed; --batch overrides it.
 awk -F'\t' 'BEGIN { OFS = "\t" } /^#/ { print; next } { $5 = 2; print }' "$T" >"$T.new" && mv "$T.new" "$T"
@@ -55,8 +66,20 @@ offsets -v --batch 3 2>&1 >/dev/null | grep -q "batches of 3 images" && pass "--
 awk -F'\t' 'BEGIN { OFS = "\t" } /^#/ { print; next } { $4 = "prep_tx=4096,prep_ty=64"; print }' "$T" >"$T.new" \
     && mv "$T.new" "$T"
 expect_failure "bad stored parameter" 1 "prep_tx x prep_ty.*tuned on.*clxcorr tune again" offsets
-offsets --param prep_tx=32,prep_ty=8 >/dev/null 2>&1 && pass "--param overrides a stored value" \
-    || fail "--param prep_tx=32,prep_ty=8 did not override the stored value"
+# --param overrides each stored value it names (--explain gives each
+# value's origin), not only the first; the run then gives the defaults'
+# rows, byte for byte (the same parameters).
+offsets --param prep_tx=32,prep_ty=8 --explain >"$TMP/param.csv" 2>"$TMP/param.err"
+status=$?
+if [ "$status" -ne 0 ]; then
+    fail "--param prep_tx=32,prep_ty=8 did not override the stored value: exit $status: $(cat "$TMP/param.err")"
+elif ! grep -q "^clxcorr:   prep_tx=32 (--param)" "$TMP/param.err" || ! grep -q "^clxcorr:   prep_ty=8 (--param)" "$TMP/param.err"; then
+    fail "--param prep_tx=32,prep_ty=8: --explain does not give both as --param's: $(grep 'prep_t[xy]=' "$TMP/param.err")"
+elif ! cmp -s "$TMP/param.csv" "$TMP/untuned.csv"; then
+    fail "--param prep_tx=32,prep_ty=8: rows differ from the shipped defaults'"
+else
+    pass "--param overrides both stored values: $(grep 'prep_t[xy]=' "$TMP/param.err" | tr -s ' ' | tr '\n' ';')"
+fi
 
 # --fft auto times both libraries where both are built in.
 if "$CLXCORR" --version | grep -q vkfft; then

@@ -373,8 +373,98 @@ void href_offset(const clx_image *ref, const clx_image *img, const clx_region *r
     href_offset_within(ref, img, r, F, use_fft, 0, out);
 }
 
+/* The vertex of the parabola through (-1, c[0]), (0, c[1]), (1, c[2]). */
+static int vertex3(const double c[3], double *s)
+{
+    double curvature = c[0] - 2.0 * c[1] + c[2];
+    *s = 0.0;
+    if (!(curvature < 0.0))
+        return 1;
+    double v = (c[0] - c[2]) / (2.0 * curvature);
+    if (!(fabs(v) <= 1.0))
+        return 1;
+    *s = v;
+    return 0;
+}
+
+int href_estimate(clx_estimator kind, const double *nb, int F, double *sx, double *sy)
+{
+    assert(F >= 3 && F % 2 == 1);
+    int r = (F - 1) / 2;
+    *sx = 0.0;
+    *sy = 0.0;
+    if (kind == CLX_ESTIMATOR_LSQ || kind == CLX_ESTIMATOR_DEFAULT)
+        return href_fit_lsq(nb, F, sx, sy);
+    if (kind == CLX_ESTIMATOR_CENTROID) {
+        double low = nb[0];
+        for (int i = 1; i < F * F; i++)
+            if (nb[i] < low)
+                low = nb[i];
+        double sum = 0.0, mx = 0.0, my = 0.0;
+        for (int y = -r; y <= r; y++)
+            for (int x = -r; x <= r; x++) {
+                double v = nb[(y + r) * F + (x + r)] - low;
+                sum += v;
+                mx += v * x;
+                my += v * y;
+            }
+        if (!(sum > 0.0))
+            return 1;
+        *sx = mx / sum;
+        *sy = my / sum;
+        return 0;
+    }
+    if (kind != CLX_ESTIMATOR_GAUSS3 && kind != CLX_ESTIMATOR_PARABOLA3)
+        return 1;
+    /* Along x: the centre row; along y: the centre column. */
+    double cx[3] = { nb[r * F + r - 1], nb[r * F + r], nb[r * F + r + 1] };
+    double cy[3] = { nb[(r - 1) * F + r], nb[r * F + r], nb[(r + 1) * F + r] };
+    if (kind == CLX_ESTIMATOR_GAUSS3) {
+        for (int i = 0; i < 3; i++) {
+            if (!(cx[i] > 0.0) || !(cy[i] > 0.0))
+                return 1;
+            cx[i] = log(cx[i]);
+            cy[i] = log(cy[i]);
+        }
+    }
+    double vx, vy;
+    if (vertex3(cx, &vx) || vertex3(cy, &vy))
+        return 1;
+    *sx = vx;
+    *sy = vy;
+    return 0;
+}
+
+void href_surface(const clx_image *ref, const clx_image *img, const clx_region *r, int use_fft, int rx, int ry,
+                  double *S)
+{
+    int w = r->w, h = r->h;
+    assert(rx >= 0 && rx < w && ry >= 0 && ry < h);
+    double *zr = href_calloc((size_t)w * h, sizeof *zr);
+    double *zd = href_calloc((size_t)w * h, sizeof *zd);
+    double *C = href_calloc((size_t)4 * w * h, sizeof *C);
+    href_window_zero_mean(ref, r, zr);
+    href_window_zero_mean(img, r, zd);
+    if (use_fft)
+        href_correlate_fft(zr, zd, w, h, C);
+    else
+        href_correlate_direct(zr, zd, w, h, C);
+    for (int uy = -ry; uy <= ry; uy++)
+        for (int ux = -rx; ux <= rx; ux++)
+            S[(size_t)(uy + ry) * (2 * rx + 1) + (ux + rx)] = C[(size_t)wrap(uy, 2 * h) * 2 * w + wrap(ux, 2 * w)];
+    free(C);
+    free(zd);
+    free(zr);
+}
+
 void href_offset_within(const clx_image *ref, const clx_image *img, const clx_region *r, int F,
                         int use_fft, int max_shift, clx_result *out)
+{
+    href_offset_estimator(ref, img, r, F, use_fft, max_shift, CLX_ESTIMATOR_LSQ, out);
+}
+
+void href_offset_estimator(const clx_image *ref, const clx_image *img, const clx_region *r, int F,
+                           int use_fft, int max_shift, clx_estimator kind, clx_result *out)
 {
     int w = r->w, h = r->h;
     int rx = max_shift > 0 && max_shift < w - 1 ? max_shift : w - 1;
@@ -395,7 +485,7 @@ void href_offset_within(const clx_image *ref, const clx_image *img, const clx_re
     double peak, sx, sy;
     href_argmax_within(C, w, h, rx, ry, &ix, &iy, &peak);
     href_neighbourhood(C, w, h, ix, iy, F, nb);
-    int failed = href_fit_lsq(nb, F, &sx, &sy);
+    int failed = href_estimate(kind, nb, F, &sx, &sy);
 
     out->ix = ix;
     out->iy = iy;

@@ -79,4 +79,34 @@ void href_offset(const clx_image *ref, const clx_image *img, const clx_region *r
 void href_offset_within(const clx_image *ref, const clx_image *img, const clx_region *r, int F,
                         int use_fft, int max_shift, clx_result *out);
 
+/*
+ * The other sub-pixel estimators of `clxcorr offsets --estimator`, as
+ * doc/accurate-mode.md and clxcorr.h name them, on the F x F values nb
+ * (layout of href_neighbourhood), c-, c0, c+ being the peak and its two
+ * neighbours along one axis:
+ *   CLX_ESTIMATOR_PARABOLA3  per axis, the vertex of the parabola through
+ *                            c-, c0, c+: s = (c- - c+) / (2 (c- - 2 c0 + c+))
+ *   CLX_ESTIMATOR_GAUSS3     the same through ln c-, ln c0, ln c+ (all > 0)
+ *   CLX_ESTIMATOR_CENTROID   the centroid of the F x F values minus their minimum
+ *   CLX_ESTIMATOR_LSQ        href_fit_lsq
+ * Returns 0 when that is a maximum (parabola3, gauss3: curvature < 0 and
+ * |s| <= 1 on both axes; centroid: a positive sum); otherwise sets
+ * sx = sy = 0 and returns 1.
+ */
+int href_estimate(clx_estimator kind, const double *nb, int F, double *sx, double *sy);
+
+/* href_offset_within with the sub-pixel estimator `kind` (a failed one flags
+ * CLX_FLAG_FIT_FAILED, as a failed fit). */
+void href_offset_estimator(const clx_image *ref, const clx_image *img, const clx_region *r, int F,
+                           int use_fft, int max_shift, clx_estimator kind, clx_result *out);
+
+/*
+ * The correlation C(ux, uy) of window r of ref and img (zero-mean, direct
+ * or FFT as href_offset) for |ux| <= rx, |uy| <= ry, into S row-major:
+ * S[(uy + ry) * (2 rx + 1) + (ux + rx)], the layout of `clxcorr correlate`'s
+ * pages. rx < w, ry < h.
+ */
+void href_surface(const clx_image *ref, const clx_image *img, const clx_region *r, int use_fft, int rx, int ry,
+                  double *S);
+
 #endif

@@ -7,6 +7,11 @@
  *   imgtool resize OUT.tif IN W H  the top-left W x H pixels of IN
  *   imgtool argmax IN.tif          per page of a float TIFF: "page width height x y value"
  *                                  of its largest pixel (the first one on ties)
+ *   imgtool values IN.tif          every pixel of a float TIFF: "page,x,y,value" (CSV, with
+ *                                  that header), for comparisons with clxcorr-ref --surface
+ *   imgtool paste OUT.tif DST SRC X Y W H SX SY
+ *                                  16-bit DST with its W x H pixels at (X, Y) replaced by
+ *                                  SRC's at (SX, SY): one window made to move otherwise
  *   imgtool stats IN.tif           per page (any pixel type): "page width height bits min max mean"
  *   imgtool fill OUT.tif W H V     a 16-bit W x H image of the value V everywhere
  *   imgtool float OUT.tif IN [clean]  IN as 32-bit float with a NaN, +Inf and -Inf pixel near
@@ -208,6 +213,52 @@ int main(int argc, char **argv)
         clx_image_file_close(f);
         return 0;
     }
+    if (argc == 3 && strcmp(argv[1], "values") == 0) {
+        clx_image_file *f;
+        clx_message msg;
+        if (clx_image_file_open(argv[2], &f, &msg) != CLX_OK) {
+            fprintf(stderr, "imgtool: %s\n", msg.text);
+            return 1;
+        }
+        printf("page,x,y,value\n");
+        for (int page = 0; page < clx_image_file_pages(f); page++) {
+            if (clx_image_file_read(f, page, &img, &msg) != CLX_OK || img.type != CLX_PIXEL_F32) {
+                fprintf(stderr, "imgtool: %s page %d: not a float page: %s\n", argv[2], page, msg.text);
+                clx_image_free(&img);
+                clx_image_file_close(f);
+                return 1;
+            }
+            const float *p = img.pixels;
+            for (size_t i = 0; i < (size_t)img.width * img.height; i++)
+                printf("%d,%d,%d,%.9g\n", page, (int)(i % img.width), (int)(i / img.width), p[i]);
+            clx_image_free(&img);
+        }
+        clx_image_file_close(f);
+        return 0;
+    }
+    if (argc == 11 && strcmp(argv[1], "paste") == 0) {
+        clx_image src;
+        load(argv[3], &img);
+        load(argv[4], &src);
+        int x = atoi(argv[5]), y = atoi(argv[6]), w = atoi(argv[7]), h = atoi(argv[8]);
+        int sx = atoi(argv[9]), sy = atoi(argv[10]);
+        if (x < 0 || y < 0 || w < 1 || h < 1 || sx < 0 || sy < 0 || x + w > img.width || y + h > img.height ||
+            sx + w > src.width || sy + h > src.height) {
+            fprintf(stderr, "imgtool paste: the rectangle leaves an image\n");
+            return 1;
+        }
+        for (int j = 0; j < h; j++)
+            for (int i = 0; i < w; i++)
+                ((uint16_t *)img.pixels)[(size_t)(y + j) * img.width + x + i] = pixel(&src, sx + i, sy + j);
+        TIFF *t = TIFFOpen(argv[2], "w");
+        if (!t)
+            return 1;
+        write_page(t, &img, img.width, img.height, 16);
+        TIFFClose(t);
+        clx_image_free(&img);
+        clx_image_free(&src);
+        return 0;
+    }
     if (argc == 3 && strcmp(argv[1], "stats") == 0)
         return stats(argv[2]);
 #ifdef HAVE_HDF5
@@ -302,7 +353,7 @@ int main(int argc, char **argv)
         return ok ? 0 : 1;
     }
     fprintf(stderr, "usage: imgtool pages OUT IN... | tiff8 OUT IN | png8 OUT IN | resize OUT IN W H | argmax IN"
-                    " | stats IN | fill OUT W H V | float OUT IN | bighead OUT W H"
+                    " | values IN | paste OUT DST SRC X Y W H SX SY | stats IN | fill OUT W H V | float OUT IN | bighead OUT W H"
 #ifdef HAVE_HDF5
                     " | h5gzip OUT IN DATASET PER_CHUNK LEVEL | h5retype OUT IN DATASET TYPE PAGE X Y VALUE"
 #endif

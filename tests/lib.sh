@@ -8,6 +8,7 @@ set -u
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/clxcorr-test.XXXXXX") || exit 99
 trap 'rm -rf "$TMP"' EXIT
 failures=0
+skipped=0
 
 fail() {
     echo "FAIL: $*" >&2
@@ -18,13 +19,44 @@ pass() {
     echo "ok: $*"
 }
 
-# Ends the test: 0 when nothing failed.
+# skip_check NAME REASON: a check that cannot run here (a Python module or
+# a program missing, say). It prints "SKIP: NAME: REASON", never "ok", and
+# is counted: finish names the number, and .ci/run counts every such line
+# of the suite's logs. A test whose whole point cannot run exits 77 instead.
+skip_check() {
+    echo "SKIP: $1: $2"
+    skipped=$((skipped + 1))
+}
+
+# Ends the test: 0 when nothing failed; the checks skipped are counted.
 finish() {
+    [ "$skipped" -eq 0 ] || echo "$skipped check(s) skipped (the SKIP lines above say why)"
     if [ "$failures" -ne 0 ]; then
         echo "$failures check(s) failed" >&2
         exit 1
     fi
     exit 0
+}
+
+# find_python MODULE...: sets PY to a Python 3 interpreter that imports
+# every MODULE, trying $PYTHON, then python3 from PATH, then the system's
+# /usr/bin/python3 (the first python3 in PATH may be a pyenv or conda one
+# without numpy or h5py, where Debian's has them); returns 1, PY empty and
+# PY_MISSING saying what was tried, when none does.
+find_python() {
+    PY=
+    PY_MISSING=
+    for candidate in ${PYTHON:-} python3 /usr/bin/python3; do
+        command -v "$candidate" >/dev/null 2>&1 || continue
+        if "$candidate" -c "import sys, importlib; [importlib.import_module(m) for m in sys.argv[1:]]" "$@" \
+            >/dev/null 2>&1; then
+            PY=$candidate
+            return 0
+        fi
+        PY_MISSING="$PY_MISSING $candidate"
+    done
+    PY_MISSING="no python3 that imports $*${PY_MISSING:+ (tried:$PY_MISSING)}"
+    return 1
 }
 
 # Skips the test (exit 77) when no OpenCL device is there.

@@ -3,12 +3,15 @@
  * files, printing the same CSV as `clxcorr offsets`, so that shell tests can
  * compare the two.
  *
- *   clxcorr-ref [--fit-size F] [--max-shift R] --regions FILE REFERENCE IMAGE...
- *   clxcorr-ref [--fit-size F] [--max-shift R] --grid NXxNY --window WxH [--margin M] REFERENCE IMAGE...
+ *   clxcorr-ref [--fit-size F] [--max-shift R] [--estimator E] --regions FILE REFERENCE IMAGE...
+ *   clxcorr-ref [--fit-size F] [--max-shift R] [--estimator E] --grid NXxNY --window WxH [--margin M] REFERENCE IMAGE...
+ *   clxcorr-ref --surface R (--regions FILE | --grid ...) REFERENCE IMAGE...
  *
  * Files and windows are read with the library's public loaders; everything
  * after that is host_ref.c. Rows are printed only once every image has been
- * processed, so that an error leaves standard output empty.
+ * processed, so that an error leaves standard output empty. --surface
+ * prints the correlation surfaces `clxcorr correlate --max-shift R` writes
+ * instead (page,ux,uy,c: page = image x windows + window, in order).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -39,6 +42,11 @@ typedef struct row {
 typedef struct rows {
     row *items;
     size_t count, capacity;
+    /* --surface R: (2rx+1) x (2ry+1) values per page (rx = min(R, w - 1),
+     * ry = min(R, h - 1)), pages in image-then-window order */
+    int surface, rx, ry;
+    double *values;
+    size_t pages;
 } rows;
 
 static void usage(FILE *f)
@@ -50,8 +58,13 @@ static void usage(FILE *f)
             "The double-precision host reference of `clxcorr offsets --mode seed`: prints\n"
             "image,region,x,y,dx,dy,peak,flags for every image and window.\n"
             "\n"
-            "  --fit-size F     the F x F least-squares peak fit (odd, >= 3; default 5)\n"
+            "  --fit-size F     the F x F values the estimator sees (odd, >= 3; default 5)\n"
+            "  --estimator E    lsq (the F x F least-squares fit, default), gauss3,\n"
+            "                   parabola3 or centroid (as clxcorr offsets --estimator)\n"
             "  --max-shift R    search only |dx|, |dy| <= R (default: every shift)\n"
+            "  --surface R      print the correlation C(ux, uy) for |ux|, |uy| <= R (at most\n"
+            "                   the window's largest shifts) instead: page,ux,uy,c per\n"
+            "                   value (clxcorr correlate's pages)\n"
             "  --regions FILE   windows, one \"x y w h\" per line\n"
             "  --grid NXxNY     a regular grid of NX x NY windows ...\n"
             "  --window WxH     ... of W x H pixels ...\n"
@@ -141,14 +154,34 @@ static int rows_add(rows *list, char *image, size_t region, const clx_result *re
 static void rows_free(rows *list)
 {
     free(list->items);
+    free(list->values);
     list->items = NULL;
-    list->count = list->capacity = 0;
+    list->values = NULL;
+    list->count = list->capacity = list->pages = 0;
+}
+
+/* One page of --surface R appended (2R+1)^2 values. */
+static int surface_add(rows *list, const clx_image *reference, const clx_image *image, const clx_region *r,
+                       int use_fft)
+{
+    list->rx = list->surface < r->w - 1 ? list->surface : r->w - 1;
+    list->ry = list->surface < r->h - 1 ? list->surface : r->h - 1;
+    size_t n = (size_t)(2 * list->rx + 1) * (2 * list->ry + 1);
+    double *grown = realloc(list->values, (list->pages + 1) * n * sizeof *grown);
+    if (grown == NULL) {
+        fail("out of memory");
+        return -1;
+    }
+    list->values = grown;
+    href_surface(reference, image, r, use_fft, list->rx, list->ry, grown + list->pages * n);
+    list->pages++;
+    return 0;
 }
 
 /* Every page of one image file against the reference; rows appended, names into *names. */
 static int process_file(const char *path, const clx_image *reference, const clx_region *regions,
-                        size_t count, int fit_size, int max_shift, rows *out, char ***names,
-                        size_t *name_count)
+                        size_t count, int fit_size, int max_shift, clx_estimator estimator, rows *out,
+                        char ***names, size_t *name_count)
 {
     clx_message msg;
     clx_image_file *file;
@@ -186,8 +219,16 @@ static int process_file(const char *path, const clx_image *reference, const clx_
         (*names)[(*name_count)++] = name;
 
         for (size_t k = 0; k < count; k++) {
+            if (out->surface) {
+                if (surface_add(out, reference, &image, &regions[k], use_fft) != 0) {
+                    clx_image_free(&image);
+                    clx_image_file_close(file);
+                    return -1;
+                }
+                continue;
+            }
             clx_result result;
-            href_offset_within(reference, &image, &regions[k], fit_size, use_fft, max_shift, &result);
+            href_offset_estimator(reference, &image, &regions[k], fit_size, use_fft, max_shift, estimator, &result);
             if (rows_add(out, name, k, &result) != 0) {
                 fail("out of memory");
                 clx_image_free(&image);
@@ -203,7 +244,15 @@ static int process_file(const char *path, const clx_image *reference, const clx_
 
 static int print_rows(const rows *list, const clx_region *regions)
 {
-    printf("image,region,x,y,dx,dy,peak,flags\n");
+    if (list->surface) {
+        int side = 2 * list->rx + 1, n = side * (2 * list->ry + 1);
+        printf("page,ux,uy,c\n");
+        for (size_t p = 0; p < list->pages; p++)
+            for (int i = 0; i < n; i++)
+                printf("%zu,%d,%d,%.17g\n", p, i % side - list->rx, i / side - list->ry, list->values[p * (size_t)n + i]);
+    } else {
+        printf("image,region,x,y,dx,dy,peak,flags\n");
+    }
     for (size_t i = 0; i < list->count; i++) {
         const row *r = &list->items[i];
         const clx_region *g = &regions[r->region];
@@ -220,9 +269,12 @@ static int print_rows(const rows *list, const clx_region *regions)
 
 int main(int argc, char **argv)
 {
-    enum { OPT_FIT_SIZE = 256, OPT_MAX_SHIFT, OPT_REGIONS, OPT_GRID, OPT_WINDOW, OPT_MARGIN, OPT_HELP };
+    enum { OPT_FIT_SIZE = 256, OPT_MAX_SHIFT, OPT_REGIONS, OPT_GRID, OPT_WINDOW, OPT_MARGIN, OPT_ESTIMATOR,
+           OPT_SURFACE, OPT_HELP };
     static const struct option options[] = {
         { "fit-size", required_argument, NULL, OPT_FIT_SIZE },
+        { "estimator", required_argument, NULL, OPT_ESTIMATOR },
+        { "surface", required_argument, NULL, OPT_SURFACE },
         { "max-shift", required_argument, NULL, OPT_MAX_SHIFT },
         { "regions", required_argument, NULL, OPT_REGIONS },
         { "grid", required_argument, NULL, OPT_GRID },
@@ -232,7 +284,8 @@ int main(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     int fit_size = 5, max_shift = 0, margin = 0, have_grid = 0, have_window = 0, have_margin = 0;
-    int nx = 0, ny = 0, ww = 0, wh = 0;
+    int nx = 0, ny = 0, ww = 0, wh = 0, surface = 0;
+    clx_estimator estimator = CLX_ESTIMATOR_LSQ;
     const char *regions_path = NULL;
 
     int opt;
@@ -245,6 +298,22 @@ int main(int argc, char **argv)
         case OPT_MAX_SHIFT:
             if (parse_int(optarg, &max_shift) != 0 || max_shift < 1)
                 return usage_error("--max-shift: '%s' is not a positive integer", optarg);
+            break;
+        case OPT_ESTIMATOR:
+            if (strcmp(optarg, "lsq") == 0)
+                estimator = CLX_ESTIMATOR_LSQ;
+            else if (strcmp(optarg, "gauss3") == 0)
+                estimator = CLX_ESTIMATOR_GAUSS3;
+            else if (strcmp(optarg, "parabola3") == 0)
+                estimator = CLX_ESTIMATOR_PARABOLA3;
+            else if (strcmp(optarg, "centroid") == 0)
+                estimator = CLX_ESTIMATOR_CENTROID;
+            else
+                return usage_error("--estimator: '%s' is not lsq, gauss3, parabola3 or centroid", optarg);
+            break;
+        case OPT_SURFACE:
+            if (parse_int(optarg, &surface) != 0 || surface < 1)
+                return usage_error("--surface: '%s' is not a positive integer", optarg);
             break;
         case OPT_REGIONS:
             regions_path = optarg;
@@ -310,12 +379,13 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    rows list = { NULL, 0, 0 };
+    rows list = { NULL, 0, 0, surface, 0, 0, NULL, 0 };
     char **names = NULL;
     size_t name_count = 0;
     int status = 0;
     for (int i = optind + 1; i < argc && status == 0; i++)
-        if (process_file(argv[i], &reference, regions, count, fit_size, max_shift, &list, &names, &name_count) != 0)
+        if (process_file(argv[i], &reference, regions, count, fit_size, max_shift, estimator, &list, &names,
+                         &name_count) != 0)
             status = 1;
     if (status == 0 && print_rows(&list, regions) != 0)
         status = 1;

@@ -77,8 +77,10 @@ static int shard_check(struct shard_file *sf)
                      "'# clxcorr shard K/N ...')", sf->path);
         goto out;
     }
+    /* Any header: the run's --columns, a scan's scan_row,... (pattern
+     * files, strain) or TSV's tabs; set_check makes every shard's the same. */
     n = getline(&line, &cap, f);
-    if (n < 1 || strncmp(line, "image,", 6) != 0 || line[n - 1] != '\n') {
+    if (n < 2 || line[0] == '#' || line[n - 1] != '\n') {
         report_error("%s: no CSV header after the shard line", sf->path);
         goto out;
     }

@@ -125,14 +125,20 @@ static void options_text(const struct offsets_run *r, const struct offsets_args 
                      p->tolerance, p->fine_shift, p->interp, p->refiner, p->shape, a->skip_bad);
     const struct strain_options *s = a->strain;
     if (s && n > 0 && (size_t)n < len)
-        snprintf(buf + n, len - (size_t)n,
-                 "pc %d %.17g %.17g %.17g tilts %.17g %.17g pixel %.17g step %.17g %.17g cols %d ref %d %ld %ld "
-                 "euler %d %.17g %.17g %.17g stiffness %s fit %.17g %.17g %.17g %.17g %d remap %d %d %.17g %d\n",
-                 s->have_pc, s->pc[0], s->pc[1], s->pc[2], s->sample_tilt, s->detector_tilt, s->pixel_size,
-                 s->step_x, s->step_y, s->scan_cols, s->have_ref_point, s->ref_row, s->ref_col, s->have_euler,
-                 s->euler[0], s->euler[1], s->euler[2], s->stiffness ? s->stiffness : "", s->fit.min_zncc,
-                 s->fit.min_peak_ratio, s->fit.residual_factor, s->fit.max_residual, s->fit.min_windows, s->remap,
-                 s->remap_rotation, s->remap_tol, s->remap_passes);
+        n += snprintf(buf + n, len - (size_t)n,
+                      "pc %d %.17g %.17g %.17g tilts %.17g %.17g pixel %.17g step %.17g %.17g cols %d ref %d %ld %ld "
+                      "euler %d %.17g %.17g %.17g stiffness %s fit %.17g %.17g %.17g %.17g %d remap %d %d %.17g %d\n",
+                      s->have_pc, s->pc[0], s->pc[1], s->pc[2], s->sample_tilt, s->detector_tilt, s->pixel_size,
+                      s->step_x, s->step_y, s->scan_cols, s->have_ref_point, s->ref_row, s->ref_col, s->have_euler,
+                      s->euler[0], s->euler[1], s->euler[2], s->stiffness ? s->stiffness : "", s->fit.min_zncc,
+                      s->fit.min_peak_ratio, s->fit.residual_factor, s->fit.max_residual, s->fit.min_windows,
+                      s->remap, s->remap_rotation, s->remap_tol, s->remap_passes);
+    /* Where each pattern's centre and orientation come from, and its grain's
+     * reference: each changes the rows as much as the geometry above. */
+    if (s && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, "centres %d orientations %s grains %s %.17g %d %d %s\n", (int)s->pc_mode,
+                 s->orientations ? s->orientations : "", s->grains ? s->grains : "", s->grain_angle, s->min_grain,
+                 s->symmetry, s->grain_references ? s->grain_references : "");
 }
 
 int offsets_fingerprint(struct offsets_run *r, const struct offsets_args *a)
