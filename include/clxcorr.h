@@ -1361,6 +1361,199 @@ int clx_warp_apply(clx_warp *warp, const clx_image *input, const double h[9], cl
 /* Releases the warp and its device memory (NULL allowed). */
 void clx_warp_release(clx_warp *warp);
 
+/* ------------------------------------------------------------------------ */
+/* HR-EBSD job: a scan's patterns to one strain row each                      */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * What `clxcorr strain` does, as a library object: the geometry resolved
+ * from what the caller gives and what the pattern file's header says (what
+ * is given wins; what neither gives is asked for by name), each pattern's
+ * centre across the scan, its orientation, a reference per grain, the fit
+ * of each pattern's window shifts (clx_strain_fit) and the remapping
+ * passes. Messages name the missing or wrong value by the command's option
+ * (--pc, --sample-tilt, ...; the Python package's keywords are the same
+ * with underscores).
+ *
+ * Either run it whole (clx_strain_job_run: the patterns through a stream,
+ * remapped while they settle, a row each in order), or drive the
+ * correlations yourself and call clx_strain_job_fit on each pattern's
+ * results, with clx_strain_job_remap_estimate and clx_strain_job_warp
+ * between passes, as the command does (it streams over its own shards,
+ * ranks and outputs). clx_strain_job_fit and _remap_estimate may be called
+ * from several threads at once for different patterns; _warp too, each
+ * thread with its own warp (or one at a time).
+ */
+typedef struct clx_strain_job clx_strain_job;
+
+/* Where each pattern's centre comes from (--pattern-centres). */
+typedef enum clx_pattern_centres {
+    CLX_PC_AUTO,                /* the file's per point, else the beam shift with a real pixel size
+                                   and steps, else the reference's */
+    CLX_PC_FILE,                /* the pattern file's, one per point */
+    CLX_PC_BEAM_SHIFT,          /* the reference's moved with the beam (clx_detector_shift) */
+    CLX_PC_FIXED                /* the reference's for every pattern */
+} clx_pattern_centres;
+
+/* The job's choices, each the command's option of that name (NAN, NULL or
+ * 0: not given; clx_strain_job_options_init fills in the defaults). */
+typedef struct clx_strain_job_options {
+    int have_pc;
+    double pc[3];               /* --pc: the reference's centre, Bruker's convention */
+    double sample_tilt;         /* --sample-tilt, degrees */
+    double detector_tilt;       /* --detector-tilt, degrees */
+    double pixel_size;          /* --pixel-size: a pattern pixel on the detector, um */
+    double step_x, step_y;      /* --step, um (0: the beam does not move along that axis) */
+    clx_pattern_centres pattern_centres;    /* --pattern-centres (default auto) */
+    int scan_cols;              /* --scan-cols: patterns of no file's scan lie C to a scan row */
+    int have_ref_point;
+    long ref_row, ref_col;      /* --ref-point: the reference's scan point */
+    int have_euler;
+    double euler[3];            /* --euler: one orientation for all, Bunge, radians */
+    const char *orientations;   /* --orientations: an .ang or .ctf file */
+    const char *stiffness;      /* --stiffness: clx_stiffness_parse's SPEC */
+    clx_strain_options fit;     /* --min-zncc, --min-peak-ratio, --max-residual */
+    int remap;                  /* --remap: passes of remapped patterns (clx_strain_job_run) */
+    int remap_rotation;         /* --remap-rotation: by the measured rotation alone, not all of F */
+    double remap_tol;           /* --remap-tol, degrees (default 0.01) */
+    int remap_passes;           /* --remap-passes (default 4) */
+    const char *grains;         /* --grains: "auto" or a grain map image; NULL: one reference */
+    double grain_angle;         /* --grain-angle, degrees (default 5) */
+    int min_grain;              /* --min-grain, points (default 10) */
+    int symmetry;               /* --symmetry: a clx_symmetry, -1 (default): the orientations' */
+    const char *grain_references;   /* --grain-references: "GRAIN ROW COL" lines */
+    int explain;                /* describe the geometry (clx_strain_job_describe) */
+    /* INFO lines (the orientations read); NULL: none. */
+    clx_log_fn log;
+    void *log_user;
+} clx_strain_job_options;
+
+void clx_strain_job_options_init(clx_strain_job_options *options);
+
+/* The patterns a job measures, and its reference. */
+typedef struct clx_strain_patterns {
+    size_t count;               /* patterns */
+    int width, height;          /* their size (the reference's) */
+    /* The pattern file whose scan they are (its header gives the geometry,
+     * each pattern's centre and orientation; kept open by the caller while
+     * the job lives), or NULL: patterns of no scan (placed by scan_cols). */
+    clx_image_file *file;
+    const int *pages;           /* with file: pattern i is page pages[i] (NULL: page i) */
+    /* The reference's image name (clx_image_name_split: PATH, PATH#N,
+     * PATH#ROW,COL): a pattern file's names its point and its header; NULL:
+     * no file's. With grains, the scan's first pattern. */
+    const char *reference;
+    const char *scan;           /* the scan of containers that hold several (NULL: the only one) */
+} clx_strain_patterns;
+
+/*
+ * Resolves a job over `patterns`, windows `regions` (at least 4, spread
+ * over the pattern): the geometry, orientations, stiffness, grains and
+ * references, checked once by fitting the reference against itself.
+ * CLX_ERR_ARGUMENT (or the file's status) with msg naming what is missing
+ * or wrong; CLX_OK with *job, which clx_strain_job_release frees. With
+ * grains the patterns are measured grain by grain (clx_strain_job_order);
+ * every other index a job takes or gives is in that order.
+ */
+int clx_strain_job_create(const clx_strain_job_options *options, const clx_strain_patterns *patterns,
+                          const clx_region *regions, size_t region_count, clx_strain_job **job, clx_message *msg);
+void clx_strain_job_release(clx_strain_job *job);
+
+/* order[k]: the index in clx_strain_patterns of the job's pattern k (the
+ * identity without grains; with them, grain after grain, scan order within
+ * one, the points in no grain last). count entries. */
+const size_t *clx_strain_job_order(const clx_strain_job *job);
+
+/* The geometry and where each value came from, as lines ending in '\n'
+ * (what --explain says); the length it needs, like snprintf. */
+size_t clx_strain_job_describe(const clx_strain_job *job, char *text, size_t size);
+
+/* A reference of the job: the one given, or a grain's. */
+typedef struct clx_strain_reference {
+    clx_detector detector;      /* the geometry, with its pattern's centre */
+    long row, col;              /* its scan point (-1: none) */
+    double euler[3];            /* its orientation (NAN: unknown) */
+    size_t pattern;             /* a grain's: the job's pattern it is; SIZE_MAX for the one given */
+    size_t patterns;            /* the job's patterns measured against it */
+    /* A grain's pattern as the file stores it (loaded by the job, for the
+     * stream's references); width 0 for the one given. */
+    clx_image image;
+} clx_strain_reference;
+
+/* The references (1, or one per grain; *count), in grain order. */
+const clx_strain_reference *clx_strain_job_references(const clx_strain_job *job, size_t *count);
+/* Pattern k's reference (an index into clx_strain_job_references; 0 for a
+ * pattern in no grain). */
+size_t clx_strain_job_reference_of(const clx_strain_job *job, size_t pattern);
+/* Grains: how many (0: one reference), and what found them ("--orientations' ..."). */
+int clx_strain_job_grains(const clx_strain_job *job, const char **from);
+/* Pattern k's centre (Bruker's convention) as the job moves it. */
+void clx_strain_job_pattern_centre(const clx_strain_job *job, size_t pattern, double pc[3]);
+
+/* One pattern's row: the fit, and what the job adds to it (the command's
+ * columns: e11 ... flags from fit, grain, ref_row, ref_col, phi1, Phi, phi2). */
+typedef struct clx_strain_row {
+    clx_strain fit;             /* flags gain CLX_STRAIN_UNSETTLED and _NO_GRAIN */
+    int grain;                  /* with grains: 1.., 0 for a point in none */
+    long ref_row, ref_col;      /* its reference's scan point (-1: none) */
+    double euler[3];            /* the reference's orientation turned by the fit's rotation (NAN: unknown) */
+} clx_strain_row;
+
+/*
+ * Fits pattern k's window results (region_count of them, in the regions'
+ * order, measured against its reference, remapped as the job's last
+ * estimate says) into *row. A pattern in no grain gets no numbers
+ * (CLX_STRAIN_NO_GRAIN). CLX_ERR_ARGUMENT for a region count other than
+ * the job's.
+ */
+int clx_strain_job_fit(clx_strain_job *job, size_t pattern, const clx_result *results, size_t region_count,
+                       clx_strain_row *row, clx_message *msg);
+/* The host time the fits took so far, summed over the threads, seconds. */
+double clx_strain_job_fit_seconds(const clx_strain_job *job);
+
+/*
+ * Remapping: after a pass over pattern k's remapped pattern (the first:
+ * as it is), its fit gives the map its next pass remaps it by
+ * (clx_remap_map); *settled (may be NULL) says whether its rotation changed
+ * by less than remap_tol (a failed fit, or one in no grain: settled, left
+ * as it is). Rows of clx_strain_job_fit carry CLX_STRAIN_UNSETTLED for a
+ * pattern not settled.
+ */
+int clx_strain_job_remap_estimate(clx_strain_job *job, size_t pattern, const clx_result *results,
+                                  size_t region_count, int *settled, clx_message *msg);
+/* Whether pattern k is remapped (its map is not the identity). */
+int clx_strain_job_remapped(const clx_strain_job *job, size_t pattern);
+/* Pattern k's image remapped by its map, drawn from its reference's
+ * centre, on `warp`'s device (clx_warp_create; the caller's, used by one
+ * thread at a time), into `staged` (converted to its type). */
+int clx_strain_job_warp(const clx_strain_job *job, clx_warp *warp, size_t pattern, const clx_image *image,
+                        clx_image *staged, clx_message *msg);
+
+/* Receives pattern k's row, in the job's order. A status other than CLX_OK
+ * (with msg) stops the run. */
+typedef int (*clx_strain_deliver_fn)(void *user, size_t pattern, const clx_strain_row *row, clx_message *msg);
+
+/*
+ * The whole job on the devices of `contexts` (clx_stream_run_devices):
+ * with remap, passes of every pattern remapped by its last fit until all
+ * settle or remap_passes are done, then the rows' pass; each pattern
+ * against its reference (`reference` for one, the grains' otherwise, in
+ * the type of `reference`, which gives the run its staged type: float for
+ * remapping). load(user, k, image, msg) fills pattern k (the job's order)
+ * as a stream's loader does; `stream` may give lanes and loaders (NULL:
+ * the defaults; its callbacks are the job's). `plan`: the correlation's
+ * options (NULL: the command's, clx_strain_job_plan_options). On failure
+ * msg says why (the rows before it were delivered).
+ */
+int clx_strain_job_run(clx_strain_job *job, clx_context *const *contexts, size_t context_count,
+                       const clx_image *reference, const clx_plan_options *plan, const clx_stream_options *stream,
+                       clx_stream_load_fn load, clx_strain_deliver_fn deliver, void *user, clx_message *msg);
+
+/* The correlation `clxcorr strain` runs unless told otherwise: the accurate
+ * mode with a Tukey window of taper 0.5 (half hann's strain error under
+ * noise). */
+void clx_strain_job_plan_options(clx_plan_options *options);
+
 #ifdef __cplusplus
 }
 #endif

@@ -24,7 +24,7 @@ import sys
 from setuptools import Extension, setup
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SOURCES = ["module.c", "context.c", "plan.c", "plan_options.c", "image_file.c", "pixels.c", "windows.c"]
+SOURCES = ["module.c", "context.c", "plan.c", "plan_options.c", "image_file.c", "pixels.c", "windows.c", "strain.c"]
 
 
 def fail(message):

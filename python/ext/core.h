@@ -15,6 +15,7 @@
  *   image_file.c   ImageFile: an image or pattern file by name; its pages
  *   pixels.c       Pixels: pixels the library decoded, as a Python buffer
  *   windows.c      window lists (a grid, a windows file) as bytes of int rows
+ *   strain.c       strain(): an HR-EBSD job (clx_strain_job) run whole, rows as float64
  */
 #ifndef CLXCORR_PY_CORE_H
 #define CLXCORR_PY_CORE_H
@@ -99,6 +100,10 @@ extern PyTypeObject ImageFile_Type;
 
 PyObject *windows_grid(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *windows_read(PyObject *self, PyObject *args);
+
+/* ---- strain.c ---- */
+
+PyObject *strain_run(PyObject *self, PyObject *args);
 
 /* The numpy-style format character of a pixel type ("B", "H", "f"). */
 const char *pixel_format(clx_pixel_type type);

@@ -134,6 +134,9 @@ static PyMethodDef module_methods[] = {
     { "check_finite", pixels_check_finite, METH_VARARGS,
       "check_finite(pixels, width, height, first, what): float32 images refused for a NaN or infinity "
       "(clx_image_check_finite)." },
+    { "strain", strain_run, METH_VARARGS,
+      "strain(context, patterns, count, width, height, type, reference, ref_type, ref_name, file, scan, regions, "
+      "plan, job): an HR-EBSD job run whole (clx_strain_job_run); (rows, grains, oriented, scan_rows, scan_cols)." },
     { "_set_exceptions", set_exceptions, METH_O, "The package's exception class for each status name." },
     { NULL, NULL, 0, NULL },
 };

@@ -239,7 +239,7 @@ static int parse_reals(const char *text, const char *option, const char *form, i
 static int strain_take(void *own, int c, const char *value)
 {
     struct offsets_args *a = own;
-    struct strain_options *o = a->strain;
+    clx_strain_job_options *o = a->strain;
     int ints[2];
     switch (c) {
     case OPT_PC: {
@@ -273,7 +273,7 @@ static int strain_take(void *own, int c, const char *value)
         static const char *const modes[] = { "auto", "file", "beam-shift", "fixed" };
         for (int k = 0; k < 4; k++)
             if (strcmp(value, modes[k]) == 0) {
-                o->pc_mode = (enum strain_pc_mode)k;
+                o->pattern_centres = (clx_pattern_centres)k;
                 return 1;
             }
         report_error("--pattern-centres: expected auto, file, beam-shift or fixed, got '%s'", value);
@@ -341,7 +341,7 @@ static int parse_args(int argc, char **argv, struct offsets_args *a)
         report_error("--euler and --orientations both give the orientation: give one of them");
         return -1;
     }
-    const struct strain_options *o = a->strain;
+    const clx_strain_job_options *o = a->strain;
     if (!o->grains && (o->grain_references || o->symmetry >= 0)) {
         report_error("%s chooses among grains: give --grains auto or --grains MAP",
                      o->grain_references ? "--grain-references" : "--symmetry");
@@ -358,9 +358,9 @@ static int parse_args(int argc, char **argv, struct offsets_args *a)
 int cmd_strain(int argc, char **argv)
 {
     struct offsets_args a;
-    struct strain_options o;
+    clx_strain_job_options o;
     memset(&a, 0, sizeof a);
-    strain_options_init(&o);
+    clx_strain_job_options_init(&o);
     a.strain = &o;
     return offsets_main(argc, argv, &a, parse_args);
 }

@@ -126,7 +126,7 @@ static void fit_time_report(const struct offsets_run *r)
 {
     if (!r->strain || (!r->explain && report_verbosity() < 2))
         return;
-    double fit = strain_job_fit_seconds(r->strain), total = now_seconds() - r->meta.t_start;
+    double fit = clx_strain_job_fit_seconds(r->strain), total = now_seconds() - r->meta.t_start;
     fprintf(stderr, "clxcorr: strain fit: %.3g s on the host (summed over %d lane%s), %.3g %% of the run's %.2f s "
             "wall time\n", fit, r->meta.lanes, r->meta.lanes == 1 ? "" : "s", total > 0 ? 100 * fit / total : 0.0,
             total);
@@ -138,7 +138,7 @@ static int meta_write(struct offsets_run *r, const char *path, size_t written, i
     r->meta.t_end = now_seconds();
     if (r->strain) {
         r->meta.strain = 1;
-        r->meta.strain_fit_seconds = strain_job_fit_seconds(r->strain);
+        r->meta.strain_fit_seconds = clx_strain_job_fit_seconds(r->strain);
     }
     for (size_t d = 0; d < r->ndevices && d < RUN_META_MAX_DEVICES; d++)
         r->meta.devices[d].images = r->device_images[d];

@@ -10,7 +10,6 @@
 
 #include "offsets_run.h"
 #include "output/resume.h"
-#include "strain_job.h"
 
 /*
  * Image i's rows formatted twice, with two sets of results that differ in
@@ -23,7 +22,7 @@
 static int strain_rows_twice(struct offsets_run *r, const char *name, const struct row_scan_point *at,
                              struct csv_text *a, struct csv_text *b)
 {
-    struct strain_row one, two;
+    clx_strain_row one, two;
     memset(&one, 0, sizeof one);
     memset(&two, 0, sizeof two);
     for (int k = 0; k < 9; k++) {
@@ -123,7 +122,7 @@ static void options_text(const struct offsets_run *r, const struct offsets_args 
                      p->estimator, p->fit_size, p->batch, p->use_double, p->params ? p->params : "",
                      p->prefilter ? p->prefilter : "", p->window, p->window_alpha, p->passes, p->refine,
                      p->tolerance, p->fine_shift, p->interp, p->refiner, p->shape, a->skip_bad);
-    const struct strain_options *s = a->strain;
+    const clx_strain_job_options *s = a->strain;
     if (s && n > 0 && (size_t)n < len)
         n += snprintf(buf + n, len - (size_t)n,
                       "pc %d %.17g %.17g %.17g tilts %.17g %.17g pixel %.17g step %.17g %.17g cols %d ref %d %ld %ld "

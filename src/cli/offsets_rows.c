@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "offsets_run.h"
-#include "strain_remap.h"
 
 int offsets_header_format(const struct offsets_run *r, char *buf, size_t len)
 {
@@ -112,12 +111,10 @@ int offsets_output_open(struct offsets_run *r, clx_message *msg)
 static int strain_row_format(struct offsets_run *r, size_t j, const clx_result *results, clx_message *msg)
 {
     size_t item = offsets_item_index(r, j);
-    struct strain_row *s = &r->strains[j % r->ring_size];
+    clx_strain_row *s = &r->strains[j % r->ring_size];
     if (r->unreadable && r->unreadable[j])
         results = r->unreadable_results;
-    int status = strain_job_fit(r->strain, item, r->remap ? r->remap->map[j] : NULL, results, s, msg);
-    if (r->remap && !r->remap->settled[j])
-        s->fit.flags |= CLX_STRAIN_UNSETTLED;
+    int status = clx_strain_job_fit(r->strain, item, results, r->nregions, s, msg);
     if (status != CLX_OK || r->h5)
         return status;
     struct row_scan_point point;

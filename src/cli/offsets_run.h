@@ -38,8 +38,6 @@
 #include "plot/quiver.h"
 #include "report.h"
 #include "shard.h"
-#include "strain_grains.h"
-#include "strain_job.h"
 #include "window_mask.h"
 
 /* --remap's state, defined in strain_remap.h: its functions take a run, so
@@ -79,7 +77,7 @@ struct offsets_args {
     int piv;
     clx_multipass_options multipass_options;
     const char *validation_option;   /* the first validation option given, for messages */
-    struct strain_options *strain;   /* `clxcorr strain`: its options; NULL for offsets */
+    clx_strain_job_options *strain;   /* `clxcorr strain`: its options; NULL for offsets */
 };
 
 /* One run: what the stream's callbacks (called from its threads) need. */
@@ -150,11 +148,13 @@ struct offsets_run {
     /* --resume: how each window's row of the image being checked starts. */
     size_t resume_image;
     char **resume_starts;
-    /* `clxcorr strain`: the fit, and each image's strain between its fit
-     * (by a lane) and its writing, in strains[j % ring_size]. */
-    struct strain_job *strain;   /* the run's own; NULL for offsets */
-    struct strain_row *strains;
-    struct strain_grains grains;     /* strain --grains: the items' grains and references */
+    /* `clxcorr strain`: the library's job (the geometry, grains, fits and
+     * remapping), and each image's row between its fit (by a lane) and its
+     * writing, in strains[j % ring_size]. */
+    clx_strain_job *strain;      /* NULL for offsets */
+    clx_strain_row *strains;
+    clx_image *grain_references; /* strain --grains: each grain's reference in the run's staged type */
+    size_t ngrain_references;
     size_t *reference_of;            /* with grains: each stream index's reference */
     struct strain_remap *remap;  /* --remap: each image's map, NULL without */
 };

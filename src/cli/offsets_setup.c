@@ -169,6 +169,8 @@ static int shard_select(const struct offsets_args *a, struct offsets_run *r)
     return 0;
 }
 
+static int strain_open(const struct offsets_args *a, struct offsets_run *r);
+
 /* Expands the list into images and picks this process's share: a shard,
  * then, under MPI, this rank's chunks (r->local_count of them). */
 static int images_select(const struct offsets_args *a, struct offsets_run *r)
@@ -184,7 +186,7 @@ static int images_select(const struct offsets_args *a, struct offsets_run *r)
         return -1;
     }
     /* Before anything splits the list: every process orders it alike. */
-    if (a->strain && strain_grains_assign(a->strain, &r->items, &r->grains) != 0)
+    if (strain_open(a, r) != 0)
         return -1;
     r->first = 0;
     r->count = r->items.count;
@@ -235,68 +237,115 @@ static int scan_setup(struct offsets_args *a, struct offsets_run *r)
     return 0;
 }
 
-/* `clxcorr strain`: the geometry, before the shard's comment line and the
- * MPI split count its rows (one per pattern). */
-static int strain_setup(struct offsets_args *a, struct offsets_run *r)
+/* The strain job's INFO lines (the orientations read) as -v's. */
+static void strain_log(void *user, clx_log_level level, const char *line)
+{
+    (void)user;
+    if (level <= CLX_LOG_INFO)
+        report_info("%s", line);
+}
+
+/*
+ * `clxcorr strain`: the library's job over the run's images, made before
+ * anything splits the list (shards, MPI ranks, --resume), since with
+ * --grains it orders the images grain by grain, alike in every process.
+ * --explain describes the geometry it resolved.
+ */
+static int strain_open(const struct offsets_args *a, struct offsets_run *r)
 {
     if (!a->strain)
         return 0;
-    struct strain_job *job = calloc(1, sizeof *job);
-    if (!job) {
+    const clx_scan_info *scan = image_items_scan(&r->items);
+    size_t n = r->items.count;
+    int *pages = malloc((n ? n : 1) * sizeof *pages);
+    struct image_item *ordered = malloc((n ? n : 1) * sizeof *ordered);
+    clx_message msg;
+    if (!pages || !ordered) {
+        free(pages);
+        free(ordered);
         report_error("out of memory");
         return -1;
     }
+    for (size_t i = 0; i < n; i++)
+        pages[i] = r->items.items[i].page;
+    clx_strain_patterns patterns = { n, r->ref.width, r->ref.height,
+                                     scan ? r->items.open[r->items.items[0].entry] : NULL, pages, a->reference,
+                                     a->img.images.scan };
     a->strain->explain = a->mode.explain;
-    if (strain_job_setup(job, a->strain, a->reference, &r->ref, &r->items, &r->grains, r->regions, r->nregions) !=
-        0) {
-        strain_job_free(job);
-        free(job);
+    a->strain->log = strain_log;
+    int status = clx_strain_job_create(a->strain, &patterns, r->regions, r->nregions, &r->strain, &msg);
+    free(pages);
+    if (status != CLX_OK) {
+        free(ordered);
+        report_error("%s", msg.text);
         return -1;
     }
-    r->strain = job;
+    /* The run's images in the job's order (grain by grain with --grains). */
+    const size_t *order = clx_strain_job_order(r->strain);
+    for (size_t k = 0; k < n; k++)
+        ordered[k] = r->items.items[order[k]];
+    memcpy(r->items.items, ordered, n * sizeof *ordered);
+    free(ordered);
+    if (a->mode.explain) {
+        size_t len = clx_strain_job_describe(r->strain, NULL, 0) + 1;
+        char *text = malloc(len);
+        if (text) {
+            clx_strain_job_describe(r->strain, text, len);
+            for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+                report_note("%s", line);
+        }
+        free(text);
+    }
+    return 0;
+}
+
+/* `clxcorr strain`: the columns the job's references allow, --remap's
+ * passes, and with --grains the stream's reference per grain. */
+static int strain_setup(struct offsets_args *a, struct offsets_run *r)
+{
+    if (!r->strain)
+        return 0;
+    const clx_strain_job *job = r->strain;
+    size_t nrefs;
+    const clx_strain_reference *refs = clx_strain_job_references(job, &nrefs);
+    const char *from;
+    int grains = clx_strain_job_grains(job, &from);
     /* The refined orientations, where a reference's orientation is known. */
     int oriented = 0;
-    for (size_t g = 0; g < job->nreferences; g++)
-        oriented |= isfinite(job->references[g].euler[0]);
-    row_format_strain_extras(&a->format, r->grains.count > 0, oriented);
-    if (a->strain->remap && strain_remap_setup(r, a->strain->remap_passes, a->strain->remap_tol,
-                                               !a->strain->remap_rotation) != 0)
+    for (size_t g = 0; g < nrefs; g++)
+        oriented |= isfinite(refs[g].euler[0]);
+    row_format_strain_extras(&a->format, grains > 0, oriented);
+    if (a->strain->remap && strain_remap_setup(r, a->strain->remap_passes, a->strain->remap_tol) != 0)
         return -1;
-    if (r->grains.count > 0) {
-        /* Each stream index's grain reference, in the run's staged type. */
-        r->reference_of = malloc((r->local_count ? r->local_count : 1) * sizeof *r->reference_of);
-        if (!r->reference_of) {
-            report_error("out of memory");
+    if (grains == 0)
+        return 0;
+    /* Each stream index's grain reference, in the run's staged type. */
+    r->reference_of = malloc((r->local_count ? r->local_count : 1) * sizeof *r->reference_of);
+    r->grain_references = calloc(nrefs, sizeof *r->grain_references);
+    if (!r->reference_of || !r->grain_references) {
+        report_error("out of memory");
+        return -1;
+    }
+    r->ngrain_references = nrefs;
+    for (size_t j = 0; j < r->local_count; j++)
+        r->reference_of[j] = clx_strain_job_reference_of(job, offsets_item_index(r, j));
+    for (size_t g = 0; g < nrefs; g++) {
+        clx_message msg;
+        if (clx_image_alloc(&r->grain_references[g], r->ref.width, r->ref.height, r->ref.type, &msg) != CLX_OK ||
+            clx_image_copy_to(&refs[g].image, &r->grain_references[g], &msg) != CLX_OK) {
+            report_error("grain %zu's reference: %s", g + 1, msg.text);
             return -1;
         }
-        for (size_t j = 0; j < r->local_count; j++)
-            r->reference_of[j] = strain_job_reference_of(job, offsets_item_index(r, j));
-        for (size_t g = 0; g < job->nreferences; g++)
-            if (job->reference_images[g].type != r->ref.type) {
-                clx_image converted;
-                clx_message msg;
-                if (clx_image_alloc(&converted, r->ref.width, r->ref.height, r->ref.type, &msg) != CLX_OK ||
-                    clx_image_copy_to(&job->reference_images[g], &converted, &msg) != CLX_OK) {
-                    report_error("grain %zu's reference: %s", g + 1, msg.text);
-                    return -1;
-                }
-                clx_image_free(&job->reference_images[g]);
-                job->reference_images[g] = converted;
-            }
-        a->stream.references = job->reference_images;
-        a->stream.reference_count = job->nreferences;
-        a->stream.reference_of = r->reference_of;
-        report_info("--grains: %d grains from %s, each against its own reference", r->grains.count, r->grains.from);
-        if (r->explain) {
-            report_note("grains: %d from %s; rows come grain by grain", r->grains.count, r->grains.from);
-            for (size_t g = 0; g < job->nreferences; g++) {
-                size_t points = 0;
-                for (size_t i = 0; i < r->items.count; i++)
-                    points += r->grains.item_grain[i] == (int)g + 1;
-                report_note("  grain %zu: %zu patterns, reference at point %ld,%ld", g + 1, points,
-                            job->references[g].row, job->references[g].col);
-            }
-        }
+    }
+    a->stream.references = r->grain_references;
+    a->stream.reference_count = nrefs;
+    a->stream.reference_of = r->reference_of;
+    report_info("--grains: %d grains from %s, each against its own reference", grains, from);
+    if (r->explain) {
+        report_note("grains: %d from %s; rows come grain by grain", grains, from);
+        for (size_t g = 0; g < nrefs; g++)
+            report_note("  grain %zu: %zu patterns, reference at point %ld,%ld", g + 1, refs[g].patterns, refs[g].row,
+                        refs[g].col);
     }
     return 0;
 }
@@ -460,13 +509,13 @@ void offsets_run_free(struct offsets_run *r)
     for (size_t w = 0; r->resume_starts && w < offsets_rows_per_image(r); w++)
         free(r->resume_starts[w]);
     free(r->resume_starts);
-    if (r->strain)
-        strain_job_free(r->strain);
-    free(r->strain);
+    clx_strain_job_release(r->strain);
     strain_remap_free(r->remap);
     free(r->strains);
     free(r->reference_of);
-    strain_grains_free(&r->grains);
+    for (size_t g = 0; r->grain_references && g < r->ngrain_references; g++)
+        clx_image_free(&r->grain_references[g]);
+    free(r->grain_references);
     close_devices(r->ctxs, r->ndevices);
     free(r->regions);
     free(r->rows_read);

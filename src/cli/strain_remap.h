@@ -1,10 +1,13 @@
 /*
- * strain_remap.h - `clxcorr strain --remap` (Britton and Wilkinson 2012):
- * every pattern is correlated, fitted, remapped on the device by the map
- * its fit gives (clx_remap_map, clx_warp), and correlated again, pass after
+ * strain_remap.h - `clxcorr strain --remap` (Britton and Wilkinson 2012)
+ * over the run's own stream: every pattern is correlated, fitted, remapped
+ * on the device by the map its fit gives, and correlated again, pass after
  * pass, until its rotation changes by less than the tolerance; the last
  * pass, with the settled maps, writes the rows. The passes before it write
- * nothing: a run stopped there leaves no rows.
+ * nothing: a run stopped there leaves no rows. The maps, the fits and the
+ * warp are the library's job's (clx_strain_job_remap_estimate,
+ * clx_strain_job_warp); this file runs the passes through the shards and
+ * devices of the run.
  */
 #ifndef CLX_STRAIN_REMAP_H
 #define CLX_STRAIN_REMAP_H
@@ -16,20 +19,16 @@
 struct offsets_run;
 
 struct strain_remap {
-    clx_warp *warp;
-    pthread_mutex_t lock;        /* one warp, used by one loader at a time */
-    double (*map)[9];            /* image j is remapped by map[j] (the identity before its first fit) */
-    double (*w)[3];              /* its last fit's rotation */
-    unsigned char *settled;      /* the rotation changed by less than tol in the last pass */
-    size_t settled_count;
-    int whole;                   /* remap by the whole measured F, not its rotation alone */
-    double tol;                  /* radians */
+    clx_warp *warp;              /* on the first device, made by the first remapped pattern */
+    pthread_mutex_t lock;        /* one loader at a time in the warp */
+    size_t settled_count;        /* in the pass under way */
+    double tol_degrees;
     int passes;
 };
 
-/* Before the first pass: the maps, the warp on the first device, and the
- * reference as floats (the remapped patterns are floats). -1 after reporting. */
-int strain_remap_setup(struct offsets_run *r, int passes, double tol_degrees, int whole);
+/* Before the first pass: the reference as floats (the remapped patterns
+ * are floats). -1 after reporting. */
+int strain_remap_setup(struct offsets_run *r, int passes, double tol_degrees);
 void strain_remap_free(struct strain_remap *m);
 
 /* Loads image j remapped by its map into the staging memory (a loader thread). */

@@ -25,6 +25,15 @@ from ._windows import grid, read_windows
 
 __version__ = "0.1.0"
 
+
+def strain(reference, patterns, windows, *, context=None, **options):
+    """HR-EBSD as ``clxcorr strain``: :meth:`Context.strain` on ``context``
+    (None: a Context on the default device, opened for this call)."""
+    if context is not None:
+        return context.strain(reference, patterns, windows, **options)
+    with Context() as ctx:
+        return ctx.strain(reference, patterns, windows, **options)
+
 #: The library's version and build features ("clfft vkfft hdf5").
 library_version = _core.version()
 library_features = _core.build_features()
@@ -40,7 +49,7 @@ FLAGS = {
 }
 
 __all__ = [
-    "Context", "OffsetStream", "Device", "devices", "grid", "read_windows", "imread", "scan_info", "FLAGS",
+    "Context", "OffsetStream", "strain", "Device", "devices", "grid", "read_windows", "imread", "scan_info", "FLAGS",
     "Error", "ArgumentError", "HostMemoryError", "FileError", "FormatError", "NoDeviceError", "UnsupportedError",
     "OpenCLError", "DeviceMemoryError", "BuildError", "FFTError", "SizeError", "RegionError", "StateError",
     "CancelledError", "library_version", "library_features",

@@ -11,6 +11,7 @@ from ._images import ImageSource, as_image
 from ._options import plan_fields, result_groups
 from ._results import RAW, result_dtype, rows
 from ._windows import as_regions
+from . import _strain
 
 _OFFSETS_OPTIONS_DOC = """
         reference: the reference image: a 2-D array (rows, columns) of uint8,
@@ -162,6 +163,9 @@ class Context:
     def offsets_stream(self, reference, images, windows, **options):
         return OffsetStream(self, reference, images, windows, options)
 
+    def strain(self, reference, patterns, windows, **options):
+        return _strain.strain(self, reference, patterns, windows, **options)
+
     offsets.__doc__ = """Measures how each window of each image moved relative to the reference.
 
     Args:""" + _OFFSETS_OPTIONS_DOC + """
@@ -188,6 +192,68 @@ class Context:
         >>> ctx = clxcorr.Context()
         >>> r = ctx.offsets(reference, patterns, clxcorr.grid(reference, (5, 5), (128, 128), margin=64))
         >>> r["dx"].reshape(len(patterns), -1).mean(axis=1)     # mean dx per image
+    """
+
+    strain.__doc__ = """HR-EBSD, as ``clxcorr strain``: each pattern's elastic strain and lattice
+    rotation relative to the reference, from the shifts of its windows
+    (doc/hrebsd.md). The same job as the command's (libclxcorr's
+    clx_strain_job): the same geometry, correlations, fits, remapping and
+    references per grain, so the same numbers as its rows.
+
+    Args:
+        reference: the reference pattern: a 2-D array, an index into
+            ``patterns`` (an array), or an image name (``scan.h5#ROW,COL``:
+            its file's header gives its pattern centre, scan point and
+            orientation). None with ``grains``: each grain has its own.
+        patterns: an array (n, rows, columns) or (scan rows, scan columns,
+            rows, columns), or a pattern file's name (every pattern of its
+            scan; its header gives the geometry the keywords do not).
+        windows: an (N, 4) array of (x, y, w, h), at least 4 spread over the
+            pattern (:func:`clxcorr.grid`).
+
+    Options (each the command's option of the same name, ``-`` as ``_``;
+    what is left out comes from the pattern file, else is asked for by name):
+        pc: (x, y, z) the reference's pattern centre, Bruker's convention.
+        sample_tilt, detector_tilt: degrees.
+        pattern_centres: "auto", "file", "beam-shift" or "fixed".
+        pixel_size: a pattern pixel on the detector, um; step: (x, y) um;
+        scan_cols: patterns of an (n, ...) array lie C to a scan row;
+        ref_point: (row, col) of the reference.
+        euler: (phi1, Phi, phi2) Bunge degrees for every pattern;
+        orientations: an .ang or .ctf file; stiffness: "cubic:C11,C12,C44"
+        or "hexagonal:C11,C12,C13,C33,C44" GPa (the traction-free strain).
+        min_zncc, min_peak_ratio, max_residual: the fit's screening.
+        remap (bool), remap_rotation (bool), remap_tol (degrees), remap_passes.
+        grains: "auto" or a grain map image; grain_angle (degrees),
+        min_grain, symmetry ("cubic", "hexagonal"), grain_references (file).
+        scan: the scan of containers that hold several.
+        The correlation's options are those of :meth:`offsets` (default here:
+        window_fn="tukey", window_alpha=0.5, as the command).
+
+    Returns:
+        A dict of numpy arrays laid on the scan ((scan rows, scan columns) for
+        a pattern file or a 4-D array, else (n,) or by scan_cols), with the
+        command's columns and units:
+
+            e11 e12 e13 e22 e23 e33  float64  strain, sample frame, tensor shears
+            w1 w2 w3     float64  rotation (rad) about the sample's x, y, z
+            residual     float64  RMS misfit of the fitted shifts, px
+            windows      int64    windows used
+            flags        int64    0 a full fit, else the command's bits (1 few
+                                  windows, 2 singular, 4 deviatoric, 8 dropped,
+                                  16 unsettled, 32 in no grain)
+            grain ref_row ref_col  int64  with grains
+            phi1 Phi phi2  float64  refined orientation (Bunge, rad), where the
+                                  reference's is known
+            image        int64    the pattern's index in the input
+            scan_row scan_col  int64  on a 2-D layout
+
+        Points without a pattern hold nan (-1 for the integers).
+
+    Raises:
+        ArgumentError: missing or wrong geometry, too few windows or windows
+            on a line (the message names the option, as the command's).
+        FileError, FormatError: a pattern, orientation or grain file.
     """
 
     offsets_stream.__doc__ = """The same as :meth:`offsets`, batch by batch: an :class:`OffsetStream`

@@ -38,7 +38,7 @@ int h5_output_image(struct h5_output *out, size_t index, const char *name, const
 }
 
 int h5_output_pattern(struct h5_output *out, size_t index, const char *name, const struct row_scan_point *point,
-                      const struct strain_row *strain, clx_message *msg)
+                      const clx_strain_row *strain, clx_message *msg)
 {
     return CLX_ERR_UNSUPPORTED;
 }
@@ -497,7 +497,7 @@ static int block_flush(struct h5_output *o, clx_message *msg)
 }
 
 /* Pattern `at` of the block: column c's value of its strain. */
-static void strain_value_put(struct column_out *c, size_t at, const struct strain_row *row)
+static void strain_value_put(struct column_out *c, size_t at, const clx_strain_row *row)
 {
     const clx_strain *s = &row->fit;
     static const int tensor[6] = { 0, 1, 2, 4, 5, 8 };   /* e11 e12 e13 e22 e23 e33 in e[9] */
@@ -521,7 +521,7 @@ static void strain_value_put(struct column_out *c, size_t at, const struct strai
 
 /* Image `at` of the block, window w's value of column c (strain's columns: from `strain`). */
 static int value_put(struct column_out *c, size_t nregions, size_t at, const char *name,
-                     const struct row_scan_point *point, const clx_result *results, const struct strain_row *strain)
+                     const struct row_scan_point *point, const clx_result *results, const clx_strain_row *strain)
 {
     if (c->column >= ROW_COLUMN_E11) {
         strain_value_put(c, at, strain);
@@ -575,7 +575,7 @@ static int value_put(struct column_out *c, size_t nregions, size_t at, const cha
 
 /* One image's values, with per-window results or a pattern's strain. */
 static int image_put(struct h5_output *o, size_t index, const char *name, const struct row_scan_point *point,
-                     const clx_result *results, const struct strain_row *strain, clx_message *msg)
+                     const clx_result *results, const clx_strain_row *strain, clx_message *msg)
 {
     if (index != o->first + o->buffered || index >= o->images) {
         snprintf(msg->text, sizeof msg->text, "%s: image %zu out of order (internal error)", o->part_path, index);
@@ -598,7 +598,7 @@ int h5_output_image(struct h5_output *o, size_t index, const char *name, const s
 }
 
 int h5_output_pattern(struct h5_output *o, size_t index, const char *name, const struct row_scan_point *point,
-                      const struct strain_row *strain, clx_message *msg)
+                      const clx_strain_row *strain, clx_message *msg)
 {
     return image_put(o, index, name, point, NULL, strain, msg);
 }

@@ -63,7 +63,7 @@ int h5_output_image(struct h5_output *out, size_t index, const char *name, const
 /* `clxcorr strain`'s image `index`, as h5_output_image: one pattern's strain
  * (the format's columns are strain ones, each a (rows, cols) or (images) array). */
 int h5_output_pattern(struct h5_output *out, size_t index, const char *name, const struct row_scan_point *point,
-                      const struct strain_row *strain, clx_message *msg);
+                      const clx_strain_row *strain, clx_message *msg);
 
 /* complete: the last block written, PATH.part renamed PATH. Otherwise what
  * was written stays in PATH.part. A file HDF5 could not complete (a full

@@ -464,7 +464,7 @@ static void put_value(struct csv_text *t, enum row_format_kind kind, enum row_co
 
 /* Strains and rotations of 1e-5 and less: 7 significant digits. */
 static void put_strain_value(struct csv_text *t, enum row_format_kind kind, enum row_column c,
-                             const struct strain_row *row)
+                             const clx_strain_row *row)
 {
     int json = kind == ROW_FORMAT_JSONL;
     static const int tensor[6] = { 0, 1, 2, 4, 5, 8 };   /* e11 e12 e13 e22 e23 e33 in e[9] */
@@ -546,7 +546,7 @@ int row_format_image(const struct row_format *f, struct csv_text *t, const char 
 }
 
 int row_format_pattern(const struct row_format *f, struct csv_text *t, const char *image_name,
-                       const struct row_scan_point *point, const struct strain_row *strain)
+                       const struct row_scan_point *point, const clx_strain_row *strain)
 {
     struct csv_text name = { 0 };
     if (text_reserve(&name, 6 * strlen(image_name) + 3) != 0)

@@ -98,13 +98,7 @@ enum row_column {
     ROW_COLUMN_COUNT
 };
 
-/* One row of `clxcorr strain`: the fit, and what a run adds to it. */
-struct strain_row {
-    clx_strain fit;
-    int grain;                   /* with --grains: 1.., 0 for a point in none */
-    long ref_row, ref_col;       /* its reference's scan point (-1: none) */
-    double euler[3];             /* the reference's orientation turned by the fit's rotation (NAN: unknown) */
-};
+/* One row of `clxcorr strain` is the library's clx_strain_row (clx_strain_job_fit). */
 
 /* What an image's rows of a pair or a sequence add (NULL: nothing): its
  * reference's name, and each window's displacement summed over the
@@ -197,7 +191,7 @@ int row_format_image(const struct row_format *format, struct csv_text *t, const 
  * into t, replacing its text. Thread-safe for different t.
  * CLX_ERR_HOST_MEMORY when out of memory. */
 int row_format_pattern(const struct row_format *format, struct csv_text *t, const char *image_name,
-                       const struct row_scan_point *point, const struct strain_row *strain);
+                       const struct row_scan_point *point, const clx_strain_row *strain);
 
 /* Unless --columns chose them, the strain's columns that only some runs
  * have: grain, ref_row, ref_col with grains, phi1, Phi, phi2 with the

@@ -1,0 +1,146 @@
+"""HR-EBSD: ``clxcorr strain`` as a function, on libclxcorr's strain job.
+
+The job (clx_strain_job in clxcorr.h) is the command's own: the same
+geometry from the same keywords and file headers, the same correlations
+(the accurate mode with a Tukey window of taper 0.5 unless told otherwise),
+fits, remapping passes and references per grain. Its rows are laid on the
+scan here.
+"""
+
+import math
+import os
+
+import numpy as np
+
+from . import _core
+from ._errors import ArgumentError
+from ._images import _is_name, _supported, as_image
+from ._options import plan_fields
+from ._windows import as_regions
+
+# Each row's values as the extension hands them over (python/ext/strain.c).
+_RAW = ("e11", "e12", "e13", "e22", "e23", "e33", "w1", "w2", "w3", "residual", "windows", "flags", "grain",
+        "ref_row", "ref_col", "phi1", "Phi", "phi2", "image")
+_INTEGER = ("windows", "flags", "grain", "ref_row", "ref_col", "image")
+_CENTRES = ("auto", "file", "beam-shift", "fixed")
+_SYMMETRIES = ("cubic", "hexagonal")
+
+# Keywords of the job (the command's options, with underscores) -> how to pass them on.
+STRAIN_OPTIONS = ("pc", "sample_tilt", "detector_tilt", "pixel_size", "step", "pattern_centres", "scan_cols",
+                  "ref_point", "euler", "orientations", "stiffness", "min_zncc", "min_peak_ratio", "max_residual",
+                  "remap", "remap_rotation", "remap_tol", "remap_passes", "grains", "grain_angle", "min_grain",
+                  "symmetry", "grain_references")
+
+
+def _job_fields(options):
+    """The clx_strain_job_options fields of strain()'s keywords (popped from options)."""
+    job = {}
+    for key in STRAIN_OPTIONS:
+        if key not in options:
+            continue
+        value = options.pop(key)
+        if value is None or value is False:
+            continue
+        if key in ("pc", "euler", "ref_point", "step"):
+            value = tuple(value)
+            if len(value) != (2 if key in ("ref_point", "step") else 3):
+                raise ArgumentError(f"{key}: expected {2 if key in ('ref_point', 'step') else 3} numbers, "
+                                    f"got {value!r}", "CLX_ERR_ARGUMENT")
+        if key == "euler":          # degrees, as the command takes them
+            value = tuple(math.radians(float(v)) for v in value)
+        if key == "step":
+            job["step_x"], job["step_y"] = (float(v) for v in value)
+        elif key == "pattern_centres":
+            if value not in _CENTRES:
+                raise ArgumentError(f"pattern_centres: expected one of {', '.join(_CENTRES)}, got {value!r}",
+                                    "CLX_ERR_ARGUMENT")
+            job[key] = _CENTRES.index(value)
+        elif key == "symmetry":
+            if value not in _SYMMETRIES:
+                raise ArgumentError(f"symmetry: expected cubic or hexagonal, got {value!r}", "CLX_ERR_ARGUMENT")
+            job[key] = _SYMMETRIES.index(value)
+        elif key in ("orientations", "grains", "grain_references"):
+            job[key] = os.fsdecode(value)
+        elif key in ("remap", "remap_rotation"):
+            job[key] = 1
+            if key == "remap_rotation":
+                job["remap"] = 1
+        elif key in ("scan_cols", "remap_passes", "min_grain"):
+            job[key] = int(value)
+        elif key in ("pc", "ref_point"):
+            job[key] = tuple(int(v) for v in value) if key == "ref_point" else tuple(float(v) for v in value)
+        elif key in ("euler", "stiffness"):
+            job[key] = value
+        else:
+            job[key] = float(value)
+    return job
+
+
+def strain(context, reference, patterns, windows, **options):
+    """Context.strain (the documentation is there)."""
+    options = dict(options)
+    scan = options.pop("scan", None)
+    job = _job_fields(options)
+    plan = plan_fields(options, "strain")
+    regions = as_regions(windows)
+    file = None
+    shape = None
+    if _is_name(patterns):
+        file = os.fspath(patterns)
+        pixels, count, pixel_type = None, 0, 0
+        if reference is None:
+            if "grains" not in job:
+                raise ArgumentError("reference: give the reference pattern (a scan's reference is its own only "
+                                    "with grains)", "CLX_ERR_ARGUMENT")
+            reference = f"{os.fsdecode(file)}#0"
+    else:
+        array = np.asarray(patterns)
+        if array.ndim < 3:
+            raise ArgumentError(f"patterns: expected (n, rows, columns) or (scan rows, scan columns, rows, "
+                                f"columns), got shape {array.shape}", "CLX_ERR_ARGUMENT")
+        shape = array.shape[:-2]
+        array = array.reshape((-1,) + array.shape[-2:])
+        pixels, pixel_type = _supported(array, "patterns", 0)
+        count = len(pixels)
+        if reference is None:
+            raise ArgumentError("reference: give the reference pattern (an array, or an index into patterns)",
+                                "CLX_ERR_ARGUMENT")
+        if isinstance(reference, (int, np.integer)):
+            reference = pixels[int(reference)]
+    name = os.fsdecode(reference) if _is_name(reference) else None
+    ref, ref_type = as_image(reference, "reference", scan)
+    height, width = ref.shape
+    if pixels is not None and pixels.shape[1:] != ref.shape:
+        raise ArgumentError(f"patterns of {pixels.shape[2]}x{pixels.shape[1]} but the reference is "
+                            f"{width}x{height}", "CLX_ERR_SIZE")
+    rows, grains, oriented, scan_rows, scan_cols = _core.strain(
+        context._core, pixels, count, width, height, pixel_type, ref, ref_type, name, file, scan, regions, plan, job)
+    raw = np.frombuffer(rows, dtype=np.float64).reshape(-1, len(_RAW))
+    return _laid_out(raw, grains, oriented, shape, scan_rows, scan_cols, job.get("scan_cols", 0))
+
+
+def _laid_out(raw, grains, oriented, shape, scan_rows, scan_cols, cols_given):
+    """The rows as columns laid on the scan: (scan rows, scan columns) for a
+    pattern file's scan, a 4-D array's first two axes or scan_cols; else one
+    per pattern. Points without a pattern hold nan (-1 for the integers)."""
+    n = len(raw)
+    if scan_rows > 0:
+        grid = (scan_rows, scan_cols)
+    elif shape is not None and len(shape) == 2:
+        grid = tuple(shape)
+    elif cols_given:
+        grid = (-(-n // cols_given), cols_given)
+    else:
+        grid = (n,)
+    names = [c for c in _RAW if (grains or c not in ("grain", "ref_row", "ref_col"))
+             and (oriented or c not in ("phi1", "Phi", "phi2"))]
+    index = raw[:, _RAW.index("image")].astype(np.int64)
+    out = {}
+    for c in names:
+        integer = c in _INTEGER
+        column = np.full(int(np.prod(grid)), -1 if integer else np.nan, dtype=np.int64 if integer else np.float64)
+        column[index] = raw[:, _RAW.index(c)]
+        out[c] = column.reshape(grid)
+    if len(grid) == 2:
+        out["scan_row"], out["scan_col"] = (a.astype(np.int64) for a in np.indices(grid))
+    return out
