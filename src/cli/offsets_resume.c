@@ -135,7 +135,7 @@ static void options_text(const struct offsets_run *r, const struct offsets_args 
     /* Where each pattern's centre and orientation come from, and its grain's
      * reference: each changes the rows as much as the geometry above. */
     if (s && n > 0 && (size_t)n < len)
-        snprintf(buf + n, len - (size_t)n, "centres %d orientations %s grains %s %.17g %d %d %s\n", (int)s->pc_mode,
+        snprintf(buf + n, len - (size_t)n, "centres %d orientations %s grains %s %.17g %d %d %s\n", (int)s->pattern_centres,
                  s->orientations ? s->orientations : "", s->grains ? s->grains : "", s->grain_angle, s->min_grain,
                  s->symmetry, s->grain_references ? s->grain_references : "");
 }
