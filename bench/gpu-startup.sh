@@ -9,8 +9,10 @@
 #   bench/gpu-startup.sh OLD_DIR NEW_DIR [OUT_DIR] [DEVICE]   (after . .gpu-host/setup.sh)
 #
 # Each DIR holds bin/ (clxcorr, clxcorr-throughput, clxcorr-samples), lib/
-# (libclxcorr.so*) and cl/ (its kernels): a build without libtool's
-# wrappers, small enough to carry. DEVICE defaults to nvidia; REPEAT (16384)
+# (libclxcorr.so*, or nothing for a --disable-shared build) and cl/ (its
+# kernels): a build without libtool's wrappers, small enough to carry.
+# CLX_RUN_LIBS (optional) goes on the library path of clxcorr's programs
+# only (HDF5's runtime libraries, where the host has none). DEVICE defaults to nvidia; REPEAT (16384)
 # patterns are timed in seed mode, half as many in accurate mode.
 set -eu
 old=${1:?usage: bench/gpu-startup.sh OLD_DIR NEW_DIR [OUT_DIR] [DEVICE]}
@@ -24,7 +26,8 @@ mkdir -p "$out"
 with() {
     dir=$1
     shift
-    LD_LIBRARY_PATH="$dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" CLXCORR_KERNEL_DIR="$dir/cl" "$@"
+    LD_LIBRARY_PATH="$dir/lib${CLX_RUN_LIBS:+:$CLX_RUN_LIBS}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+        CLXCORR_KERNEL_DIR="$dir/cl" "$@"
 }
 
 set_dir=$out/set

@@ -893,8 +893,8 @@ typedef struct clx_stream_info {
 } clx_stream_info;
 
 typedef struct clx_stream_options {
-    int lanes;              /* plans at work at once on each device; 0: on a GPU 3 in seed
-                               mode and 8 in accurate mode, 1 on other devices */
+    int lanes;              /* plans at work at once on each device; 0: 3 on a GPU, 1 on
+                               other devices */
     int loaders;            /* loader threads; 0: one per core of the host, at most 32 (the
                                number clx_stream_options_init fills in) */
     /* Called once the lanes' plans exist, before any image is loaded (may be

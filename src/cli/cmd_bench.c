@@ -70,7 +70,7 @@ static const char bench_help[] =
     "                       they are removed at the end\n"
     "  -j, --threads N      loader threads (default: one per core, at most 32)\n"
     "      --lanes N        batches at work on a device at once, as offsets takes\n"
-    "                       it (default: on GPUs 3 in seed mode, 8 in accurate mode)\n"
+    "                       it (default: 3 on GPUs)\n"
     "      --param K=V,...  kernel parameters for every plan, as offsets takes them\n"
     "                       (an unknown KEY lists the known ones), to time variants\n"
     "  -o, --output PREFIX  also write PREFIX.json, PREFIX.csv and PREFIX.svg (a\n"

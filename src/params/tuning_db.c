@@ -94,8 +94,11 @@ static const struct shipped shipped[] = {
      * batch 128) by more than the noise. Accurate mode: argmax_wg=64 was
      * +3.8 % there; since second_peak shares its group's best (eb708a7),
      * 128 takes the peaks from 2.45 to 2.24 ms per batch on an H100, and 256
-     * no further (clxcorr bench --param, issue 23). */
-    { VENDOR_NVIDIA, CLX_DEVICE_GPU, 0, ACCURATE, "argmax_wg=128", 256,
+     * no further (clxcorr bench --param, issue 23). Batches of 64: three
+     * lanes of them ran 12,200-12,500 patterns/s on an H200 against 10,900-
+     * 11,700 for 128 and 8,600-9,100 for 256 (bench/gpu-accurate-sweep.sh,
+     * issue 36). */
+    { VENDOR_NVIDIA, CLX_DEVICE_GPU, 0, ACCURATE, "argmax_wg=128", 64,
       "shipped defaults for NVIDIA GPUs (tuned on an H200, bench/results/tune-results.txt)" },
     /* Seed mode: prepare writing the windows only, four values a
      * work-item, took prepare from 0.745 to 0.286 ms per 128-pattern batch

@@ -51,18 +51,18 @@
 #include "runtime/profile.h"
 
 /*
- * Lanes per GPU. The seed mode waits for a batch once, and three lanes keep
+ * Lanes per GPU, in both modes. The seed mode waits for a batch once, and three lanes keep
  * an H100 busy (16,300 patterns/s against 15,600 with two and 14,600 with
- * four, ebsd-900). The accurate mode waited twice per batch (the first
- * pass's peaks for the host's estimator, then IC-GN's results), and more
- * lanes hid those waits: on an H100, 6,000 patterns/s with three, 7,200 -
- * 8,100 with eight (bench/results/gpu-lanes-results.txt). Since IC-GN is enqueued
- * by the push it waits once, and three to eight lanes are within the runs'
- * noise (9,100 - 10,300 patterns/s, bench/results/gpu-accurate-push-results.txt);
- * eight stay.
+ * four, ebsd-900). The accurate mode once waited twice per batch and took
+ * eight (bench/results/gpu-lanes-results.txt); since IC-GN is enqueued by the
+ * push it waits once, and on an H200 three lanes of 64-pattern batches run
+ * 12,200-12,500 patterns/s against 7,900-9,800 for eight of 172 (three
+ * interleaved rounds beside peer_cupy's 10,000-10,300; four lanes 11,800-
+ * 12,600, eight 10,100-11,400 at batch 64; bench/gpu-accurate-sweep.sh,
+ * bench/results/gpu-accurate-sweep-results.txt, issue 36). Fewer, smaller
+ * slots also pin less host memory before the first image moves.
  */
-#define DEFAULT_GPU_LANES_SEED 3
-#define DEFAULT_GPU_LANES_ACCURATE 8
+#define DEFAULT_GPU_LANES 3
 #define MAX_LOADERS 32
 #define MAX_LANES 16            /* per device */
 #define MAX_DEVICES 64
@@ -692,8 +692,7 @@ static int open_all_devices(struct stream *s, clx_context *const *contexts, cons
     for (size_t d = 0; d < s->ndevices && status == CLX_OK; d++) {
         struct device *dev = &s->devices[d];
         dev->ctx = contexts[d];
-        const int gpu_lanes = popt->mode == CLX_MODE_ACCURATE ? DEFAULT_GPU_LANES_ACCURATE : DEFAULT_GPU_LANES_SEED;
-        dev->lanes = sopt->lanes > 0 ? sopt->lanes : dev->ctx->dev.info.type == CLX_DEVICE_GPU ? gpu_lanes : 1;
+        dev->lanes = sopt->lanes > 0 ? sopt->lanes : dev->ctx->dev.info.type == CLX_DEVICE_GPU ? DEFAULT_GPU_LANES : 1;
         status = device_open_lanes(s, d, &s->lanes[d * MAX_LANES], reference, regions, popt);
         s->first_plans[d] = s->lanes[d * MAX_LANES].plan;
         *nlanes += dev->lanes;
