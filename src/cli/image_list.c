@@ -2,9 +2,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "image_list.h"
 #include "report.h"
@@ -207,37 +209,122 @@ static int keep_open(struct image_items *items, size_t e, clx_image_file **file,
     return CLX_OK;
 }
 
+/* What opening one entry found (the first pass of image_items_expand). */
+struct entry_probe {
+    int status, first, last, named;
+    clx_image_file *file;       /* kept for the second pass when it has several pages */
+};
+
+struct probe_work {
+    const struct image_list *list;
+    struct entry_probe *probes;
+    size_t next;                /* the next entry to open, under lock */
+    pthread_mutex_t lock;
+};
+
+/* Entries in blocks of 64, so that the threads rarely meet at the lock. */
+static void *probe_entries(void *arg)
+{
+    struct probe_work *w = arg;
+    for (;;) {
+        pthread_mutex_lock(&w->lock);
+        size_t lo = w->next, hi = lo + 64 < w->list->count ? lo + 64 : w->list->count;
+        w->next = hi;
+        pthread_mutex_unlock(&w->lock);
+        if (lo >= hi)
+            return NULL;
+        for (size_t e = lo; e < hi; e++) {
+            struct entry_probe *p = &w->probes[e];
+            clx_message msg = { "" };
+            p->status = entry_open(w->list->entries[e], w->list->scan, &p->file, &p->first, &p->last, &p->named,
+                                   &msg);
+            if (p->status != CLX_OK || p->first == p->last) {
+                clx_image_file_close(p->file);
+                p->file = NULL;
+            }
+        }
+    }
+}
+
+/*
+ * Every entry is opened once before the run to learn its pages: 24,000
+ * TIFFs took about half a second of a short job's start-up on a GPU host
+ * (bench/gpu-short-jobs.sh, issue 36). Long lists are opened by several
+ * threads (the image readers are thread-safe, as the stream's loaders need);
+ * the items are then laid out in list order, exactly as one thread would.
+ */
+static void probe_all(const struct image_list *list, struct entry_probe *probes)
+{
+    enum { MAX_PROBE_THREADS = 16, ENTRIES_PER_THREAD = 256 };
+    struct probe_work w = { list, probes, 0, PTHREAD_MUTEX_INITIALIZER };
+    pthread_t threads[MAX_PROBE_THREADS];
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t n = list->count / ENTRIES_PER_THREAD;
+    if (cores > 0 && n > (size_t)cores)
+        n = (size_t)cores;
+    if (n > MAX_PROBE_THREADS)
+        n = MAX_PROBE_THREADS;
+    size_t started = 0;
+    while (started + 1 < n && pthread_create(&threads[started], NULL, probe_entries, &w) == 0)
+        started++;
+    probe_entries(&w);
+    for (size_t t = 0; t < started; t++)
+        pthread_join(threads[t], NULL);
+    pthread_mutex_destroy(&w.lock);
+}
+
 int image_items_expand(const struct image_list *list, struct image_items *items)
 {
     size_t capacity = 0;
-    int keep_unreadable = items->keep_unreadable;
+    int keep_unreadable = items->keep_unreadable, status = CLX_OK;
     memset(items, 0, sizeof *items);
     items->list = list;
     items->keep_unreadable = keep_unreadable;
-    for (size_t e = 0; e < list->count; e++) {
-        clx_image_file *file;
-        int first, last, named;
-        int status = entry_open(list->entries[e], list->scan, &file, &first, &last, &named, &items->msg);
-        if (status == CLX_OK)
-            status = keep_open(items, e, &file, first, last);
-        clx_image_file_close(file);
+    struct entry_probe *probes = calloc(list->count ? list->count : 1, sizeof *probes);
+    if (!probes)
+        return CLX_ERR_HOST_MEMORY;
+    probe_all(list, probes);
+
+    size_t e = 0;
+    for (; e < list->count; e++) {
+        struct entry_probe *p = &probes[e];
+        status = p->status;
+        if (status == CLX_OK) {
+            status = keep_open(items, e, &p->file, p->first, p->last);
+            clx_image_file_close(p->file);
+            p->file = NULL;
+        }
         if (status == CLX_ERR_HOST_MEMORY)
-            return status;
+            break;
         if (status != CLX_OK && items->keep_unreadable) {
             /* One image, whose loading fails with the entry's error. */
-            if (items_add(items, &capacity, e, -1, 0) != CLX_OK)
-                return CLX_ERR_HOST_MEMORY;
+            if ((status = items_add(items, &capacity, e, -1, 0)) != CLX_OK)
+                break;
             continue;
         }
         if (status != CLX_OK) {
-            items->status = status;
-            return CLX_OK;
+            /* The first bad entry in list order ends the list; opened again
+             * here for its message. */
+            clx_image_file *file = NULL;
+            int first, last, named;
+            items->status = entry_open(list->entries[e], list->scan, &file, &first, &last, &named, &items->msg);
+            clx_image_file_close(file);
+            if (items->status == CLX_OK) {
+                items->status = status;
+                snprintf(items->msg.text, sizeof items->msg.text, "%s could not be opened", list->entries[e]);
+            }
+            status = CLX_OK;
+            break;
         }
-        for (int p = first; p <= last; p++)
-            if (items_add(items, &capacity, e, p, named) != CLX_OK)
-                return CLX_ERR_HOST_MEMORY;
+        for (int page = p->first; page <= p->last && status == CLX_OK; page++)
+            status = items_add(items, &capacity, e, page, p->named);
+        if (status != CLX_OK)
+            break;
     }
-    return CLX_OK;
+    for (; e < list->count; e++)
+        clx_image_file_close(probes[e].file);
+    free(probes);
+    return status;
 }
 
 void image_items_free(struct image_items *items)
