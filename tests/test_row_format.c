@@ -275,8 +275,57 @@ static void check_green_lagrange(void)
           e[1], e[2]);
 }
 
+/* A value from a small generator of our own (the test is the same on every libc). */
+static double draw(unsigned long long *state)
+{
+    *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(*state >> 11) / 9007199254740992.0;
+}
+
+/* The fast %g writer against printf byte for byte: random values over 60
+ * decades, values near each digit count's rounding ties and exact ties
+ * (n + 0.5 scaled by powers of two), carries (9.9999995...), small and
+ * large exponents, both signs, the digit counts the rows use. The
+ * fast path must also take most values, or it saves nothing. */
+static void check_general_numbers(void)
+{
+    static const int digit_counts[] = { 4, 6, 7, 9 };
+    unsigned long long state = 12345;
+    long compared = 0, fast = 0, wrong = 0;
+    for (int i = 0; i < 1500000; i++) {
+        int digits = digit_counts[i % 4];
+        double v;
+        switch (i % 5) {
+        case 0: v = draw(&state) * pow(10, (int)(draw(&state) * 60) - 30); break;
+        case 1: v = ((double)(long)(draw(&state) * 1e9) + 0.5) * pow(2, (int)(draw(&state) * 40) - 45); break;
+        case 2: v = (floor(draw(&state) * pow(10, digits)) + 0.5) * pow(10, (int)(draw(&state) * 12) - 6 - digits); break;
+        case 3: v = (pow(10, digits) - 0.5 + (draw(&state) - 0.5) * 1e-3) * pow(10, (int)(draw(&state) * 20) - 10 - digits); break;
+        default: v = (draw(&state) - 0.5) * 0.01; break;
+        }
+        if (i & 1)
+            v = -v;
+        char want[64], got[64];
+        snprintf(want, sizeof want, "%.*g", digits, v);
+        int n = row_put_general_fast(got, v, digits);
+        compared++;
+        if (n == 0)
+            continue;
+        fast++;
+        got[n] = '\0';
+        if (strcmp(got, want) != 0 && wrong++ < 5)
+            CHECK(0, "%%.%dg of %.17g: printf writes %s, the fast path %s", digits, v, want, got);
+    }
+    CHECK(wrong == 0, "%ld of %ld values differ from printf", wrong, compared);
+    CHECK(fast > compared / 2, "only %ld of %ld values took the fast path", fast, compared);
+    char out[64];
+    CHECK(row_put_general_fast(out, 0.0, 7) == 0 && row_put_general_fast(out, INFINITY, 7) == 0 &&
+              row_put_general_fast(out, 1234.5, 4) == 0,
+          "zero, infinity and an exact tie are left to printf");
+}
+
 int main(void)
 {
+    check_general_numbers();
     check_default_csv();
     check_icgn_columns();
     check_pair_columns();

@@ -173,6 +173,11 @@ const char *row_column_name(enum row_column column);
 
 /* The header line ("image,dx,dy\n"; "" for JSON lines) into out; returns
  * its length, or -1 when it does not fit in `len`. */
+/* v as printf's "%.*g" writes it, into out (32 bytes), for digits up to 9
+ * when the digits are certain without printf; returns the length, or 0
+ * where only printf can say (then out is untouched). Exposed for its test. */
+int row_put_general_fast(char *out, double v, int digits);
+
 int row_format_header(const struct row_format *format, char *out, size_t len);
 
 /*
