@@ -2,14 +2,17 @@
 # `clxcorr plot`: PNG pictures of a results file of the expected size (read
 # from the PNG header), for the arrows (mean, one image, a chosen width),
 # the series (all windows, one) and scan maps (--map, of hand-written
-# scans); TSV and JSON lines draw as CSV does, a scan's rows in any order;
-# a bad results file fails with one error line naming the file and line,
-# and leaves no picture behind, as does a map of a file that is not a scan
-# or of an unknown column; the command line is checked. The sample set's
-# truth.csv has the columns of a results file, so most of this needs no
-# device; the last part draws what `clxcorr offsets` wrote, with it
-# --each (a picture per image, over one image or one per image) and
-# --colour (a column's colours under the arrows).
+# scans: their size within what the text around the map can take, as the
+# font sets it); TSV and JSON lines draw as CSV does, a scan's rows in any
+# order; a bad results file fails with one error line naming the file and
+# line, and leaves no picture behind, as does a map of a file that is not a
+# scan or of an unknown column, or of a binary file; the command line is
+# checked. The sample set's truth.csv has the columns of a results file, so
+# most of this needs no device; the last part draws what `clxcorr offsets`
+# wrote, with it --each (a picture per image, over one image or one per
+# image) and --colour (a column's colours under the arrows), and what
+# `clxcorr strain` writes over two grains, as CSV and as HDF5: --map and the
+# tensor figure (--tensor), angles in degrees or radians.
 . "$TESTS_SRCDIR/lib.sh"
 
 "$CLXCORR_SAMPLES" --out "$TMP/set" --count 3 || exit 99
@@ -39,6 +42,45 @@ expect_png() {
         fail "$name: out.png.part left behind"
     else
         pass "$name: $size"
+    fi
+}
+
+# drawn FILE: what the PNG holds, read back through the library (as grey:
+# "min max mean"), when it is drawn on: text and frames in ink (FIGURE_INK,
+# grey 25), the paper white, and a mean well below white, which the map's
+# cells or the arrows' image make; nothing for a blank or unreadable picture.
+drawn() {
+    "$IMGTOOL" stats "$1" 2>/dev/null | awk '$4 == 8 && $5 <= 40 && $6 == 255 && $7 < 235 { print $5, $6, $7 }'
+}
+
+# same_drawing A B: both PNGs drawn on, their grey means within 0.5 of each
+# other: the same cells, the title naming another file.
+same_drawing() {
+    a=$(drawn "$1") b=$(drawn "$2")
+    [ -n "$a" ] && [ -n "$b" ] && echo "${a##* } ${b##* }" | awk '{ exit !($1 - $2 < 0.5 && $2 - $1 < 0.5) }'
+}
+
+# expect_png_within NAME MIN MAX ARGS...: as expect_png, the picture's size
+# from MIN to MAX (WxH each), and drawn on.
+expect_png_within() {
+    name=$1 min=$2 max=$3
+    shift 3
+    rm -f "$TMP/out.png"
+    if ! "$CLXCORR" plot -o "$TMP/out.png" "$@" >"$TMP/out" 2>"$TMP/err"; then
+        fail "$name: exit status $?: $(cat "$TMP/err")"
+        return
+    fi
+    size=$(png_size "$TMP/out.png")
+    w=${size%x*} h=${size#*x}
+    if [ -s "$TMP/err" ] || [ -s "$TMP/out" ]; then
+        fail "$name: printed $(cat "$TMP/out" "$TMP/err")"
+    elif [ -z "$size" ] || [ "$w" -lt "${min%x*}" ] || [ "$w" -gt "${max%x*}" ] || [ "$h" -lt "${min#*x}" ] \
+        || [ "$h" -gt "${max#*x}" ]; then
+        fail "$name: picture '$size', expected $min to $max"
+    elif [ -z "$(drawn "$TMP/out.png")" ]; then
+        fail "$name: a blank picture: $("$IMGTOOL" stats "$TMP/out.png" 2>&1)"
+    else
+        pass "$name: $size, grey $(drawn "$TMP/out.png")"
     fi
 }
 
@@ -129,11 +171,22 @@ cat >"$TMP/strain.jsonl" <<'EOF'
 {"scan_row": 0, "scan_col": 1, "e11": -0.0004, "w3": 0.001, "residual": 0.02}
 {"scan_row": 1, "scan_col": 1, "e11": 0.0002, "w3": null, "residual": 0.03}
 EOF
-expect_png "map of dx" 896x607 --map dx "$TMP/scan.csv"
-expect_png "map of window 1's peak" 896x585 --map peak --region 1 "$TMP/scan.csv"
-expect_png "map 300 wide, sequential, fixed range" 533x425 --map dx --scale sequential --range -0.5,0.5 --width 300 \
-    "$TMP/scan.csv"
-expect_png "map of strain, in scan rows and columns" 873x821 --map e11 "$TMP/strain.jsonl"
+# The maps: 3 x 2 cells of 213 px (639 x 426), 300 x 200 with --width 300,
+# 2 x 2 cells of 320 px; around them the axes, the legend, the title and
+# the caption, whose room the font sets.
+expect_png_within "map of dx" 740x500 1000x700 --map dx "$TMP/scan.csv"
+expect_png_within "map of window 1's peak" 740x500 1000x700 --map peak --region 1 "$TMP/scan.csv"
+expect_png_within "map 300 wide, sequential, fixed range" 400x300 700x500 --map dx --scale sequential \
+    --range -0.5,0.5 --width 300 "$TMP/scan.csv"
+expect_png_within "map of strain, in scan rows and columns" 740x720 1000x900 --map e11 "$TMP/strain.jsonl"
+
+# Angles: w3 drawn in degrees (its title says so, and the caption's limits
+# are 57.3 times the radians'), or in radians with --radians.
+"$CLXCORR" plot -v --map w3 -o "$TMP/w3.png" "$TMP/strain.jsonl" 2>"$TMP/deg" \
+    && "$CLXCORR" plot -v --radians --map w3 -o "$TMP/w3-rad.png" "$TMP/strain.jsonl" 2>"$TMP/rad" \
+    && grep -q ": w3 (°), 2 x 2 points, strain.jsonl;" "$TMP/deg" && grep -q ": w3 (rad), 2 x 2 points" "$TMP/rad" \
+    && ! cmp -s "$TMP/w3.png" "$TMP/w3-rad.png" \
+    && pass "--map w3 in degrees, --radians in radians" || fail "w3: $(cat "$TMP/deg" "$TMP/rad")"
 
 # The same scan with its rows in another order, as TSV, as JSON lines: the
 # same picture, byte for byte.
@@ -174,6 +227,11 @@ expect_no_map "--map, --region of one row per point" 1 \
     --map e11 --region 0 "$TMP/strain.jsonl"
 expect_no_map "--map, a value that is not a number" 1 "^clxcorr: error: .*bad-dx.csv:3: dx 'x' is not a number$" \
     --map dx "$TMP/bad-dx.csv"
+# A field with control bytes (a binary file's bytes in a text one): quoted
+# with '?' for each, so that none reaches the terminal.
+printf 'scan_row,scan_col,dx\n0,0,\001\033[2J\n' >"$TMP/control-dx.csv"
+expect_no_map "--map, control bytes in a value" 1 "^clxcorr: error: .*control-dx.csv:2: dx '\?\?\[2J' is not a number$" \
+    --map dx "$TMP/control-dx.csv"
 expect_no_map "--map, a point twice" 1 \
     "^clxcorr: error: .*twice.csv:3: scan point \(row 0, column 0\), window 0 again \(first on line 2\)$" \
     --map dx "$TMP/twice.csv"
@@ -181,6 +239,11 @@ expect_no_map "--map, an empty file" 1 "^clxcorr: error: .*empty-scan.csv: empty
     --map dx "$TMP/empty-scan.csv"
 expect_no_map "--map, a missing file" 1 "^clxcorr: error: .*none.csv: No such file or directory$" \
     --map dx "$TMP/none.csv"
+expect_no_map "--map of a binary file" 1 \
+    "^clxcorr: error: .*reference.tif: not a results file \(CSV, TSV, JSON lines or HDF5 as clxcorr writes them\)$" \
+    --map dx "$ref"
+expect_no_map "--tensor of offsets' results" 1 "^clxcorr: error: --tensor e11: .*scan.csv has no such column; it has " \
+    --tensor "$TMP/scan.csv"
 expect_failure "--map, unwritable picture" 1 "cannot write .*/no/dir.png: the directory .*/no does not exist" \
     "$CLXCORR" plot --map dx -o "$TMP/no/dir.png" "$TMP/scan.csv"
 expect_no_map "--map with a reference" 2 "too many arguments: --map draws RESULTS.csv alone" \
@@ -194,6 +257,18 @@ expect_no_map "bad --range" 2 "--range: '1,0' is not LO,HI \(two numbers, LO bel
     "$TMP/scan.csv"
 expect_no_map "bad --scale" 2 "--scale: unknown scale 'rainbow' \(diverging or sequential\)" --map dx \
     --scale rainbow "$TMP/scan.csv"
+expect_no_map "--tensor with --map" 2 "--tensor, --series and --map draw different pictures" --tensor --map dx \
+    "$TMP/scan.csv"
+expect_no_map "--tensor with --range" 2 "--tensor draws the nine components .* not with .*--range" --tensor \
+    --range 0,1 "$TMP/strain.jsonl"
+expect_no_map "--tensor with a reference" 2 "too many arguments: --tensor draws RESULTS.csv alone" --tensor \
+    "$TMP/strain.jsonl" "$ref"
+expect_no_map "--radians without --map" 2 "--radians sets the unit of angles in --map and --tensor" --radians \
+    "$truth" "$ref"
+expect_no_map "--arrow-step with --series" 2 "--arrow-step picks the arrows drawn; --series, --map and --tensor" \
+    --arrow-step 2 --series "$truth"
+expect_no_map "bad --arrow-step" 2 "--arrow-step: '0' is not a whole number from 1 to 1000" --arrow-step 0 \
+    "$truth" "$ref"
 
 # What `clxcorr offsets` writes, quoted names included, draws as well.
 need_device
@@ -262,5 +337,59 @@ if "$CLXCORR" --version | grep -q 'features:.* hdf5'; then
     else
         echo "offsets does not name the scan points in its rows: its map is not checked"
     fi
+    # The same as HDF5 (--format h5, datasets shaped as the scan): the same
+    # points drawn, a picture of the same size and shades.
+    "$CLXCORR" offsets -q --format h5 --regions "$E/regions.txt" -o "$TMP/scan-offsets.h5" "$E/reference.tif" \
+        "$TESTS_SRCDIR/data/ebsd/patterns.h5" || fail "offsets --format h5 over patterns.h5"
+    "$CLXCORR" plot -v --map dx -o "$TMP/scan-map-h5.png" "$TMP/scan-offsets.h5" 2>"$TMP/err" \
+        && grep -q "dx (px), mean over 6 windows, 3 x 2 points, scan-offsets.h5; 36 of 36 rows drawn" "$TMP/err" \
+        && [ "$(png_size "$TMP/scan-map-h5.png")" = "$(png_size "$TMP/scan-map.png")" ] \
+        && same_drawing "$TMP/scan-map-h5.png" "$TMP/scan-map.png" \
+        && pass "map of offsets' HDF5 output: $(png_size "$TMP/scan-map-h5.png")" \
+        || fail "map of offsets' HDF5 output: $(cat "$TMP/err"; "$IMGTOOL" stats "$TMP/scan-map-h5.png" 2>&1)"
+
+    # strain over two grains (kikuchipy's fixture), as CSV and as HDF5 (its
+    # rows grain by grain: a list of patterns, each naming its point).
+    G="--grains auto --orientations $TESTS_SRCDIR/data/hrebsd/grains.ang --min-grain 2 --grid 7x5 --window 48x48 --margin 16"
+    # shellcheck disable=SC2086
+    "$CLXCORR" strain -q $G -o "$TMP/g.csv" "$TESTS_SRCDIR/data/hrebsd/grains.h5" \
+        && "$CLXCORR" strain -q $G --format h5 -o "$TMP/g.h5" "$TESTS_SRCDIR/data/hrebsd/grains.h5" \
+        || fail "strain over grains.h5"
+    # --map of strain's own HDF5 output: what its CSV draws.
+    for form in csv h5; do
+        "$CLXCORR" plot -v --map e11 -o "$TMP/e11-$form.png" "$TMP/g.$form" 2>"$TMP/e11-$form" \
+            || fail "--map e11 of g.$form: $(cat "$TMP/e11-$form")"
+    done
+    sed 's/g\.csv/g.FILE/; s/e11-csv/e11-FILE/' "$TMP/e11-csv" >"$TMP/e11-csv.said"
+    sed 's/g\.h5/g.FILE/; s/e11-h5/e11-FILE/' "$TMP/e11-h5" >"$TMP/e11-h5.said"
+    grep -q "e11, 4 x 3 points, g.FILE; 12 of 12 rows drawn, 0 points without a value" "$TMP/e11-csv.said" \
+        && cmp -s "$TMP/e11-csv.said" "$TMP/e11-h5.said" \
+        && [ "$(png_size "$TMP/e11-h5.png")" = "$(png_size "$TMP/e11-csv.png")" ] \
+        && same_drawing "$TMP/e11-h5.png" "$TMP/e11-csv.png" \
+        && pass "--map e11 of strain's HDF5 output: as of its CSV ($(png_size "$TMP/e11-h5.png"))" \
+        || fail "--map e11 of strain's HDF5 output: $(cat "$TMP/e11-csv" "$TMP/e11-h5")"
+    # The tensor figure, with the grains' boundary: each row's label and
+    # limits (over its three components) the same from both files; the
+    # normal strains to 1.03e-3 (e11's), the rotations in degrees (0.80,
+    # w2's), or in radians (0.0139).
+    for form in csv h5; do
+        "$CLXCORR" plot -v --tensor -o "$TMP/tensor-$form.png" "$TMP/g.$form" 2>"$TMP/tensor-$form" \
+            || fail "--tensor of g.$form: $(cat "$TMP/tensor-$form")"
+        grep '^clxcorr:   ' "$TMP/tensor-$form" >"$TMP/panels-$form"
+    done
+    [ "$(wc -l <"$TMP/panels-csv")" -eq 3 ] && cmp -s "$TMP/panels-csv" "$TMP/panels-h5" \
+        && grep -q "^clxcorr:   normal strain (×10⁻³): colours -0.0010[0-9]* to 0.0010" "$TMP/panels-csv" \
+        && grep -q "^clxcorr:   shear strain (×10⁻⁴): colours -0.000[5-9]" "$TMP/panels-csv" \
+        && grep -q "^clxcorr:   rotation (°): colours -0.79[0-9]* to 0.79" "$TMP/panels-csv" \
+        && [ "$(png_size "$TMP/tensor-h5.png")" = "$(png_size "$TMP/tensor-csv.png")" ] \
+        && same_drawing "$TMP/tensor-h5.png" "$TMP/tensor-csv.png" \
+        && pass "--tensor of strain's CSV and HDF5: $(png_size "$TMP/tensor-csv.png"), the same three rows" \
+        || fail "--tensor: $(cat "$TMP/tensor-csv" "$TMP/tensor-h5")"
+    "$CLXCORR" plot -v --tensor --radians -o "$TMP/tensor-rad.png" "$TMP/g.csv" 2>"$TMP/tensor-rad" \
+        && grep -q "^clxcorr:   rotation (rad): colours -0.013[0-9]* to 0.013" "$TMP/tensor-rad" \
+        && grep -q "^clxcorr:   normal strain (×10⁻³): colours -0.0010" "$TMP/tensor-rad" \
+        && ! cmp -s "$TMP/tensor-rad.png" "$TMP/tensor-csv.png" \
+        && pass "--tensor --radians: $(grep '^clxcorr:   rotation' "$TMP/tensor-rad" | tr -s ' ' | cut -d' ' -f2-)" \
+        || fail "--tensor --radians: $(cat "$TMP/tensor-rad")"
 fi
 finish

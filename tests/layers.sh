@@ -2,12 +2,15 @@
 # The library's layers (doc/layout.md): each folder of src/ uses only
 # the folders below it, and no files use each other in a loop.
 #
-# Three checks, on what the compiler and linker see rather than on names:
+# Four checks, on what the compiler and linker see rather than on names:
 # - includes: no file includes a header of a higher folder, and the command
 #   (src/cli) includes no library header but include/clxcorr.h;
 # - calls: every symbol an object file of the library takes from another
 #   one (nm) is defined in its own folder or a lower one, and the command's
 #   objects take only the public clx_ functions;
+# - drawing: the pictures are the command's (src/cli/plot/, drawn with
+#   cairo): no other file includes cairo or calls it, so that the library
+#   links no drawing library;
 # - loops: the files, joined by the symbols they take from each other, form
 #   no cycle (tsort finds one if there is).
 . "$TESTS_SRCDIR/lib.sh"
@@ -87,6 +90,20 @@ while read -r user definer symbol; do
     fi
 done <"$TMP/edges"
 [ "$bad" -eq 0 ] && pass "no call from a lower layer to a higher one ($(wc -l <"$TMP/edges") file-to-file uses)"
+
+# ---- drawing ----------------------------------------------------------------
+includers=$(cd "$SRC" && grep -l '^[[:space:]]*#[[:space:]]*include[[:space:]]*<cairo' $(find . -name '*.[ch]') \
+    | sed 's|^\./||' | grep -v '^cli/plot/' | tr '\n' ' ')
+callers=$(awk '$1 == "use" && $2 ~ /^cairo_/ && $3 !~ /^cli\/plot\// { print "src/" $3 }' "$TMP/symbols" | sort -u \
+    | tr '\n' ' ')
+drawers=$(awk '$1 == "use" && $2 ~ /^cairo_/ { print $3 }' "$TMP/symbols" | sort -u | wc -l)
+if [ -n "$includers$callers" ]; then
+    fail "cairo outside src/cli/plot: included by ${includers:-none}; called by ${callers:-none}"
+elif [ "$drawers" -eq 0 ]; then
+    fail "no object calls cairo: the pictures' objects are missing"
+else
+    pass "only src/cli/plot draws: cairo called by $drawers of its files, by no other"
+fi
 
 # ---- loops ------------------------------------------------------------------
 awk '{ print $1, $2 }' "$TMP/edges" | sort -u >"$TMP/pairs"

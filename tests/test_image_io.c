@@ -24,7 +24,7 @@
 #include "png_stored.h"
 #include "clxcorr.h"
 
-#include "cli/plot/stb_write_impl.h"
+#include "stb_write_impl.h"
 
 /*
  * Before libtiff 4.5 the library can only silence libtiff's global handlers,

@@ -1,9 +1,11 @@
 /*
  * cmd_plot.c - `clxcorr plot`: pictures of a results file that `clxcorr
- * offsets` wrote. By default the displacement picture (quiver.h) of the
- * mean offset of each window over all images; --image N draws one image's;
- * --series draws dx and dy against the image index (series_plot.h); --map
- * draws one column of a scan's results over the scan grid (map_plot.h).
+ * offsets` or `clxcorr strain` wrote. By default the displacement picture
+ * (quiver.h) of the mean offset of each window over all images; --image N
+ * draws one image's; --series draws dx and dy against the image index
+ * (series_plot.h); --map draws one column of a scan's results over the
+ * scan grid (map_plot.h); --tensor draws strain's nine components
+ * (tensor_plot.h).
  *
  * Why the mean by default: for the usual job (many images of one specimen
  * against one reference) it is the picture of the whole file, and it
@@ -26,24 +28,30 @@
 #include "plot/results_csv.h"
 #include "plot/scan_grid.h"
 #include "plot/series_plot.h"
+#include "plot/tensor_plot.h"
 #include "report.h"
 
 static const char plot_help[] =
     "Usage: clxcorr plot [OPTIONS] -o OUT.png RESULTS.csv REFERENCE\n"
     "       clxcorr plot --series [OPTIONS] -o OUT.png RESULTS.csv [REFERENCE]\n"
-    "       clxcorr plot --map COLUMN [OPTIONS] -o OUT.png RESULTS.csv\n"
+    "       clxcorr plot --map COLUMN [OPTIONS] -o OUT.png RESULTS\n"
+    "       clxcorr plot --tensor [OPTIONS] -o OUT.png RESULTS\n"
     "       clxcorr plot --each [--colour COLUMN] -o OUT.png RESULTS.csv IMAGE...\n"
     "\n"
-    "Draw a results file that `clxcorr offsets` wrote as a PNG picture.\n"
+    "Draw a results file that `clxcorr offsets` or `clxcorr strain` wrote as a\n"
+    "PNG picture (anti-aliased lines and text, drawn with cairo).\n"
     "\n"
     "By default: REFERENCE in grey with one arrow per window, from the window's\n"
     "centre along its offset (dx, dy), the mean over every image of the file\n"
-    "(rows with flags left out where a window has unflagged rows). Arrows are\n"
-    "drawn a round factor longer than the offset, so that the longest reaches\n"
-    "about 0.9 of the distance between windows; their colour is |d| =\n"
-    "hypot(dx, dy) on the colour bar at the right. A scale arrow under the\n"
-    "picture gives the factor. Flagged windows are grey and left out of the\n"
-    "scales.\n"
+    "(rows with flags left out where a window has unflagged rows). As\n"
+    "matplotlib's quiver and PIVlab scale theirs, the longest arrow is as long\n"
+    "as the distance between neighbouring arrows, whatever the offsets' size;\n"
+    "a scale arrow under the colour bar gives a round offset's length in px,\n"
+    "and the caption the factor. Where the windows are less than 18 pixels\n"
+    "apart in the picture, only every K-th window's arrow along each axis is\n"
+    "drawn (K the least that makes them that far apart; --arrow-step sets it).\n"
+    "The arrows' colour is |d| = hypot(dx, dy) on the colour bar at the right.\n"
+    "Flagged windows are grey and left out of the scales.\n"
     "\n"
     "With --colour COLUMN: under the arrows, each window's cell (a square as\n"
     "wide as the windows' spacing around its centre: the tiles of a --grid-step\n"
@@ -74,8 +82,18 @@ static const char plot_help[] =
     "between the points' 1st and 99th percentiles (points beyond take the end\n"
     "colours, and a triangle on that end says so); signed quantities (dx, dy,\n"
     "strains, rotations, or values of both signs) get a diverging scale with\n"
-    "white at 0 and symmetric limits. Axes in micrometres when the file has\n"
-    "scan_x and scan_y, else in scan columns and rows.\n"
+    "white at 0 and symmetric limits. Its ticks are round numbers, with the\n"
+    "scale factor in its label where they are small or large (e11 (x10^-3)\n"
+    "over 1.0, 0.5, ...). Angles (w1, w2, w3, phi1, Phi, phi2) are drawn in\n"
+    "degrees unless --radians. Where the file has a grain column (strain\n"
+    "--grains), black lines part neighbouring points of different grains.\n"
+    "Axes in micrometres when the file has scan_x and scan_y, else in scan\n"
+    "columns and rows.\n"
+    "\n"
+    "With --tensor: the results of `clxcorr strain` as one figure of 3 x 3\n"
+    "panels, e11 e22 e33 / e12 e13 e23 / w1 w2 w3, each row on one diverging\n"
+    "scale centred on 0 with its colour bar, scale factor and unit, rotations\n"
+    "in degrees unless --radians, grain boundaries as with --map.\n"
     "\n"
     "Options:\n"
     "  -o, --output FILE    the PNG to write (required; written as FILE.part and\n"
@@ -85,23 +103,32 @@ static const char plot_help[] =
     "      --each           a picture of each image's arrows, OUT_0001.png ...\n"
     "      --colour COLUMN  colour the windows' cells under the arrows by COLUMN\n"
     "                       (speed, dx, dy, zncc, exx, ...)\n"
+    "      --arrow-step K   draw the arrows of every K-th window along each axis\n"
+    "                       of the windows' grid (1: every window; default: the\n"
+    "                       least K that puts them 18 pixels apart)\n"
     "      --series         draw dx and dy against the image index instead\n"
     "      --map COLUMN     draw COLUMN (dx, dy, zncc, peak_ratio, e11, ...) over\n"
     "                       the scan grid instead\n"
+    "      --tensor         draw strain's six components and three rotations\n"
+    "                       over the scan grid instead, in 3 x 3 panels\n"
     "      --region K       with --series: only window K (the results' region\n"
     "                       column; default: every window, one line each); with\n"
     "                       --map: window K's value instead of the mean\n"
     "      --scale S        with --map: diverging (white at the middle of the\n"
     "                       limits) or sequential (default: diverging for signed\n"
     "                       quantities)\n"
-    "      --range LO,HI    with --map: the colour bar's limits (default: the\n"
-    "                       points' 1st and 99th percentiles, made symmetric\n"
-    "                       about 0 for a diverging scale)\n"
+    "      --range LO,HI    with --map: the colour bar's limits, in the unit\n"
+    "                       drawn (default: the points' 1st and 99th\n"
+    "                       percentiles, made symmetric about 0 for a diverging\n"
+    "                       scale)\n"
+    "      --radians        with --map or --tensor: angles in radians, as the\n"
+    "                       results hold them (default: degrees)\n"
     "      --width W        the picture's width in pixels: of the image part\n"
     "                       (default: the reference's, within 640..1600), of\n"
-    "                       the whole series picture (default 1000), or of the\n"
+    "                       the whole series picture (default 1000), of the\n"
     "                       map (default: cells of whole pixels, at least 4,\n"
-    "                       making the map about 640 across)\n"
+    "                       making the map about 640 across), or of each\n"
+    "                       --tensor panel's map (default: about 260 across)\n"
     "  -v, --verbose        say what was drawn\n"
     "  -q, --quiet          errors only\n"
     "  -h, --help           this help\n"
@@ -109,8 +136,11 @@ static const char plot_help[] =
     "RESULTS.csv: as `clxcorr offsets` writes it, CSV, TSV or JSON lines (told\n"
     "from the first line), with at least the columns image,region,x,y,dx,dy (and\n"
     "flags); other columns are skipped. Consecutive rows of one image name are\n"
-    "one image. For --map: the columns scan_row, scan_col and COLUMN (region,\n"
-    "flags, scan_x and scan_y are used when present), rows in any order.\n"
+    "one image. For --map and --tensor, RESULTS is CSV, TSV, JSON lines or the\n"
+    "HDF5 file of --format h5 (told from its first bytes; HDF5 where this\n"
+    "clxcorr was built with it), with the columns scan_row, scan_col and\n"
+    "COLUMN, or e11 ... w3 (region, flags, grain, scan_x and scan_y are used\n"
+    "when present), rows in any order.\n"
     "\n"
     "Examples:\n"
     "  clxcorr offsets --regions windows.txt -o offsets.csv ref.tif img_*.tif\n"
@@ -121,6 +151,8 @@ static const char plot_help[] =
     "  clxcorr plot --series --region 12 -o window12.png offsets.csv\n"
     "  clxcorr plot --map dx -o dx-map.png scan-offsets.csv\n"
     "  clxcorr plot --map zncc --range 0.8,1 -o zncc-map.png scan-offsets.csv\n"
+    "  clxcorr plot --map w3 -o w3.png strain.h5\n"
+    "  clxcorr plot --tensor -o tensor.png strain.csv\n"
     "\n"
     "Exit status: 0 success, 1 the run failed (bad results file, unreadable\n"
     "reference, a file that cannot be written), 2 wrong command line.\n";
@@ -141,9 +173,25 @@ struct plot_args {
     int have_range;
     double range_lo, range_hi;
     int width;
+    int tensor;            /* --tensor: strain's nine components */
+    int radians;           /* --radians: angles as written, not in degrees */
+    int arrow_step;        /* --arrow-step K; 0: from the windows' spacing */
 };
 
-enum { OPT_IMAGE = OPT_OWN, OPT_SERIES, OPT_REGION, OPT_WIDTH, OPT_MAP, OPT_SCALE, OPT_RANGE, OPT_EACH, OPT_COLOUR };
+enum {
+    OPT_IMAGE = OPT_OWN,
+    OPT_SERIES,
+    OPT_REGION,
+    OPT_WIDTH,
+    OPT_MAP,
+    OPT_SCALE,
+    OPT_RANGE,
+    OPT_EACH,
+    OPT_COLOUR,
+    OPT_TENSOR,
+    OPT_RADIANS,
+    OPT_ARROW_STEP
+};
 
 static const struct option plot_table[] = {
     OPTION_OUTPUT,
@@ -156,6 +204,9 @@ static const struct option plot_table[] = {
     { "scale", required_argument, NULL, OPT_SCALE },
     { "range", required_argument, NULL, OPT_RANGE },
     { "width", required_argument, NULL, OPT_WIDTH },
+    { "tensor", no_argument, NULL, OPT_TENSOR },
+    { "radians", no_argument, NULL, OPT_RADIANS },
+    { "arrow-step", required_argument, NULL, OPT_ARROW_STEP },
     OPTIONS_VERBOSITY,
     OPTIONS_END
 };
@@ -200,7 +251,7 @@ static int parse_scale(const char *text, enum map_scale_kind *out)
 static int plot_take(void *own, int c, const char *value)
 {
     struct plot_args *a = own;
-    long width;
+    long number;
     switch (c) {
     case OPT_IMAGE:
         a->have_image = 1;
@@ -223,9 +274,20 @@ static int plot_take(void *own, int c, const char *value)
         a->have_range = 1;
         return option_taken(parse_range(value, &a->range_lo, &a->range_hi));
     case OPT_WIDTH:
-        if (parse_long(value, "--width", 64, 8192, &width))
+        if (parse_long(value, "--width", 64, 8192, &number))
             return -1;
-        a->width = (int)width;
+        a->width = (int)number;
+        return 1;
+    case OPT_TENSOR:
+        a->tensor = 1;
+        return 1;
+    case OPT_RADIANS:
+        a->radians = 1;
+        return 1;
+    case OPT_ARROW_STEP:
+        if (parse_long(value, "--arrow-step", 1, 1000, &number))
+            return -1;
+        a->arrow_step = (int)number;
         return 1;
     }
     return 0;
@@ -237,7 +299,17 @@ static const struct command_options plot_options = { "plot", plot_help, plot_tab
 static int check_combinations(const struct plot_args *a)
 {
     const char *wrong = NULL;
-    if (a->series && a->map)
+    if (a->tensor && (a->series || a->map))
+        wrong = "--tensor, --series and --map draw different pictures: one of them";
+    else if (a->tensor && (a->have_image || a->each || a->colour || a->region >= 0 || a->scale != MAP_SCALE_AUTO ||
+                           a->have_range))
+        wrong = "--tensor draws the nine components of every scan point, each row on its own scale: not with "
+                "--image, --each, --colour, --region, --scale or --range";
+    else if (a->radians && !a->map && !a->tensor)
+        wrong = "--radians sets the unit of angles in --map and --tensor";
+    else if (a->arrow_step && (a->series || a->map || a->tensor))
+        wrong = "--arrow-step picks the arrows drawn; --series, --map and --tensor draw none";
+    else if (a->series && a->map)
         wrong = "--series and --map draw different pictures: one of them";
     else if ((a->series || a->map) && a->have_image)
         wrong = a->series ? "--image picks the image of the arrows; --series draws every image"
@@ -302,11 +374,13 @@ static int parse_args(int argc, char **argv, struct plot_args *a)
     }
     if (check_combinations(a))
         return -1;
-    int left = argc - optind, want = a->series || a->map ? 1 : 2, most = a->map ? 1 : a->each ? left : 2;
+    int alone = a->map || a->tensor;
+    int left = argc - optind, want = a->series || alone ? 1 : 2, most = alone ? 1 : a->each ? left : 2;
     if (left < want || left > most) {
         report_error(left < 1        ? "no results file given (usage: clxcorr plot [OPTIONS] -o OUT.png RESULTS.csv REFERENCE)"
                      : left < want ? "no reference image given: the arrows are drawn on it (or use --series)"
                      : a->map      ? "too many arguments: --map draws RESULTS.csv alone"
+                     : a->tensor   ? "too many arguments: --tensor draws RESULTS.csv alone"
                                    : "too many arguments: RESULTS.csv and REFERENCE only");
         return -1;
     }
@@ -320,6 +394,18 @@ static const char *base_name(const char *path)
 {
     const char *slash = strrchr(path, '/');
     return slash ? slash + 1 : path;
+}
+
+/* Reports a reader's or a picture's error. A message may quote a field of
+ * the file (a value that is not a number, a column name): its control
+ * bytes are printed as '?', so that a file with binary bytes in a field
+ * never sends them to the terminal. */
+static void report_message(clx_message *msg)
+{
+    for (unsigned char *s = (unsigned char *)msg->text; *s; s++)
+        if (*s < 0x20 || *s == 0x7f)
+            *s = '?';
+    report_error("%s", msg->text);
 }
 
 /* Image i's arrows (and values of the coloured column), or with i < 0 each
@@ -378,7 +464,7 @@ static int picture_draw(const struct plot_args *a, const struct results_table *t
     char title[512];
     int status = -1;
     if (image_entry_load_single(name, NULL, &ref, &msg) != CLX_OK) {
-        report_error("%s", msg.text);
+        report_message(&msg);
         return -1;
     }
     if (centres_check(a, t, &ref, name) != 0)
@@ -397,9 +483,9 @@ static int picture_draw(const struct plot_args *a, const struct results_table *t
     for (size_t w = 0; w < t->windows; w++)
         if (isnan(t->x[w]))
             arrows[w].dx = arrows[w].dy = NAN;
-    struct quiver_options opt = { a->width, title, values, a->colour };
+    struct quiver_options opt = { a->width, title, values, a->colour, a->arrow_step };
     if (quiver_write_png(path, &ref, arrows, t->windows, &opt, &msg) != CLX_OK) {
-        report_error("%s", msg.text);
+        report_message(&msg);
         goto done;
     }
     report_info("%s: %s, %zu windows", path, title, t->windows);
@@ -474,7 +560,7 @@ static int plot_series(const struct plot_args *a, const struct results_table *t)
                  base_name(a->results));
     struct series_options opt = { a->width, a->region, title };
     if (series_write_png(a->out.path, t, &opt, &msg) != CLX_OK) {
-        report_error("%s", msg.text);
+        report_message(&msg);
         return EXIT_FAILURE_RUN;
     }
     report_info("%s: %s", a->out.path, title);
@@ -486,7 +572,7 @@ static int plot_series(const struct plot_args *a, const struct results_table *t)
 static void map_title(const struct plot_args *a, const struct scan_grid *g, char *title, size_t len)
 {
     char windows[64] = "";
-    const char *unit = map_column_unit(a->map);
+    const char *unit = map_column_unit(a->map, a->radians);
     if (a->region >= 0)
         snprintf(windows, sizeof windows, ", window %ld", a->region);
     else if (g->windows > 0)
@@ -495,26 +581,80 @@ static void map_title(const struct plot_args *a, const struct scan_grid *g, char
              windows, g->cols, g->rows, base_name(a->results));
 }
 
+/* Angles are written in radians and drawn in degrees unless --radians. */
+static void to_drawn_unit(const struct plot_args *a, const char *column, struct scan_grid *g)
+{
+    double factor = map_column_factor(column, a->radians);
+    for (size_t p = 0; factor != 1 && g->values && p < g->rows * g->cols; p++)
+        g->values[p] *= factor;
+}
+
+static void report_drawn(const struct plot_args *a, const char *title, const struct scan_grid *g)
+{
+    size_t empty = g->rows * g->cols - g->points_with_value;
+    report_info("%s: %s; %zu of %zu rows drawn, %zu point%s without a value", a->out.path, title, g->rows_used,
+                g->rows_read, empty, empty == 1 ? "" : "s");
+}
+
+/* --map: the column, and where the file has a grain column (strain
+ * --grains), the boundaries between its grains. */
 static int plot_map(const struct plot_args *a)
 {
-    struct scan_grid g;
+    struct scan_grid g[2];
     clx_message msg;
     char title[512];
-    if (scan_grid_read(a->results, a->map, a->region, &g, &msg) != CLX_OK) {
-        report_error("%s", msg.text);
+    const char *columns[2] = { a->map, "grain" };
+    const struct scan_request request = { "--map", columns, 2, 1, a->region };
+    if (scan_grids_read(a->results, &request, g, &msg) != CLX_OK) {
+        report_message(&msg);
         return EXIT_FAILURE_RUN;
     }
-    map_title(a, &g, title, sizeof title);
-    struct map_options opt = { a->map, title, a->width, a->scale, a->have_range, a->range_lo, a->range_hi };
-    int status = map_write_png(a->out.path, &g, &opt, &msg);
+    to_drawn_unit(a, a->map, &g[0]);
+    map_title(a, &g[0], title, sizeof title);
+    struct map_options opt = { a->map, title, a->width, a->scale, a->have_range, a->range_lo, a->range_hi,
+                               a->radians, g[1].values ? &g[1] : NULL };
+    int status = map_write_png(a->out.path, &g[0], &opt, &msg);
     if (status != CLX_OK)
-        report_error("%s", msg.text);
-    else {
-        size_t empty = g.rows * g.cols - g.points_with_value;
-        report_info("%s: %s; %zu of %zu rows drawn, %zu point%s without a value", a->out.path, title, g.rows_used,
-                    g.rows_read, empty, empty == 1 ? "" : "s");
+        report_message(&msg);
+    else
+        report_drawn(a, title, &g[0]);
+    scan_grid_free(&g[0]);
+    scan_grid_free(&g[1]);
+    return status == CLX_OK ? EXIT_OK : EXIT_FAILURE_RUN;
+}
+
+/* --tensor: strain's six components and three rotations, with the grains'
+ * boundaries where the file has them. */
+static int plot_tensor(const struct plot_args *a)
+{
+    struct scan_grid g[TENSOR_PANELS + 1];
+    struct tensor_frame frame;
+    clx_message msg;
+    char title[512];
+    const char *columns[TENSOR_PANELS + 1];
+    for (int k = 0; k < TENSOR_PANELS; k++)
+        columns[k] = tensor_columns[k];
+    columns[TENSOR_PANELS] = "grain";
+    const struct scan_request request = { "--tensor", columns, TENSOR_PANELS + 1, TENSOR_PANELS, -1 };
+    if (scan_grids_read(a->results, &request, g, &msg) != CLX_OK) {
+        report_message(&msg);
+        return EXIT_FAILURE_RUN;
     }
-    scan_grid_free(&g);
+    for (int k = 0; k < TENSOR_PANELS; k++)
+        to_drawn_unit(a, columns[k], &g[k]);
+    snprintf(title, sizeof title, "strain and rotation, %zu x %zu points, %s", g[0].cols, g[0].rows,
+             base_name(a->results));
+    struct tensor_options opt = { title, a->width, a->radians, g[TENSOR_PANELS].values ? &g[TENSOR_PANELS] : NULL };
+    int status = tensor_write_png(a->out.path, g, &opt, &msg);
+    if (status != CLX_OK)
+        report_message(&msg);
+    else if (tensor_frame_of(g, &opt, &frame, &msg) == CLX_OK) {
+        report_drawn(a, title, &g[0]);
+        for (int r = 0; r < TENSOR_ROWS; r++)
+            report_info("  %s: colours %.4g to %.4g", frame.row[r].label, frame.row[r].scale.lo, frame.row[r].scale.hi);
+    }
+    for (int k = 0; k <= TENSOR_PANELS; k++)
+        scan_grid_free(&g[k]);
     return status == CLX_OK ? EXIT_OK : EXIT_FAILURE_RUN;
 }
 
@@ -531,8 +671,10 @@ int cmd_plot(int argc, char **argv)
         return parsed > 0 ? EXIT_OK : EXIT_USAGE;
     if (a.map)
         return plot_map(&a);
+    if (a.tensor)
+        return plot_tensor(&a);
     if ((a.colour ? results_read_column(a.results, a.colour, &t, &msg) : results_read(a.results, &t, &msg)) != CLX_OK) {
-        report_error("%s", msg.text);
+        report_message(&msg);
         return EXIT_FAILURE_RUN;
     }
     int status = a.series ? plot_series(&a, &t) : plot_arrows(&a, &t);

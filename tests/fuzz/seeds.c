@@ -22,7 +22,7 @@
 
 #include "png_stored.h"
 
-#include "cli/plot/stb_write_impl.h"
+#include "stb_write_impl.h"
 
 #define W 16
 #define H 12

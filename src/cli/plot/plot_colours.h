@@ -5,7 +5,11 @@
 #define CLX_PLOT_COLOURS_H
 
 #include <stddef.h>
-#include "plot/canvas.h"
+
+/* A colour of 8 bits a channel. */
+struct rgb {
+    unsigned char r, g, b;
+};
 
 /* The colour of t in [0, 1] (clamped): blue, cyan, green, yellow, orange,
  * red. NaN gives grey. */

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "plot/plot_numbers.h"
 
@@ -53,4 +54,39 @@ void format_number(char *out, size_t len, double v, double step)
     if (fabs(v) < step * 1e-6)
         v = 0;
     snprintf(out, len, "%.*f", decimals, v);
+}
+
+void format_tick(char *out, size_t len, double v, double step)
+{
+    char plain[64];
+    format_number(plain, sizeof plain, v, step);
+    snprintf(out, len, "%s%s", plain[0] == '-' ? "\xe2\x88\x92" : "", plain[0] == '-' ? plain + 1 : plain);
+}
+
+int tick_exponent(double largest)
+{
+    largest = fabs(largest);
+    if (!(largest > 0) || !isfinite(largest) || (largest >= 0.01 && largest < 1e4))
+        return 0;
+    /* A little slack, so that 0.001 computed as 0.000999... is 10^-3. */
+    return (int)floor(log10(largest) + 1e-9);
+}
+
+void format_power(char *out, size_t len, int exponent)
+{
+    /* U+2070, U+00B9, U+00B2, U+00B3, U+2074 ... U+2079; U+207B the minus. */
+    static const char *const digits[10] = { "\xe2\x81\xb0", "\xc2\xb9", "\xc2\xb2", "\xc2\xb3", "\xe2\x81\xb4",
+                                            "\xe2\x81\xb5", "\xe2\x81\xb6", "\xe2\x81\xb7", "\xe2\x81\xb8", "\xe2\x81\xb9" };
+    char number[16], power[64] = "";
+    if (exponent == 0) {
+        snprintf(out, len, "%s", "");
+        return;
+    }
+    snprintf(number, sizeof number, "%d", exponent < 0 ? -exponent : exponent);
+    if (exponent < 0)
+        strcat(power, "\xe2\x81\xbb");
+    for (const char *d = number; *d; d++)
+        strcat(power, digits[*d - '0']);
+    /* "\xc3\x97" is U+00D7, the multiplication sign. */
+    snprintf(out, len, "\xc3\x97" "10%s", power);
 }

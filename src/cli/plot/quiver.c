@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plot/canvas.h"
+#include "plot/colour_bar.h"
+#include "plot/figure.h"
 #include "plot/plot_colours.h"
 #include "plot/plot_numbers.h"
 #include "plot/quiver.h"
@@ -18,17 +19,20 @@
 /* Pixels sampled for the grey-level quantiles: plenty for a stable 0.5 %. */
 #define QUANTILE_SAMPLES 65536
 /* The longest arrow against the distance between neighbouring windows. */
-#define ARROW_REACH 0.9
+#define ARROW_REACH 1.0
+#define LINE 20                  /* from one line of text to the next */
+#define MIN_BAR_H 80
+#define MAX_BAR_H 400
+#define KEY_HEIGHT 46            /* the scale arrow and its length under it */
 
 static const struct rgb white = { 255, 255, 255 };
-static const struct rgb ink = { 20, 20, 20 };
 static const struct rgb flagged_grey = { 200, 200, 200 };
 
 /* Where the parts of the picture lie. */
 struct layout {
     int image_x, image_y, image_w, image_h;
     double scale;              /* picture pixels per reference pixel */
-    int legend_x;
+    int legend_x, bar_y, bar_h, key_y;
     int caption_y;
     int width, height;
 };
@@ -56,10 +60,18 @@ static int make_layout(const clx_image *ref, int requested_width, struct layout 
         l->image_h = 1;
     l->image_x = QUIVER_MARGIN;
     l->image_y = QUIVER_MARGIN + QUIVER_TITLE_HEIGHT;
-    l->legend_x = l->image_x + l->image_w + QUIVER_MARGIN;
+    l->legend_x = l->image_x + l->image_w + QUIVER_MARGIN + 8;
     l->caption_y = l->image_y + l->image_h;
+    /* The legend: the bar's name, the bar between its end triangles, the
+     * scale arrow; the bar as high as the image leaves room for. */
+    l->bar_y = l->image_y + LINE + COLOUR_BAR_TRIANGLE + 4;
+    l->bar_h = l->image_h - (l->bar_y - l->image_y) - COLOUR_BAR_TRIANGLE - 8 - KEY_HEIGHT;
+    l->bar_h = l->bar_h < MIN_BAR_H ? MIN_BAR_H : l->bar_h > MAX_BAR_H ? MAX_BAR_H : l->bar_h;
+    l->key_y = l->bar_y + l->bar_h + COLOUR_BAR_TRIANGLE + 12;
     l->width = l->image_w + 3 * QUIVER_MARGIN + QUIVER_LEGEND_WIDTH;
     l->height = l->image_h + 2 * QUIVER_MARGIN + QUIVER_TITLE_HEIGHT + QUIVER_CAPTION_HEIGHT;
+    if (l->height < l->key_y + KEY_HEIGHT + QUIVER_MARGIN)
+        l->height = l->key_y + KEY_HEIGHT + QUIVER_MARGIN;
     return CLX_OK;
 }
 
@@ -138,12 +150,13 @@ static double sample_reference(const clx_image *img, double scale, int i, int j)
     return top * (1 - fy) + bottom * fy;
 }
 
-static int draw_reference(struct canvas *c, const struct layout *l, const clx_image *ref, clx_message *msg)
+static int draw_reference(struct figure *f, const struct layout *l, const clx_image *ref, clx_message *msg)
 {
     double lo, hi;
     int status = grey_range(ref, &lo, &hi, msg);
     if (status != CLX_OK)
         return status;
+    figure_pixels_begin(f);
     for (int j = 0; j < l->image_h; j++)
         for (int i = 0; i < l->image_w; i++) {
             double g = (sample_reference(ref, l->scale, i, j) - lo) / (hi - lo);
@@ -151,9 +164,10 @@ static int draw_reference(struct canvas *c, const struct layout *l, const clx_im
             /* 60..230 rather than 0..255: arrows show on the darkest and
              * the lightest parts alike. */
             unsigned char v = (unsigned char)lround(60 + 170 * g);
-            canvas_blend(c, l->image_x + i, l->image_y + j, (struct rgb){ v, v, v }, 1);
+            figure_pixel_set(f, l->image_x + i, l->image_y + j, (struct rgb){ v, v, v });
         }
-    canvas_frame_rect(c, l->image_x - 1, l->image_y - 1, l->image_w + 2, l->image_h + 2, ink);
+    figure_pixels_end(f);
+    figure_frame(f->cr, l->image_x - 1, l->image_y - 1, l->image_w + 2, l->image_h + 2, FIGURE_INK);
     return CLX_OK;
 }
 
@@ -192,111 +206,90 @@ static double window_spacing(const struct quiver_arrow *arrows, size_t count, co
     return spacing;
 }
 
-/* An arrow from (x0, y0) to (x1, y1) in picture pixels, with a dark outline. */
-static void draw_arrow(struct canvas *c, double x0, double y0, double x1, double y1, double width, struct rgb colour)
+/*
+ * An arrow from (x0, y0) to (x1, y1) in picture pixels, as matplotlib's
+ * quiver draws one: a shaft `width` wide and a head 4 widths long and 3.6
+ * wide, in `colour` with a thin dark outline that keeps it apart from any
+ * ground. An arrow too short for that head gets a shorter head and a
+ * thinner shaft; one shorter than 1.5 widths is a dot ("about no offset").
+ */
+static void draw_arrow(cairo_t *cr, double x0, double y0, double x1, double y1, double width, struct rgb colour)
 {
-    double len = hypot(x1 - x0, y1 - y0);
-    if (len < 2 * width) {
-        /* Too short for a head: a dot says "(almost) no offset here". */
-        canvas_disc(c, x0, y0, width + 1, ink);
-        canvas_disc(c, x0, y0, width, colour);
-        return;
-    }
-    double head = fmin(0.4 * len, 4 * width + 4), ux = (x1 - x0) / len, uy = (y1 - y0) / len;
-    double bx = x1 - ux * head, by = y1 - uy * head, half = 0.45 * head;
-    double tx[3] = { x1, bx - uy * half, bx + uy * half }, ty[3] = { y1, by + ux * half, by - ux * half };
-    canvas_line(c, x0, y0, bx, by, width + 2, ink);
-    canvas_triangle(c, tx, ty, 1.2, ink);
-    canvas_line(c, x0, y0, bx, by, width, colour);
-    canvas_triangle(c, tx, ty, 0, colour);
-}
-
-/* ---- legend, caption, title ----------------------------------------------- */
-
-/* The colour bar from 0 to `top` (a whole number of `step`s), a tick and a
- * number at each step. */
-static void draw_colour_bar(struct canvas *c, const struct layout *l, double top, double step)
-{
-    const int text_scale = 2, bar_w = 22, line = canvas_text_height(text_scale) + 8;
-    int x = l->legend_x + 8, y = l->image_y + 2 * line + 8;
-    int h = l->image_h - (y - l->image_y) - 10;
-    if (h > 400)
-        h = 400;
-    if (h < 60)
-        h = 60;
-    canvas_text(c, l->legend_x + 8, l->image_y, text_scale, "offset", ink);
-    canvas_text(c, l->legend_x + 8, l->image_y + line, text_scale, "in px", ink);
-    for (int j = 0; j < h; j++)
-        canvas_fill_rect(c, x, y + j, bar_w, 1, colour_scale(1 - (double)j / (h - 1)));
-    canvas_frame_rect(c, x - 1, y - 1, bar_w + 2, h + 2, ink);
-    int ticks = (int)lround(top / step);
-    for (int k = 0; k <= ticks; k++) {
-        char label[32];
-        int ty = y + (int)lround((h - 1) * (1 - (double)k / ticks));
-        canvas_fill_rect(c, x + bar_w, ty, 6, 1, ink);
-        format_number(label, sizeof label, k * step, step);
-        canvas_text(c, x + bar_w + 10, ty - canvas_text_height(text_scale) / 2, text_scale, label, ink);
-    }
-}
-
-/* The scale arrow and its words under the image; the arrow in its colour on
- * the magnitude bar up to colour_top, or white (colour_top 0) over a colour map. */
-static void draw_caption(struct canvas *c, const struct layout *l, double factor, double largest, double colour_top,
-                         double width, size_t flagged, size_t missing)
-{
-    const int text_scale = 2;
-    char line[256], value[32];
-    int x = l->image_x, y = l->caption_y + 12, mid = y + canvas_text_height(text_scale) / 2;
-    if (largest > 0) {
-        /* A round displacement whose arrow is at most a third of the image wide. */
-        double shown = nice_floor(largest);
-        while (shown * factor > l->image_w / 3.0 && shown > 1e-12)
-            shown = nice_floor(shown / 2);
-        double len = shown * factor;
-        draw_arrow(c, x, mid, x + len, mid, width, colour_top > 0 ? colour_scale(shown / colour_top) : white);
-        format_number(value, sizeof value, shown, shown);
-        char times[32];
-        format_number(times, sizeof times, factor, factor >= 1 ? 1 : factor);
-        snprintf(line, sizeof line, "= %s px   (arrows drawn %sx the offset)", value, times);
-        x += (int)ceil(len) + 10;
+    double len = hypot(x1 - x0, y1 - y0), outline = fmin(1.2, fmax(0.6, 0.35 * width));
+    cairo_save(cr);
+    if (len < 1.5 * width) {
+        cairo_arc(cr, x0, y0, 0.6 * width, 0, 2 * M_PI);
     } else {
-        snprintf(line, sizeof line, "every offset is 0 px (dots)");
+        double head = fmin(4 * width, 0.6 * len), half_head = 0.45 * head, half_shaft = fmin(width, 1.1 * half_head) / 2;
+        double ux = (x1 - x0) / len, uy = (y1 - y0) / len, nx = -uy, ny = ux;
+        double bx = x1 - ux * head, by = y1 - uy * head;
+        cairo_move_to(cr, x0 + nx * half_shaft, y0 + ny * half_shaft);
+        cairo_line_to(cr, bx + nx * half_shaft, by + ny * half_shaft);
+        cairo_line_to(cr, bx + nx * half_head, by + ny * half_head);
+        cairo_line_to(cr, x1, y1);
+        cairo_line_to(cr, bx - nx * half_head, by - ny * half_head);
+        cairo_line_to(cr, bx - nx * half_shaft, by - ny * half_shaft);
+        cairo_line_to(cr, x0 - nx * half_shaft, y0 - ny * half_shaft);
+        cairo_close_path(cr);
     }
-    canvas_text(c, x, y, text_scale, line, ink);
-    if (flagged || missing) {
-        char note[160];
-        note[0] = '\0';
-        /* The long form where it fits the picture's width, else the short. */
-        for (int brief = 0; brief < 2; brief++) {
-            note[0] = '\0';
-            if (flagged)
-                snprintf(note, sizeof note, "grey: %zu flagged window%s%s%s", flagged, flagged == 1 ? "" : "s",
-                         brief ? "" : " (no longer than the longest other arrow)", missing ? "; " : "");
-            if (missing)
-                snprintf(note + strlen(note), sizeof note - strlen(note), "%zu without an offset", missing);
-            if (l->image_x + canvas_text_width(note, text_scale) <= c->width)
-                break;
-        }
-        canvas_text(c, l->image_x, y + canvas_text_height(text_scale) + 8, text_scale, note, ink);
-    }
+    /* The outline first, twice as wide: the fill then covers its inner half. */
+    cairo_set_line_join(cr, CAIRO_LINE_JOIN_MITER);
+    cairo_set_line_width(cr, 2 * outline);
+    figure_colour(cr, FIGURE_INK);
+    cairo_stroke_preserve(cr);
+    figure_colour(cr, colour);
+    cairo_fill(cr);
+    cairo_restore(cr);
 }
 
-/* ---- the picture ---------------------------------------------------------- */
+/* Which windows' arrows are drawn: every step-th along each axis of the
+ * windows' grid, counted from the top-left window. */
+struct arrow_grid {
+    int step;
+    double x0, y0, spacing;            /* the grid's first centre and spacing, in reference pixels */
+};
+
+static void arrow_grid_of(const struct quiver_arrow *arrows, size_t count, double spacing, const struct layout *l,
+                          int requested, struct arrow_grid *g)
+{
+    g->x0 = g->y0 = INFINITY;
+    for (size_t i = 0; i < count; i++)
+        if (isfinite(arrows[i].x) && isfinite(arrows[i].y)) {
+            g->x0 = fmin(g->x0, arrows[i].x);
+            g->y0 = fmin(g->y0, arrows[i].y);
+        }
+    g->spacing = spacing;
+    g->step = requested;
+    if (g->step < 1)
+        g->step = (int)ceil(QUIVER_MIN_SPACING / (spacing * l->scale) - 1e-9);
+    if (g->step < 1)
+        g->step = 1;
+}
+
+static int arrow_drawn(const struct arrow_grid *g, const struct quiver_arrow *a)
+{
+    if (g->step == 1)
+        return 1;
+    long i = lround((a->x - g->x0) / g->spacing), j = lround((a->y - g->y0) / g->spacing);
+    return i % g->step == 0 && j % g->step == 0;
+}
 
 /* How long and in which colours the arrows are drawn. */
 struct arrow_scales {
     double largest, largest_flagged;   /* the longest trusted and flagged offsets */
     size_t flagged, missing;
-    double reach;                      /* picture pixels the longest arrow may take */
+    int step;                          /* every step-th window's arrow along each axis */
+    double reach;                      /* picture pixels the longest arrow takes: the drawn arrows' spacing */
     double factor;                     /* picture pixels per pixel of offset */
-    double colour_top, colour_step;    /* the magnitude colour bar */
-    double line_width;
+    struct map_scale colours;          /* the magnitude's colour bar: 0 to a round value */
+    double line_width;                 /* an arrow's shaft */
 };
 
-static void arrow_scales_of(const struct quiver_arrow *arrows, size_t count, double spacing, const struct layout *l,
-                            struct arrow_scales *s)
+static void arrow_scales_of(const struct quiver_arrow *arrows, size_t count, const struct arrow_grid *g,
+                            const struct layout *l, struct arrow_scales *s)
 {
     memset(s, 0, sizeof *s);
+    s->step = g->step;
     for (size_t i = 0; i < count; i++) {
         double d = hypot(arrows[i].dx, arrows[i].dy);
         if (!isfinite(d))
@@ -306,35 +299,41 @@ static void arrow_scales_of(const struct quiver_arrow *arrows, size_t count, dou
         else
             s->largest = fmax(s->largest, d);
     }
-    /* Picture pixels per pixel of offset: a round factor that makes the
-     * longest trusted arrow at most ARROW_REACH of the windows' spacing
-     * (the longest flagged one when none is trusted). */
-    s->reach = ARROW_REACH * spacing * l->scale;
+    /* As matplotlib's quiver and PIVlab scale theirs: the longest trusted
+     * arrow (the longest flagged one when none is trusted) one spacing of
+     * the drawn arrows long, whatever the offsets' size. */
+    s->reach = ARROW_REACH * g->spacing * g->step * l->scale;
     double scaled = s->largest > 0 ? s->largest : s->largest_flagged;
-    s->factor = scaled > 0 ? nice_floor(s->reach / scaled) : 1;
+    s->factor = scaled > 0 ? s->reach / scaled : 1;
     /* The colour bar: 0 to a whole number of round steps, at least the
      * largest offset. */
-    s->colour_step = nice_step(s->largest > 0 ? s->largest : 1, 4);
-    s->colour_top = s->colour_step * ceil(s->largest / s->colour_step * (1 - 1e-9));
-    if (s->colour_top <= 0)
-        s->colour_top = s->colour_step;
-    s->line_width = l->image_w >= 1200 ? 3 : 2;
+    double step = nice_step(s->largest > 0 ? s->largest : 1, 4);
+    s->colours.lo = 0;
+    s->colours.hi = step * ceil(s->largest / step * (1 - 1e-9));
+    if (s->colours.hi <= 0)
+        s->colours.hi = step;
+    /* Shafts 0.08 of the spacing, within 1.2 to 3 pixels: fine arrows on a
+     * dense field, bolder ones on a sparse one. */
+    s->line_width = fmin(3, fmax(1.2, 0.08 * s->reach));
 }
 
 /* Every arrow, in its magnitude's colour, or white over a colour map (`plain`). */
-static void draw_arrows(struct canvas *c, const struct layout *l, const struct quiver_arrow *arrows, size_t count,
-                        const struct arrow_scales *s, int plain)
+static void draw_arrows(cairo_t *cr, const struct layout *l, const struct quiver_arrow *arrows, size_t count,
+                        const struct arrow_grid *g, const struct arrow_scales *s, int plain)
 {
-    canvas_clip(c, l->image_x, l->image_y, l->image_w, l->image_h);
+    cairo_save(cr);
+    /* Arrows stay off the legend and the caption. */
+    cairo_rectangle(cr, l->image_x, l->image_y, l->image_w, l->image_h);
+    cairo_clip(cr);
     for (size_t i = 0; i < count; i++) {
         const struct quiver_arrow *a = &arrows[i];
-        if (!isfinite(a->dx) || !isfinite(a->dy))
+        if (!isfinite(a->dx) || !isfinite(a->dy) || !arrow_drawn(g, a))
             continue;
         double x0 = l->image_x + (a->x + 0.5) * l->scale, y0 = l->image_y + (a->y + 0.5) * l->scale;
         double ex = a->dx * s->factor, ey = a->dy * s->factor;
         struct rgb colour = flagged_grey;
         if (counts_in_scale(a)) {
-            colour = plain ? white : colour_scale(hypot(a->dx, a->dy) / s->colour_top);
+            colour = plain ? white : map_colour(&s->colours, hypot(a->dx, a->dy));
         } else {
             /* A flagged offset is often wild: drawn no longer than the
              * longest trusted arrow, it shows its direction and stays in
@@ -345,13 +344,13 @@ static void draw_arrows(struct canvas *c, const struct layout *l, const struct q
                 ey *= cap / len;
             }
         }
-        draw_arrow(c, x0, y0, x0 + ex, y0 + ey, s->line_width, colour);
+        draw_arrow(cr, x0, y0, x0 + ex, y0 + ey, s->line_width, colour);
     }
-    canvas_unclip(c);
+    cairo_restore(cr);
 }
 
 /* The column's colours under the arrows, over the image part. */
-static int draw_values(struct canvas *c, const struct layout *l, const struct quiver_arrow *arrows, size_t count,
+static int draw_values(cairo_t *cr, const struct layout *l, const struct quiver_arrow *arrows, size_t count,
                        double spacing, const struct quiver_options *o, struct value_layer *v, clx_message *msg)
 {
     double *x = malloc(sizeof *x * (count ? count : 1)), *y = malloc(sizeof *y * (count ? count : 1));
@@ -361,9 +360,11 @@ static int draw_values(struct canvas *c, const struct layout *l, const struct qu
             x[i] = l->image_x + (arrows[i].x + 0.5) * l->scale;
             y[i] = l->image_y + (arrows[i].y + 0.5) * l->scale;
         }
-        canvas_clip(c, l->image_x, l->image_y, l->image_w, l->image_h);
-        value_layer_cells(c, v, x, y, count, spacing * l->scale);
-        canvas_unclip(c);
+        cairo_save(cr);
+        cairo_rectangle(cr, l->image_x, l->image_y, l->image_w, l->image_h);
+        cairo_clip(cr);
+        value_layer_cells(cr, v, x, y, count, spacing * l->scale);
+        cairo_restore(cr);
     } else
         snprintf(msg->text, sizeof msg->text, "out of memory");
     free(x);
@@ -371,13 +372,78 @@ static int draw_values(struct canvas *c, const struct layout *l, const struct qu
     return status;
 }
 
+/* ---- legend and caption ---------------------------------------------------- */
+
+/* The legend: the bar's name above it, the bar, and under it the scale
+ * arrow of a round offset with its length; the arrow in its colour on the
+ * magnitude bar, or white (`plain`) over a colour map. */
+static void draw_legend(cairo_t *cr, const struct layout *l, const struct colour_bar *bar,
+                        const struct arrow_scales *s, int plain)
+{
+    char label[64];
+    /* A name too long for the legend in the labels' size takes the ticks'. */
+    double room = QUIVER_LEGEND_WIDTH - 8;
+    double size = text_width(TEXT_LABEL, bar->label) <= room ? TEXT_LABEL : TEXT_TICK;
+    text_draw(cr, l->legend_x, l->image_y, size, TEXT_LEFT, TEXT_TOP, bar->label, FIGURE_INK);
+    colour_bar_draw(cr, bar, l->legend_x, l->bar_y, l->bar_h);
+    double largest = s->largest > 0 ? s->largest : s->largest_flagged;
+    if (!(largest > 0))
+        return;
+    /* A round offset no longer than the longest, whose arrow fits the legend. */
+    double shown = nice_floor(fmin(largest, (room - 8) / s->factor));
+    double len = shown * s->factor, y = l->key_y + 8;
+    draw_arrow(cr, l->legend_x, y, l->legend_x + len, y, s->line_width,
+               plain ? white : map_colour(&s->colours, shown));
+    format_number(label, sizeof label, shown, shown);
+    strcat(label, " px");
+    text_draw(cr, l->legend_x, y + s->line_width * 2 + 8, TEXT_TICK, TEXT_LEFT, TEXT_TOP, label, FIGURE_INK);
+}
+
+/* Under the image: how long the arrows are drawn, and the windows drawn
+ * grey or not at all. */
+static void draw_caption(cairo_t *cr, const struct layout *l, const struct arrow_scales *s, double width)
+{
+    char line[256], which[64] = "";
+    double largest = s->largest > 0 ? s->largest : s->largest_flagged;
+    int y = l->caption_y + 10;
+    if (s->step > 1)
+        snprintf(which, sizeof which, ", of every %d%s window along each axis", s->step,
+                 s->step == 2 ? "nd" : s->step == 3 ? "rd" : "th");
+    if (largest > 0)
+        /* The factor on the image as drawn: 1x points where the feature went. */
+        snprintf(line, sizeof line, "arrows %.3g\xc3\x97 the offset%s: the longest (%.3g px) as long as their spacing",
+                 s->factor / l->scale, which, largest);
+    else
+        snprintf(line, sizeof line, "every offset is 0 px (dots)%s", which);
+    text_draw(cr, l->image_x, y, TEXT_TICK, TEXT_LEFT, TEXT_TOP, line, FIGURE_INK);
+    if (s->flagged || s->missing) {
+        char note[160];
+        /* The long form where it fits the picture's width, else the short. */
+        for (int brief = 0; brief < 2; brief++) {
+            note[0] = '\0';
+            if (s->flagged)
+                snprintf(note, sizeof note, "grey: %zu flagged window%s%s%s", s->flagged, s->flagged == 1 ? "" : "s",
+                         brief ? "" : " (no longer than the longest other arrow)", s->missing ? "; " : "");
+            if (s->missing)
+                snprintf(note + strlen(note), sizeof note - strlen(note), "%zu without an offset", s->missing);
+            if (l->image_x + text_width(TEXT_TICK, note) <= width - QUIVER_MARGIN)
+                break;
+        }
+        text_draw(cr, l->image_x, y + LINE, TEXT_TICK, TEXT_LEFT, TEXT_TOP, note, FIGURE_INK);
+    }
+}
+
+/* ---- the picture ---------------------------------------------------------- */
+
 int quiver_write_png(const char *path, const clx_image *reference, const struct quiver_arrow *arrows, size_t count,
                      const struct quiver_options *options, clx_message *msg)
 {
     struct layout l;
-    struct canvas c = { 0 };
+    struct figure f = { 0 };
+    struct arrow_grid grid;
     struct arrow_scales s;
     struct value_layer values;
+    struct colour_bar bar;
     int status, plain = options && options->values;
 
     msg->text[0] = '\0';
@@ -387,24 +453,25 @@ int quiver_write_png(const char *path, const clx_image *reference, const struct 
     }
     double spacing = window_spacing(arrows, count, reference);
     if ((status = make_layout(reference, options ? options->width : 0, &l, msg)) != CLX_OK ||
-        (status = canvas_create(&c, l.width, l.height, white, msg)) != CLX_OK ||
-        (status = draw_reference(&c, &l, reference, msg)) != CLX_OK ||
-        (plain && (status = draw_values(&c, &l, arrows, count, spacing, options, &values, msg)) != CLX_OK))
+        (status = figure_create(&f, l.width, l.height, msg)) != CLX_OK ||
+        (status = draw_reference(&f, &l, reference, msg)) != CLX_OK ||
+        (plain && (status = draw_values(f.cr, &l, arrows, count, spacing, options, &values, msg)) != CLX_OK))
         goto done;
-    arrow_scales_of(arrows, count, spacing, &l, &s);
-    draw_arrows(&c, &l, arrows, count, &s, plain);
+    arrow_grid_of(arrows, count, spacing, &l, options ? options->arrow_step : 0, &grid);
+    arrow_scales_of(arrows, count, &grid, &l, &s);
+    draw_arrows(f.cr, &l, arrows, count, &grid, &s, plain);
     if (plain)
-        value_layer_bar(&c, &values, l.legend_x + 8, l.image_y, l.image_h - 10);
+        value_layer_bar(&values, l.bar_h, &bar);
     else
-        draw_colour_bar(&c, &l, s.colour_top, s.colour_step);
-    draw_caption(&c, &l, s.factor, s.largest > 0 ? s.largest : s.largest_flagged, plain ? 0 : s.colour_top,
-                 s.line_width, s.flagged, s.missing);
+        colour_bar_plan(&bar, &s.colours, "offset", "px", l.bar_h);
+    draw_legend(f.cr, &l, &bar, &s, plain);
+    draw_caption(f.cr, &l, &s, l.width);
     if (options && options->title)
-        canvas_text(&c, l.image_x, QUIVER_MARGIN, 2, options->title, ink);
-    status = canvas_write_png(&c, path, msg);
+        text_draw(f.cr, l.image_x, QUIVER_MARGIN, TEXT_LABEL, TEXT_LEFT, TEXT_TOP, options->title, FIGURE_INK);
+    status = figure_write_png(&f, path, msg);
 
 done:
-    canvas_free(&c);
+    figure_free(&f);
     return status;
 }
 

@@ -8,16 +8,24 @@
  *   - the reference, scaled to the picture's width, its grey levels
  *     stretched between the 0.5 % and 99.5 % quantiles of its pixels and
  *     lightened so that the arrows stand out;
- *   - one arrow per window, with a dark outline, its length the offset
- *     times one factor: the largest round value (1, 1.5, 2, 2.5, 3, 4, 5,
- *     6 or 8 times a power of ten) that keeps the longest arrow within 0.9
- *     of the median distance between neighbouring windows; its colour the
- *     offset's magnitude |d| = hypot(dx, dy) on the colour scale;
+ *   - one arrow per window, as matplotlib's quiver draws them (a shaft and a
+ *     head, with a thin dark outline), scaled as matplotlib's and PIVlab's
+ *     are to the windows' grid: the longest arrow as long as the distance
+ *     between neighbouring arrows (the median distance from a window's
+ *     centre to its nearest neighbour's), whatever the offsets' size; its
+ *     colour the offset's magnitude |d| = hypot(dx, dy) on the colour scale,
+ *     its shaft 0.08 of that distance wide (1.2 to 3 pixels);
+ *   - where the windows are less than QUIVER_MIN_SPACING picture pixels
+ *     apart (a dense PIV field in a small picture), the arrows of every
+ *     k-th window along each axis of their grid only, k the least that
+ *     makes them that far apart (quiver_options.arrow_step sets k): an
+ *     arrow needs room to be read;
  *   - a colour bar on the right from 0 to a whole number of round steps
  *     (1, 2 or 5 times a power of ten, about a quarter of the largest |d|)
- *     at or above the largest |d|, each step labelled;
- *   - below the image, a scale arrow of a round displacement and the
- *     factor, e.g. "= 2 px   (arrows drawn 20x the offset)";
+ *     at or above the largest |d|, its ticks labelled; under it a scale
+ *     arrow of a round offset, with its length in px;
+ *   - below the image, what the arrows' length is: "arrows 2.03x the
+ *     offset: the longest (7.9 px) as long as their spacing";
  *   - windows with flags != 0 drawn in grey, no longer than the longest
  *     other arrow, and left out of the scales (an outlier of 40 px would
  *     shrink every other arrow to a dot), counted in the caption; windows
@@ -33,6 +41,8 @@
  * QUIVER_LEGEND_WIDTH (plus a margin) on the right:
  *   PNG width  = image width  + 3 * QUIVER_MARGIN + QUIVER_LEGEND_WIDTH
  *   PNG height = image height + 2 * QUIVER_MARGIN + QUIVER_TITLE_HEIGHT + QUIVER_CAPTION_HEIGHT
+ * or, for an image part less than about 210 pixels high, as high as the
+ * legend needs.
  */
 #ifndef CLX_QUIVER_H
 #define CLX_QUIVER_H
@@ -44,6 +54,7 @@
 #define QUIVER_TITLE_HEIGHT 30
 #define QUIVER_CAPTION_HEIGHT 48
 #define QUIVER_LEGEND_WIDTH 130
+#define QUIVER_MIN_SPACING 18
 
 /* One window's arrow, in reference pixel coordinates. */
 struct quiver_arrow {
@@ -60,6 +71,10 @@ struct quiver_options {
      * (flagged ones grey) and the colour bar is the column's. */
     const double *values;
     const char *column;
+    /* Every arrow_step-th window's arrow along each axis of the windows'
+     * grid is drawn; 0: the least step that puts the drawn arrows at
+     * least QUIVER_MIN_SPACING picture pixels apart; 1: every window's. */
+    int arrow_step;
 };
 
 /*

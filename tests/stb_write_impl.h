@@ -1,8 +1,9 @@
 /*
  * stb_write_impl.h - stb_image_write's implementation, static to the one .c
- * file of a program that includes this (canvas.c; the tests' image writers),
- * with the warnings of that third-party code silenced. Define
- * STBI_WRITE_NO_STDIO first to leave out its FILE functions.
+ * file of a test program that includes this (the tests' image writers:
+ * PNG, BMP and JPEG files for the loaders), with the warnings of that
+ * third-party code silenced. Define STBI_WRITE_NO_STDIO first to leave out
+ * its FILE functions.
  */
 #define STB_IMAGE_WRITE_STATIC
 #define STB_IMAGE_WRITE_IMPLEMENTATION
