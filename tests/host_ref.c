@@ -435,11 +435,11 @@ int href_estimate(clx_estimator kind, const double *nb, int F, double *sx, doubl
     return 0;
 }
 
-void href_surface(const clx_image *ref, const clx_image *img, const clx_region *r, int use_fft, int rx, int ry,
-                  double *S)
+/* Window r of both images, zero-mean, correlated (2w x 2h, unnormalised)
+ * into a new C (the caller frees it). */
+static double *window_correlation(const clx_image *ref, const clx_image *img, const clx_region *r, int use_fft)
 {
     int w = r->w, h = r->h;
-    assert(rx >= 0 && rx < w && ry >= 0 && ry < h);
     double *zr = href_calloc((size_t)w * h, sizeof *zr);
     double *zd = href_calloc((size_t)w * h, sizeof *zd);
     double *C = href_calloc((size_t)4 * w * h, sizeof *C);
@@ -449,12 +449,21 @@ void href_surface(const clx_image *ref, const clx_image *img, const clx_region *
         href_correlate_fft(zr, zd, w, h, C);
     else
         href_correlate_direct(zr, zd, w, h, C);
+    free(zd);
+    free(zr);
+    return C;
+}
+
+void href_surface(const clx_image *ref, const clx_image *img, const clx_region *r, int use_fft, int rx, int ry,
+                  double *S)
+{
+    int w = r->w, h = r->h;
+    assert(rx >= 0 && rx < w && ry >= 0 && ry < h);
+    double *C = window_correlation(ref, img, r, use_fft);
     for (int uy = -ry; uy <= ry; uy++)
         for (int ux = -rx; ux <= rx; ux++)
             S[(size_t)(uy + ry) * (2 * rx + 1) + (ux + rx)] = C[(size_t)wrap(uy, 2 * h) * 2 * w + wrap(ux, 2 * w)];
     free(C);
-    free(zd);
-    free(zr);
 }
 
 void href_offset_within(const clx_image *ref, const clx_image *img, const clx_region *r, int F,
@@ -469,17 +478,8 @@ void href_offset_estimator(const clx_image *ref, const clx_image *img, const clx
     int w = r->w, h = r->h;
     int rx = max_shift > 0 && max_shift < w - 1 ? max_shift : w - 1;
     int ry = max_shift > 0 && max_shift < h - 1 ? max_shift : h - 1;
-    double *zr = href_calloc((size_t)w * h, sizeof *zr);
-    double *zd = href_calloc((size_t)w * h, sizeof *zd);
-    double *C = href_calloc((size_t)4 * w * h, sizeof *C);
+    double *C = window_correlation(ref, img, r, use_fft);
     double *nb = href_calloc((size_t)F * F, sizeof *nb);
-
-    href_window_zero_mean(ref, r, zr);
-    href_window_zero_mean(img, r, zd);
-    if (use_fft)
-        href_correlate_fft(zr, zd, w, h, C);
-    else
-        href_correlate_direct(zr, zd, w, h, C);
 
     int ix, iy;
     double peak, sx, sy;
@@ -502,6 +502,4 @@ void href_offset_estimator(const clx_image *ref, const clx_image *img, const clx
 
     free(nb);
     free(C);
-    free(zd);
-    free(zr);
 }

@@ -66,15 +66,7 @@ build_part() {
     done <"$1"
     echo "count $count"
 }
-workers=$(nproc 2>/dev/null || echo 1)
-w=1
-while [ "$w" -le "$workers" ]; do
-    awk -v n="$workers" -v k="$w" 'NR % n == k % n' "$TMP/jobs" >"$TMP/part.$w"
-    build_part "$TMP/part.$w" >"$TMP/result.$w" 2>&1 &
-    w=$((w + 1))
-done
-wait
-cat "$TMP"/result.* >"$TMP/results"
+run_on_cores "$TMP/jobs" build_part
 grep '^FAIL ' "$TMP/results" | head -20 | sed 's/^FAIL /FAIL: /' >&2
 failed=$(grep -c '^FAIL ' "$TMP/results")
 [ "$failed" -eq 0 ] || fail "$failed builds failed (the first 20 above)"

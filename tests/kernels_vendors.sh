@@ -137,15 +137,7 @@ build_part() {
         done
     done <"$1"
 }
-workers=$(nproc 2>/dev/null || echo 1)
-w=1
-while [ "$w" -le "$workers" ]; do
-    awk -v n="$workers" -v k="$w" 'NR % n == k % n' "$TMP/covering" >"$TMP/part.$w"
-    build_part "$TMP/part.$w" >"$TMP/result.$w" 2>&1 &
-    w=$((w + 1))
-done
-wait
-cat "$TMP"/result.* >"$TMP/results"
+run_on_cores "$TMP/covering" build_part
 grep ' FAIL ' "$TMP/results" | head -10 | while read -r line; do echo "FAIL: $line" >&2; done
 # One line per device (or device pair), as the builds went.
 for label in $(cut -d' ' -f1 "$TMP/results" | sort -u); do

@@ -127,3 +127,18 @@ compare_csv() {
         pass "$name: $(tail -1 "$TMP/compare") over $(($(wc -l <"$a") - 1)) rows (tolerance $tol)"
     fi
 }
+
+# Runs the shell function FUNC on nproc slices of FILE's lines at once (one
+# background job per core, never more: issue 37), each slice's output in
+# $TMP/result.N; then all their output, in slice order, in $TMP/results.
+run_on_cores() {
+    roc_workers=$(nproc 2>/dev/null || echo 1)
+    roc_w=1
+    while [ "$roc_w" -le "$roc_workers" ]; do
+        awk -v n="$roc_workers" -v k="$roc_w" 'NR % n == k % n' "$1" >"$TMP/part.$roc_w"
+        "$2" "$TMP/part.$roc_w" >"$TMP/result.$roc_w" 2>&1 &
+        roc_w=$((roc_w + 1))
+    done
+    wait
+    cat "$TMP"/result.* >"$TMP/results"
+}
