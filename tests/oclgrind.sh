@@ -4,7 +4,8 @@
 # (--data-races) and uninitialised values (--uninitialized); any report, or
 # a test that fails, fails the run. Usage: oclgrind.sh TEST-PROGRAM...
 #
-# The tests see CLXCORR_TEST_SIMULATOR=1 and run their small cases on the
+# The tests see CLXCORR_TEST_SIMULATOR=1 (or the caller's value: quick runs
+# only the smallest of them, as .ci/run's subset does) and run their small cases on the
 # FFT-free (direct) path, in both precisions: a simulated kernel runs about
 # a thousand times slower than on a CPU device, and clFFT's and VkFFT's
 # kernels (not ours) far slower still.
@@ -36,7 +37,7 @@ for test in "$@"; do
     name=$(basename "$test")
     log=$tmp/$name.log
     start=$(date +%s)
-    CLXCORR_TEST_SIMULATOR=1 XDG_CACHE_HOME=$tmp/cache \
+    CLXCORR_TEST_SIMULATOR=${CLXCORR_TEST_SIMULATOR:-1} XDG_CACHE_HOME=$tmp/cache \
         OCLGRIND_CHECK_API=1 OCLGRIND_DATA_RACES=1 OCLGRIND_UNINITIALIZED=1 OCLGRIND_MAX_ERRORS=100 \
         OCLGRIND_BUILD_OPTIONS=-cl-opt-disable OCLGRIND_GLOBAL_MEM_SIZE=2147483648 OCLGRIND_LOG=$log \
         LD_PRELOAD="$shim:$rt" \

@@ -91,6 +91,12 @@ int td_simulator(void)
     return env && *env && strcmp(env, "0") != 0;
 }
 
+int td_simulator_quick(void)
+{
+    const char *env = getenv("CLXCORR_TEST_SIMULATOR");
+    return env && strcmp(env, "quick") == 0;
+}
+
 int td_open_context(clx_context **ctx, int need_fp64)
 {
     clx_context_options opt;

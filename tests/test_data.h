@@ -37,5 +37,8 @@ int td_open_context(clx_context **ctx, int need_fp64);
  * runs a kernel a thousand times slower than a CPU device, so the tests run
  * their small cases only, on the FFT-free (direct) path, and say so. */
 int td_simulator(void);
+/* CLXCORR_TEST_SIMULATOR=quick (.ci/run's Oclgrind subset): the simulated
+ * tests' smallest case only. */
+int td_simulator_quick(void);
 
 #endif
