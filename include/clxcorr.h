@@ -1540,10 +1540,12 @@ typedef int (*clx_strain_deliver_fn)(void *user, size_t pattern, const clx_strai
  * against its reference (`reference` for one, the grains' otherwise, in
  * the type of `reference`, which gives the run its staged type: float for
  * remapping). load(user, k, image, msg) fills pattern k (the job's order)
- * as a stream's loader does; `stream` may give lanes and loaders (NULL:
- * the defaults; its callbacks are the job's). `plan`: the correlation's
- * options (NULL: the command's, clx_strain_job_plan_options). On failure
- * msg says why (the rows before it were delivered).
+ * as a stream's loader does; `stream` may give lanes, loaders and
+ * cancelled, called with `user` (NULL: the defaults; its other callbacks
+ * are the job's): a stop returns CLX_ERR_CANCELLED, the rows before the
+ * pattern not loaded delivered. `plan`: the correlation's options (NULL:
+ * the command's, clx_strain_job_plan_options). On failure msg says why
+ * (the rows before it were delivered).
  */
 int clx_strain_job_run(clx_strain_job *job, clx_context *const *contexts, size_t context_count,
                        const clx_image *reference, const clx_plan_options *plan, const clx_stream_options *stream,

@@ -136,7 +136,8 @@ static PyMethodDef module_methods[] = {
       "(clx_image_check_finite)." },
     { "strain", strain_run, METH_VARARGS,
       "strain(context, patterns, count, width, height, type, reference, ref_type, ref_name, file, scan, regions, "
-      "plan, job): an HR-EBSD job run whole (clx_strain_job_run); (rows, grains, oriented, scan_rows, scan_cols)." },
+      "plan, job, state): an HR-EBSD job run whole (clx_strain_job_run); (rows, grains, oriented, scan_rows, "
+      "scan_cols, cancelled)." },
     { "_set_exceptions", set_exceptions, METH_O, "The package's exception class for each status name." },
     { NULL, NULL, 0, NULL },
 };

@@ -1,8 +1,12 @@
 /*
  * strain.c - strain(): an HR-EBSD job (clx_strain_job) run whole on one
- * context, its patterns from a buffer of pixels or a pattern file, its
- * rows handed back as one float64 row of STRAIN_COLUMNS values per
- * pattern (the package lays them on the scan: python/src/clxcorr/_strain.py).
+ * context, its patterns from a buffer of pixels, a pattern file or a
+ * Python callable (a lazy array read chunk by chunk: the loader threads
+ * take the GIL to call it), its rows handed back as one float64 row of
+ * STRAIN_COLUMNS values per pattern (the package lays them on the scan:
+ * python/src/clxcorr/_strain.py). A shared int64 pair lets another Python
+ * thread follow the run (rows delivered) and stop it (the stream's
+ * cancelled callback): Ctrl-C and progress are the package's.
  */
 #include "core.h"
 
@@ -22,12 +26,52 @@ struct source {
     int first_page;
     const size_t *order;         /* the job's pattern k is the input's order[k] */
     double *rows;
+    PyObject *loader;            /* loader(i) -> a C-contiguous (height, width) array of type, or NULL */
+    PyObject *error;             /* the first exception the loader raised (a tuple of PyErr_Fetch's) */
+    long long *state;            /* NULL, or [0]: non-zero stops the run, [1]: rows delivered */
 };
+
+static PyObject *newref(PyObject *o)
+{
+    Py_INCREF(o);
+    return o;
+}
+
+/* Pattern i from the Python loader, with the GIL taken for it. */
+static int load_python(struct source *s, size_t i, clx_image *staged, clx_message *msg)
+{
+    PyGILState_STATE gil = PyGILState_Ensure();
+    int status = CLX_OK;
+    Py_buffer view = { 0 };
+    PyObject *array = s->error ? NULL : PyObject_CallFunction(s->loader, "n", (Py_ssize_t)i);
+    size_t bytes = (size_t)s->width * s->height * clx_pixel_size(s->type);
+    if (!array || PyObject_GetBuffer(array, &view, PyBUF_C_CONTIGUOUS) < 0 || (size_t)view.len != bytes) {
+        if (!s->error && PyErr_Occurred()) {
+            PyObject *t, *v, *tb;
+            PyErr_Fetch(&t, &v, &tb);
+            s->error = Py_BuildValue("(NNN)", t ? t : newref(Py_None), v ? v : newref(Py_None),
+                                     tb ? tb : newref(Py_None));
+        }
+        PyErr_Clear();
+        status = CLX_ERR_ARGUMENT;
+        snprintf(msg->text, sizeof msg->text, "patterns: reading pattern %zu failed", i);
+    } else {
+        clx_image image = { s->width, s->height, s->type, view.buf };
+        status = clx_image_copy_to(&image, staged, msg);
+    }
+    if (view.obj)
+        PyBuffer_Release(&view);
+    Py_XDECREF(array);
+    PyGILState_Release(gil);
+    return status;
+}
 
 static int load(void *user, size_t k, clx_image *staged, clx_message *msg)
 {
     struct source *s = user;
     size_t i = s->order[k];
+    if (s->loader)
+        return load_python(s, i, staged, msg);
     if (!s->pixels)
         return clx_image_file_read_into(s->file, s->first_page + (int)i, staged, msg);
     size_t bytes = (size_t)s->width * s->height * clx_pixel_size(s->type);
@@ -54,7 +98,15 @@ static int deliver(void *user, size_t k, const clx_strain_row *row, clx_message 
     for (int c = 0; c < 3; c++)
         out[15 + c] = row->euler[c];
     out[18] = (double)s->order[k];
+    if (s->state)
+        __atomic_add_fetch(&s->state[1], 1, __ATOMIC_RELEASE);
     return CLX_OK;
+}
+
+static int cancelled(void *user)
+{
+    struct source *s = user;
+    return s->state && __atomic_load_n(&s->state[0], __ATOMIC_ACQUIRE) != 0;
 }
 
 /* The job's options from a dict of clx_strain_job_options' field names. */
@@ -121,22 +173,26 @@ static int job_options_from_dict(PyObject *dict, clx_strain_job_options *o)
 
 /*
  * strain(context, patterns, count, width, height, pixel_type, reference,
- *        reference_type, reference_name, file, scan, regions, plan, job):
- * patterns a buffer of count images (or None and file, a pattern file's
- * name whose pages are measured), reference its pixels; returns (rows as
- * bytes, grains, oriented, scan rows, scan columns).
+ *        reference_type, reference_name, file, scan, regions, plan, job,
+ *        state):
+ * patterns a buffer of count images, or a callable (loader(i): image i,
+ * an array of pixel_type), or None and file, a pattern file's name whose
+ * pages are measured; reference its pixels; state None or a writable
+ * buffer of two int64 (see struct source). Returns (rows as bytes, grains,
+ * oriented, scan rows, scan columns, cancelled): stopped through state,
+ * the rows delivered before are in, the others zero, and cancelled is 1.
  */
 PyObject *strain_run(PyObject *self, PyObject *args)
 {
     ContextObject *context;
-    PyObject *patterns, *reference, *regions, *plan_dict, *job_dict, *file_obj, *file_bytes = NULL;
+    PyObject *patterns, *reference, *regions, *plan_dict, *job_dict, *file_obj, *file_bytes = NULL, *state_obj;
     Py_ssize_t count;
     int width, height, type, ref_type;
     const char *reference_name, *scan;
     (void)self;
-    if (!PyArg_ParseTuple(args, "O!OniiiOizOzOO!O!:strain", &Context_Type, &context, &patterns, &count, &width,
+    if (!PyArg_ParseTuple(args, "O!OniiiOizOzOO!O!O:strain", &Context_Type, &context, &patterns, &count, &width,
                           &height, &type, &reference, &ref_type, &reference_name, &file_obj,
-                          &scan, &regions, &PyDict_Type, &plan_dict, &PyDict_Type, &job_dict))
+                          &scan, &regions, &PyDict_Type, &plan_dict, &PyDict_Type, &job_dict, &state_obj))
         return NULL;
     if (file_obj != Py_None && !PyUnicode_FSConverter(file_obj, &file_bytes))
         return NULL;
@@ -144,8 +200,8 @@ PyObject *strain_run(PyObject *self, PyObject *args)
     clx_strain_job_options options;
     clx_strain_job_plan_options(&plan);
     clx_strain_job_options_init(&options);
-    struct source s = { NULL, (clx_pixel_type)type, width, height, NULL, 0, NULL, NULL };
-    Py_buffer pixels_view = { 0 }, ref_view = { 0 }, regions_view = { 0 };
+    struct source s = { NULL, (clx_pixel_type)type, width, height, NULL, 0, NULL, NULL, NULL, NULL, NULL };
+    Py_buffer pixels_view = { 0 }, ref_view = { 0 }, regions_view = { 0 }, state_view = { 0 };
     PyObject *result = NULL, *rows = NULL;
     clx_strain_job *job = NULL;
     if (plan_options_from_dict(plan_dict, &plan) < 0 || job_options_from_dict(job_dict, &options) < 0)
@@ -153,7 +209,18 @@ PyObject *strain_run(PyObject *self, PyObject *args)
     if (PyObject_GetBuffer(reference, &ref_view, PyBUF_C_CONTIGUOUS) < 0 ||
         PyObject_GetBuffer(regions, &regions_view, PyBUF_C_CONTIGUOUS) < 0)
         goto done;
-    if (patterns != Py_None) {
+    if (state_obj != Py_None) {
+        if (PyObject_GetBuffer(state_obj, &state_view, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0)
+            goto done;
+        if (state_view.len < 2 * (Py_ssize_t)sizeof(long long)) {
+            PyErr_SetString(PyExc_ValueError, "strain: state holds two int64");
+            goto done;
+        }
+        s.state = state_view.buf;
+    }
+    if (PyCallable_Check(patterns))
+        s.loader = patterns;
+    else if (patterns != Py_None) {
         if (PyObject_GetBuffer(patterns, &pixels_view, PyBUF_C_CONTIGUOUS) < 0)
             goto done;
         s.pixels = pixels_view.buf;
@@ -187,6 +254,7 @@ PyObject *strain_run(PyObject *self, PyObject *args)
     if (!(rows = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((size_t)count * STRAIN_COLUMNS * sizeof(double)))))
         goto done;
     s.rows = (double *)PyBytes_AS_STRING(rows);
+    memset(s.rows, 0, (size_t)count * STRAIN_COLUMNS * sizeof(double));
     s.order = clx_strain_job_order(job);
     size_t nrefs;
     const clx_strain_reference *refs = clx_strain_job_references(job, &nrefs);
@@ -202,6 +270,9 @@ PyObject *strain_run(PyObject *self, PyObject *args)
     clx_stream_options_init(&stream);
     if (s.file && !clx_image_file_shared(s.file))
         stream.loaders = 1;
+    if (s.loader)               /* one at a time in Python anyway */
+        stream.loaders = 2;
+    stream.cancelled = cancelled;
     Py_BEGIN_ALLOW_THREADS
     context_lock(context);
     if (!context->ctx) {
@@ -212,13 +283,24 @@ PyObject *strain_run(PyObject *self, PyObject *args)
     context_unlock(context);
     Py_END_ALLOW_THREADS
     context_log_flush(context);
-    if (status != CLX_OK) {
+    if (s.error) {
+        PyObject *t, *v, *tb;
+        if (!PyArg_ParseTuple(s.error, "OOO", &t, &v, &tb))
+            goto done;
+        PyErr_Restore(newref(t), v == Py_None ? NULL : newref(v), tb == Py_None ? NULL : newref(tb));
+        goto done;
+    }
+    int stopped = status == CLX_ERR_CANCELLED && s.state && s.state[0];
+    if (status != CLX_OK && !stopped) {
         core_raise(status, msg.text);
         goto done;
     }
-    result = Py_BuildValue("Oiiii", rows, grains, oriented, scan_rows, scan_cols);
+    result = Py_BuildValue("Oiiiii", rows, grains, oriented, scan_rows, scan_cols, stopped);
 done:
     Py_XDECREF(rows);
+    Py_XDECREF(s.error);
+    if (state_view.obj)
+        PyBuffer_Release(&state_view);
     clx_strain_job_release(job);
     clx_image_file_close(s.file);
     if (pixels_view.obj)

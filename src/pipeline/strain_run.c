@@ -54,7 +54,15 @@ struct run {
     void *user;
     clx_strain_row *rows;        /* per pattern, fitted by the lanes, delivered in order */
     size_t settled;              /* a remapping pass's settled patterns */
+    int (*cancelled)(void *user); /* the caller's (stream options), called with its user */
 };
+
+/* The caller's cancelled callback, with the caller's user (the stream's is the run). */
+static int cancelled(void *user)
+{
+    struct run *r = user;
+    return r->cancelled(r->user);
+}
 
 /* Pattern k: the caller's, remapped by the job's map when it has one. */
 static int load(void *user, size_t k, clx_image *staged, clx_message *msg)
@@ -150,10 +158,11 @@ int clx_strain_job_run(clx_strain_job *job, clx_context *const *contexts, size_t
     if (stream) {
         so.lanes = stream->lanes;
         so.loaders = stream->loaders;
-        so.cancelled = stream->cancelled;
+        so.cancelled = stream->cancelled ? cancelled : NULL;
         so.device_images = stream->device_images;
     }
-    struct run r = { job, contexts[0], NULL, PTHREAD_MUTEX_INITIALIZER, load_fn, deliver_fn, user, NULL, 0 };
+    struct run r = { job, contexts[0], NULL, PTHREAD_MUTEX_INITIALIZER, load_fn, deliver_fn, user, NULL, 0,
+                     stream ? stream->cancelled : NULL };
     clx_image ref = { 0 }, *grains = NULL;
     size_t *reference_of = NULL;
     int status = references_stage(job, reference, &ref, &grains, msg);

@@ -11,7 +11,7 @@ from ._images import ImageSource, as_image
 from ._options import plan_fields, result_groups
 from ._results import RAW, result_dtype, rows
 from ._windows import as_regions
-from . import _strain
+from . import _kikuchipy, _strain
 
 _OFFSETS_OPTIONS_DOC = """
         reference: the reference image: a 2-D array (rows, columns) of uint8,
@@ -25,7 +25,9 @@ _OFFSETS_OPTIONS_DOC = """
             name (every page of a multi-page TIFF or every pattern of an EBSD
             pattern file such as ``scan.h5``; ``scan.h5#N`` one of them), or an
             iterable or generator of arrays and names (a 3-D array in it is a
-            chunk of images).
+            chunk of images). A kikuchipy ``EBSD`` signal gives its patterns
+            (``signal.data``); a lazy one's, or any dask array's, are read
+            band by band (a row of chunks at a time), never all at once.
         windows: an (N, 4) array of (x, y, w, h): each window's top-left pixel
             (x the column, y the row, from 0) and size in pixels, all of one
             size, inside the reference; :func:`clxcorr.grid` or
@@ -206,8 +208,18 @@ class Context:
             its file's header gives its pattern centre, scan point and
             orientation). None with ``grains``: each grain has its own.
         patterns: an array (n, rows, columns) or (scan rows, scan columns,
-            rows, columns), or a pattern file's name (every pattern of its
-            scan; its header gives the geometry the keywords do not).
+            rows, columns), a dask array (read band by band: a row of
+            chunks at a time), a pattern file's name (every pattern of its
+            scan; its header gives the geometry the keywords do not), or a
+            kikuchipy ``EBSD`` signal, lazy or not: its data (a lazy one's
+            read band by band, never whole), its detector (pc, Bruker's
+            convention as kikuchipy's: the reference point's when one per
+            point; tilt, sample_tilt; px_size x binning, unless kikuchipy's
+            placeholder 1 um), its navigation axes' scales as step, its
+            scan (rows, columns) and its crystal map's orientation at the
+            reference, as the command reads them from the signal's h5ebsd
+            file. Keywords given win over the signal's. With a signal (or
+            an array) the reference may be an index, or (row, col).
         windows: an (N, 4) array of (x, y, w, h), at least 4 spread over the
             pattern (:func:`clxcorr.grid`).
 
@@ -227,6 +239,9 @@ class Context:
         grains: "auto" or a grain map image; grain_angle (degrees),
         min_grain, symmetry ("cubic", "hexagonal"), grain_references (file).
         scan: the scan of containers that hold several.
+        progress: a callable(done, total) called from the calling thread
+            as rows come in (about 20 times a second, and once at the end),
+            or True for tqdm's bar when tqdm is installed.
         The correlation's options are those of :meth:`offsets` (default here:
         window_fn="tukey", window_alpha=0.5, as the command).
 
@@ -248,7 +263,16 @@ class Context:
             image        int64    the pattern's index in the input
             scan_row scan_col  int64  on a 2-D layout
 
-        Points without a pattern hold nan (-1 for the integers).
+        Points without a pattern hold nan (-1 for the integers). With
+        orientations and orix installed, ``orientation``: an orix
+        ``Orientation`` of phi1, Phi, phi2 on the same layout (symmetry the
+        signal's crystal map's point group, or the symmetry keyword's).
+
+    Ctrl-C (KeyboardInterrupt, or any exception the progress callable
+    raises) stops the run: the patterns not yet loaded are not measured,
+    the batches in flight finish (well under a second), and the exception
+    propagates with ``.results``: this dict for the rows delivered before
+    it (nan and -1 elsewhere).
 
     Raises:
         ArgumentError: missing or wrong geometry, too few windows or windows
@@ -298,6 +322,10 @@ class OffsetStream:
         fields = plan_fields(options, "offsets")
         ref, ref_type = as_image(reference, "reference", scan)
         self._regions = as_regions(windows)
+        if _kikuchipy.is_signal(images):
+            images = images.data
+        if _kikuchipy.is_lazy(images):
+            images = _kikuchipy.bands(images)
         source = ImageSource(images, scan)
         if source.count is not None:
             fields["expected_images"] = source.count

@@ -12,7 +12,7 @@ import os
 
 import numpy as np
 
-from . import _core
+from . import _core, _kikuchipy, _progress
 from ._errors import ArgumentError
 from ._images import _is_name, _supported, as_image
 from ._options import plan_fields
@@ -80,50 +80,95 @@ def strain(context, reference, patterns, windows, **options):
     """Context.strain (the documentation is there)."""
     options = dict(options)
     scan = options.pop("scan", None)
+    progress = options.pop("progress", None)
+    symmetry = _kikuchipy.symmetry_of(options.get("symmetry"))
+    signal = None
+    if _kikuchipy.is_signal(patterns):
+        signal = _kikuchipy.SignalPatterns(patterns)
+        index = signal.index(reference)
+        for key, value in signal.options(index).items():
+            options.setdefault(key, value)      # what is given wins
+        symmetry = symmetry or signal.symmetry()
+        patterns = signal.source()
+        if index is not None:
+            reference = index
+        shape = signal.nav_shape
     job = _job_fields(options)
     plan = plan_fields(options, "strain")
     regions = as_regions(windows)
     file = None
-    shape = None
+    lazy = None
     if _is_name(patterns):
         file = os.fspath(patterns)
         pixels, count, pixel_type = None, 0, 0
+        shape = None
         if reference is None:
             if "grains" not in job:
                 raise ArgumentError("reference: give the reference pattern (a scan's reference is its own only "
                                     "with grains)", "CLX_ERR_ARGUMENT")
             reference = f"{os.fsdecode(file)}#0"
     else:
-        array = np.asarray(patterns)
-        if array.ndim < 3:
-            raise ArgumentError(f"patterns: expected (n, rows, columns) or (scan rows, scan columns, rows, "
-                                f"columns), got shape {array.shape}", "CLX_ERR_ARGUMENT")
-        shape = array.shape[:-2]
-        array = array.reshape((-1,) + array.shape[-2:])
-        pixels, pixel_type = _supported(array, "patterns", 0)
-        count = len(pixels)
+        if isinstance(patterns, _kikuchipy.LazyPatterns) or _kikuchipy.is_lazy(patterns):
+            lazy = patterns = (patterns if isinstance(patterns, _kikuchipy.LazyPatterns)
+                               else _kikuchipy.LazyPatterns(patterns))
+            if signal is None:
+                shape = lazy.shape[:-2]
+            pixels, pixel_type, count = lazy, lazy.pixel_type, lazy.count
+            if isinstance(reference, (int, np.integer)):
+                reference = lazy.pattern(int(reference)).copy()
+        else:
+            array = np.asarray(patterns)
+            if array.ndim < 3:
+                raise ArgumentError(f"patterns: expected (n, rows, columns) or (scan rows, scan columns, rows, "
+                                    f"columns), got shape {array.shape}", "CLX_ERR_ARGUMENT")
+            if signal is None:
+                shape = array.shape[:-2]
+            array = array.reshape((-1,) + array.shape[-2:])
+            pixels, pixel_type = _supported(array, "patterns", 0)
+            count = len(pixels)
+            if isinstance(reference, (int, np.integer)):
+                reference = pixels[int(reference)]
         if reference is None:
             raise ArgumentError("reference: give the reference pattern (an array, or an index into patterns)",
                                 "CLX_ERR_ARGUMENT")
-        if isinstance(reference, (int, np.integer)):
-            reference = pixels[int(reference)]
-    name = os.fsdecode(reference) if _is_name(reference) else None
-    ref, ref_type = as_image(reference, "reference", scan)
-    height, width = ref.shape
-    if pixels is not None and pixels.shape[1:] != ref.shape:
-        raise ArgumentError(f"patterns of {pixels.shape[2]}x{pixels.shape[1]} but the reference is "
-                            f"{width}x{height}", "CLX_ERR_SIZE")
-    rows, grains, oriented, scan_rows, scan_cols = _core.strain(
-        context._core, pixels, count, width, height, pixel_type, ref, ref_type, name, file, scan, regions, plan, job)
+    try:
+        name = os.fsdecode(reference) if _is_name(reference) else None
+        ref, ref_type = as_image(reference, "reference", scan)
+        height, width = ref.shape
+        size = (lazy.height, lazy.width) if lazy is not None else pixels.shape[1:] if pixels is not None else None
+        if size is not None and size != ref.shape:
+            raise ArgumentError(f"patterns of {size[1]}x{size[0]} but the reference is "
+                                f"{width}x{height}", "CLX_ERR_SIZE")
+
+        def call(state):
+            return _core.strain(context._core, pixels, count, width, height, pixel_type, ref, ref_type, name, file,
+                                scan, regions, plan, job, state)
+
+        total = count if file is None else None
+        outcome, interrupt = _progress.run(call, total, progress)
+    finally:
+        if lazy is not None:
+            lazy.close()
+    rows, grains, oriented, scan_rows, scan_cols, cancelled, delivered = outcome
     raw = np.frombuffer(rows, dtype=np.float64).reshape(-1, len(_RAW))
-    return _laid_out(raw, grains, oriented, shape, scan_rows, scan_cols, job.get("scan_cols", 0))
+    if cancelled or interrupt is not None:
+        raw = raw[:delivered]
+    out = _laid_out(raw, grains, oriented, shape, scan_rows, scan_cols, job.get("scan_cols", 0), symmetry,
+                    len(rows) // (8 * len(_RAW)))
+    if interrupt is not None:
+        interrupt.results = out     # the rows delivered before it stopped
+        raise interrupt
+    return out
 
 
-def _laid_out(raw, grains, oriented, shape, scan_rows, scan_cols, cols_given):
+def _laid_out(raw, grains, oriented, shape, scan_rows, scan_cols, cols_given, symmetry=None, n=None):
     """The rows as columns laid on the scan: (scan rows, scan columns) for a
-    pattern file's scan, a 4-D array's first two axes or scan_cols; else one
-    per pattern. Points without a pattern hold nan (-1 for the integers)."""
-    n = len(raw)
+    pattern file's scan, a 4-D array's (or a signal's) first two axes or
+    scan_cols; else one per pattern. Points without a pattern (or not
+    measured: a run stopped early) hold nan (-1 for the integers). With
+    orientations and orix installed, "orientation": an orix Orientation of
+    phi1, Phi, phi2 on the same layout (symmetry: its point group)."""
+    n = len(raw) if n is None else n
     if scan_rows > 0:
         grid = (scan_rows, scan_cols)
     elif shape is not None and len(shape) == 2:
@@ -143,4 +188,8 @@ def _laid_out(raw, grains, oriented, shape, scan_rows, scan_cols, cols_given):
         out[c] = column.reshape(grid)
     if len(grid) == 2:
         out["scan_row"], out["scan_col"] = (a.astype(np.int64) for a in np.indices(grid))
+    if oriented:
+        orientation = _kikuchipy.orientations(out["phi1"], out["Phi"], out["phi2"], symmetry)
+        if orientation is not None:
+            out["orientation"] = orientation
     return out
