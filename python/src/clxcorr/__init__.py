@@ -14,6 +14,13 @@ position in the reference, in pixels, x to the right (columns) and y down
 (rows). See :meth:`Context.offsets` for every column and option.
 """
 
+try:
+    import numpy as _numpy  # noqa: F401 (every module of the package needs it)
+except ImportError as e:
+    import sys as _sys
+    raise ImportError(f"clxcorr needs numpy, which {_sys.executable} cannot import ({e}): `pip install numpy` "
+                      "(pip install ./python brings it, unless told --no-deps)") from None
+
 from . import _core
 from ._context import Context, OffsetStream
 from ._devices import Device, devices
