@@ -13,6 +13,10 @@
  *   although the kernel wrote them (found in test_stages: every report
  *   vanished with the first plan kept alive). Buffers are therefore not
  *   released until the process ends; the tests are small.
+ * - it does not see a clEnqueueWriteBuffer of part of a buffer (IC-GN's
+ *   noise model: the kernel writes its first part, the host the rest, and
+ *   every IC-GN reference read that rest as uninitialised): such a write is
+ *   made here as one of the whole buffer, read back and patched;
  * - it does not see what clEnqueueWriteBufferRect writes either (the seed
  *   mode's cropped upload, src/pipeline/upload_crop.c), nor, it seems,
  *   writes of parts of a buffer: a rectangle is copied here into the whole
@@ -47,6 +51,31 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue queue, cl_m
         memcpy(host + at, pattern, pattern_size);
     cl_int err = write_buffer(queue, buffer, CL_TRUE, offset, size, host, nwait, wait, event);
     free(host);
+    return err;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking,
+                                                     size_t offset, size_t size, const void *ptr, cl_uint nwait,
+                                                     const cl_event *wait, cl_event *event)
+{
+    write_buffer_fn write_buffer = (write_buffer_fn)dlsym(RTLD_NEXT, "clEnqueueWriteBuffer");
+    write_buffer_fn read_buffer = (write_buffer_fn)dlsym(RTLD_NEXT, "clEnqueueReadBuffer");
+    size_t whole_size = 0;
+    if (!write_buffer || !read_buffer)
+        return CL_INVALID_OPERATION;
+    if (clGetMemObjectInfo(buffer, CL_MEM_SIZE, sizeof whole_size, &whole_size, NULL) != CL_SUCCESS ||
+        (offset == 0 && size == whole_size) || !ptr || offset + size > whole_size)
+        return write_buffer(queue, buffer, blocking, offset, size, ptr, nwait, wait, event);
+    char *whole = malloc(whole_size);
+    if (!whole)
+        return CL_OUT_OF_HOST_MEMORY;
+    /* The whole buffer out, the part into it, the whole buffer back. */
+    cl_int err = read_buffer(queue, buffer, CL_TRUE, 0, whole_size, whole, nwait, wait, NULL);
+    if (err == CL_SUCCESS) {
+        memcpy(whole + offset, ptr, size);
+        err = write_buffer(queue, buffer, CL_TRUE, 0, whole_size, whole, 0, NULL, event);
+    }
+    free(whole);
     return err;
 }
 

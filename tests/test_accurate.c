@@ -459,7 +459,8 @@ int main(void)
         check_simulated(ctx, &im, regions);
         free_images(&im);
         clx_context_release(ctx);
-        printf("simulator: two windows, float and double; %s (%d failures)\n", test_failures ? "FAILED" : "passed",
+        printf("simulator: two windows, %s; %s (%d failures)\n",
+               td_simulator_quick() ? "float (quick)" : "float and double", test_failures ? "FAILED" : "passed",
                test_failures);
         return test_failures ? 1 : 0;
     }
