@@ -43,8 +43,10 @@ lib=$("$PYTHON" -c 'import sys, sysconfig; print("lib.%s-%s" % (sysconfig.get_pl
 
 cd "$TMP" || exit 99
 if PYTHONPATH=$build/$lib PYTHONDONTWRITEBYTECODE=1 CLXCORR=$CLXCORR CLXCORR_SAMPLES=$CLXCORR_SAMPLES \
-    "$PYTHON" -m pytest -q -p no:cacheprovider --rootdir "$PACKAGE" "$PACKAGE/tests" >"$TMP/pytest.log" 2>&1; then
+    "$PYTHON" -m pytest -q -rs -p no:cacheprovider --rootdir "$PACKAGE" "$PACKAGE/tests" >"$TMP/pytest.log" 2>&1; then
     pass "pytest: $(tail -1 "$TMP/pytest.log")"
+    # Each skipped test with its reason (-rs), named in the log.
+    grep '^SKIPPED' "$TMP/pytest.log" | sed 's/^/skipped: /' || true
 else
     fail "pytest: $(grep -E '^(FAILED|ERROR)' "$TMP/pytest.log" | head -10; tail -1 "$TMP/pytest.log")"
     cat "$TMP/pytest.log" >&2
