@@ -137,7 +137,7 @@ static PyMethodDef module_methods[] = {
     { "strain", strain_run, METH_VARARGS,
       "strain(context, patterns, count, width, height, type, reference, ref_type, ref_name, file, scan, regions, "
       "plan, job, state): an HR-EBSD job run whole (clx_strain_job_run); (rows, grains, oriented, scan_rows, "
-      "scan_cols, cancelled)." },
+      "scan_cols, step_x, step_y, cancelled)." },
     { "_set_exceptions", set_exceptions, METH_O, "The package's exception class for each status name." },
     { NULL, NULL, 0, NULL },
 };
