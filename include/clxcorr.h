@@ -1264,6 +1264,53 @@ typedef enum clx_lattice {
 int clx_gnd_density(const double alpha[5], const double euler[3], clx_lattice lattice, double burgers_um,
                     double *density, clx_message *msg);
 
+/*
+ * Nye's components (and a density) over a map of rotations: `clxcorr gnd`'s
+ * computation. A map of rows x cols scan points, point (row, col) at index
+ * i = row * cols + col; its rows run along -x_s and its columns along -y_s
+ * (kikuchipy's frames, doc/hrebsd-conventions.md), step_x um apart from one
+ * column to the next, step_y um from one row to the next.
+ *
+ *   w        3 per point: the rotation vector (clx_strain.w, rad, sample
+ *            frame); NAN where the point has none (not measured, or no row
+ *            for it)
+ *   grain    per point, or NULL (all one grain): a point's curvature comes
+ *            only from neighbours of its own grain; a point of grain <= 0
+ *            is in none (NANs)
+ *   euler    3 per point: the orientation (Bunge, radians, as clx_strain_row's
+ *            euler), which the density needs; NULL without burgers_um
+ *
+ * Each point's d theta along a map direction is its neighbours' exact
+ * rotation difference (clx_rotation_difference) over the step: central
+ * (half the difference between the one before and the one after) where
+ * both neighbours are usable (measured, same grain), one-sided where one
+ * is, NAN where neither or where the point itself is not usable. Then
+ * kappa_x = -(d theta / d row) / step_y, kappa_y = -(d theta / d col) /
+ * step_x, and alpha[5 i ...] = clx_nye_components (alpha12, alpha13,
+ * alpha21, alpha23, alpha33, 1/um), NAN where a gradient is missing. With
+ * burgers_um > 0, rho[i] = clx_gnd_density at the point's orientation
+ * (1/m^2; NAN where alpha or euler is). rho may be NULL without burgers_um.
+ *
+ * A step must be positive and finite (it may be 0 along an axis of one
+ * point). CLX_ERR_ARGUMENT for a bad size or step, burgers_um > 0 without
+ * euler or rho, an unknown lattice (with burgers_um); nothing is written
+ * then.
+ */
+int clx_gnd_map(long rows, long cols, const double *w, const int *grain, const double *euler, double step_x,
+                double step_y, clx_lattice lattice, double burgers_um, double *alpha, double *rho, clx_message *msg);
+
+/*
+ * A map's steps (um) from its points' positions, as `clxcorr gnd` takes
+ * them from strain's scan_x and scan_y: x and y per point (row * cols +
+ * col, um), NAN where a point has none; *step_x is the first positive
+ * finite x difference between horizontal neighbours (row by row), *step_y
+ * the first positive one in y between vertical neighbours (0 when none).
+ * CLX_ERR_ARGUMENT when no step_x is found, or no step_y in a map of two
+ * rows or more.
+ */
+int clx_gnd_steps(long rows, long cols, const double *x, const double *y, double *step_x, double *step_y,
+                  clx_message *msg);
+
 #define CLX_STRAIN_FEW_WINDOWS 1u   /* fewer than min_windows usable windows: no numbers (NaN) */
 #define CLX_STRAIN_SINGULAR    2u   /* the windows do not fix beta (on a line, say): NaN */
 #define CLX_STRAIN_DEVIATORIC  4u   /* e is the deviatoric strain (no stiffness or no orientation) */

@@ -39,7 +39,7 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SOURCES = ["module.c", "context.c", "plan.c", "plan_options.c", "image_file.c", "pixels.c", "windows.c", "strain.c"]
+SOURCES = ["module.c", "context.c", "plan.c", "plan_options.c", "image_file.c", "pixels.c", "windows.c", "strain.c", "gnd.c"]
 # Where the library is built when the source tree is not configured in place
 # (see build_library).
 OWN_BUILD_DIR = os.path.join(HERE, "build", "clxcorr-lib")

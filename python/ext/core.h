@@ -16,6 +16,7 @@
  *   pixels.c       Pixels: pixels the library decoded, as a Python buffer
  *   windows.c      window lists (a grid, a windows file) as bytes of int rows
  *   strain.c       strain(): an HR-EBSD job (clx_strain_job) run whole, rows as float64
+ *   gnd.c          gnd_map(), gnd_steps(): Nye's components over a map (clx_gnd_map)
  */
 #ifndef CLXCORR_PY_CORE_H
 #define CLXCORR_PY_CORE_H
@@ -104,6 +105,11 @@ PyObject *windows_read(PyObject *self, PyObject *args);
 /* ---- strain.c ---- */
 
 PyObject *strain_run(PyObject *self, PyObject *args);
+
+/* ---- gnd.c ---- */
+
+PyObject *gnd_map(PyObject *self, PyObject *args);
+PyObject *gnd_steps(PyObject *self, PyObject *args);
 
 /* The numpy-style format character of a pixel type ("B", "H", "f"). */
 const char *pixel_format(clx_pixel_type type);

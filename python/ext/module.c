@@ -137,7 +137,12 @@ static PyMethodDef module_methods[] = {
     { "strain", strain_run, METH_VARARGS,
       "strain(context, patterns, count, width, height, type, reference, ref_type, ref_name, file, scan, regions, "
       "plan, job, state): an HR-EBSD job run whole (clx_strain_job_run); (rows, grains, oriented, scan_rows, "
-      "scan_cols, cancelled)." },
+      "scan_cols, step_x, step_y, cancelled)." },
+    { "gnd_map", gnd_map, METH_VARARGS,
+      "gnd_map(rows, cols, w, grain, euler, step_x, step_y, lattice, burgers_um): Nye's components (and "
+      "densities) over a map (clx_gnd_map); (alpha, rho or None) as bytes of float64." },
+    { "gnd_steps", gnd_steps, METH_VARARGS,
+      "gnd_steps(rows, cols, x, y): a map's steps from its points' positions (clx_gnd_steps)." },
     { "_set_exceptions", set_exceptions, METH_O, "The package's exception class for each status name." },
     { NULL, NULL, 0, NULL },
 };
@@ -170,7 +175,9 @@ PyMODINIT_FUNC PyInit__core(void)
         PyModule_AddObject(m, "RESULT_LAYOUT", result_layout()) < 0 ||
         PyModule_AddIntConstant(m, "PIXEL_U8", CLX_PIXEL_U8) < 0 ||
         PyModule_AddIntConstant(m, "PIXEL_U16", CLX_PIXEL_U16) < 0 ||
-        PyModule_AddIntConstant(m, "PIXEL_F32", CLX_PIXEL_F32) < 0) {
+        PyModule_AddIntConstant(m, "PIXEL_F32", CLX_PIXEL_F32) < 0 ||
+        PyModule_AddIntConstant(m, "LATTICE_FCC", CLX_LATTICE_FCC) < 0 ||
+        PyModule_AddIntConstant(m, "LATTICE_BCC", CLX_LATTICE_BCC) < 0) {
         Py_DECREF(m);
         return NULL;
     }

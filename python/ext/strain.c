@@ -179,7 +179,8 @@ static int job_options_from_dict(PyObject *dict, clx_strain_job_options *o)
  * an array of pixel_type), or None and file, a pattern file's name whose
  * pages are measured; reference its pixels; state None or a writable
  * buffer of two int64 (see struct source). Returns (rows as bytes, grains,
- * oriented, scan rows, scan columns, cancelled): stopped through state,
+ * oriented, scan rows, scan columns, the scan's step_x and step_y in um (0
+ * where the file does not say), cancelled): stopped through state,
  * the rows delivered before are in, the others zero, and cancelled is 1.
  */
 PyObject *strain_run(PyObject *self, PyObject *args)
@@ -226,6 +227,7 @@ PyObject *strain_run(PyObject *self, PyObject *args)
         s.pixels = pixels_view.buf;
     }
     int status, first = 0, last = -1, grains = 0, oriented = 0, scan_rows = 0, scan_cols = 0;
+    double step_x = 0, step_y = 0;
     clx_message msg = { "" };
     char *file_name = file_bytes ? PyBytes_AS_STRING(file_bytes) : NULL;
     Py_BEGIN_ALLOW_THREADS
@@ -264,6 +266,8 @@ PyObject *strain_run(PyObject *self, PyObject *args)
     if (s.file && clx_image_file_scan(s.file)) {
         scan_rows = clx_image_file_scan(s.file)->rows;
         scan_cols = clx_image_file_scan(s.file)->cols;
+        step_x = clx_image_file_scan(s.file)->step_x;
+        step_y = clx_image_file_scan(s.file)->step_y;
     }
     clx_image ref = { width, height, (clx_pixel_type)ref_type, ref_view.buf };
     clx_stream_options stream;
@@ -295,7 +299,7 @@ PyObject *strain_run(PyObject *self, PyObject *args)
         core_raise(status, msg.text);
         goto done;
     }
-    result = Py_BuildValue("Oiiiii", rows, grains, oriented, scan_rows, scan_cols, stopped);
+    result = Py_BuildValue("Oiiiiddi", rows, grains, oriented, scan_rows, scan_cols, step_x, step_y, stopped);
 done:
     Py_XDECREF(rows);
     Py_XDECREF(s.error);

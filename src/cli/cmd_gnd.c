@@ -1,16 +1,11 @@
 /*
  * cmd_gnd.c - `clxcorr gnd`: geometrically necessary dislocations from the
- * rows of `clxcorr strain` over a scan: each point's lattice curvature from
- * its neighbours' rotations (clx_rotation_difference), the Nye tensor's
- * five components a map fixes (clx_nye_components) and, with a Burgers
- * vector, a total density (clx_gnd_density).
- *
- * The map's columns run along -y_s and its rows along -x_s (kikuchipy's
- * frames, doc/hrebsd-conventions.md): a step to the next column is -step_x
- * along y_s, one to the next row -step_y along x_s. A gradient is taken
- * only between points of one grain (the rows' grain column; all one grain
- * without it) whose rotations are known: central where both neighbours
- * are, one-sided where one is, none (nan) where neither.
+ * rows of `clxcorr strain` over a scan. The rows are laid on their scan
+ * here; each point's lattice curvature from its neighbours' rotations, the
+ * Nye tensor's five components a map fixes and, with a Burgers vector, a
+ * total density are the library's (clx_gnd_map, clx_gnd_steps), which
+ * says how: gradients only within a grain (the rows' grain column; all one
+ * grain without it), the map's rows along -x_s and its columns along -y_s.
  */
 #include "config.h"
 
@@ -235,51 +230,48 @@ static int map_read(const char *path, struct map *m)
     return status;
 }
 
-/* The steps from the rows' positions: the spacing of neighbouring points. */
-static int steps_from_rows(const struct map *m, double *sx, double *sy)
+/* The map as the library takes it: per point, NAN (0 for the grain)
+ * where the rows have no point. */
+struct arrays {
+    double *w, *euler, *x, *y, *alpha, *rho;
+    int *grain;
+};
+
+static int arrays_fill(const struct map *m, struct arrays *a)
 {
-    *sx = *sy = 0;
-    for (long r = 0; r < m->rows; r++)
-        for (long c = 0; c + 1 < m->cols; c++) {
-            const struct point *a = &m->p[r * m->cols + c], *b = a + 1;
-            if (a->present && b->present && isfinite(b->x - a->x) && b->x > a->x && *sx == 0)
-                *sx = b->x - a->x;
+    size_t n = (size_t)m->rows * (size_t)m->cols;
+    memset(a, 0, sizeof *a);
+    a->w = malloc(3 * n * sizeof *a->w);
+    a->euler = malloc(3 * n * sizeof *a->euler);
+    a->x = malloc(n * sizeof *a->x);
+    a->y = malloc(n * sizeof *a->y);
+    a->alpha = malloc(5 * n * sizeof *a->alpha);
+    a->rho = malloc(n * sizeof *a->rho);
+    a->grain = malloc(n * sizeof *a->grain);
+    if (!a->w || !a->euler || !a->x || !a->y || !a->alpha || !a->rho || !a->grain)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        const struct point *p = &m->p[i];
+        for (int k = 0; k < 3; k++) {
+            a->w[3 * i + k] = p->present ? p->w[k] : NAN;
+            a->euler[3 * i + k] = p->present ? p->euler[k] : NAN;
         }
-    for (long r = 0; r + 1 < m->rows; r++)
-        for (long c = 0; c < m->cols; c++) {
-            const struct point *a = &m->p[r * m->cols + c], *b = &m->p[(r + 1) * m->cols + c];
-            if (a->present && b->present && isfinite(b->y - a->y) && b->y > a->y && *sy == 0)
-                *sy = b->y - a->y;
-        }
-    return *sx > 0 && (*sy > 0 || m->rows < 2) && (*sx > 0 || m->cols < 2) ? 0 : -1;
+        a->x[i] = p->present ? p->x : NAN;
+        a->y[i] = p->present ? p->y : NAN;
+        a->grain[i] = p->present ? p->grain : 0;
+    }
+    return 0;
 }
 
-static int usable(const struct point *p, int grain)
+static void arrays_free(struct arrays *a)
 {
-    return p->present && p->grain == grain && grain > 0 && isfinite(p->w[0]) && isfinite(p->w[1]) &&
-           isfinite(p->w[2]);
-}
-
-/* d theta / d(index) along one map direction at point (r, c), from its
- * neighbours of the same grain; NANs when it has none. */
-static void index_gradient(const struct map *m, long r, long c, long dr, long dc, double out[3])
-{
-    const struct point *p = &m->p[r * m->cols + c];
-    const struct point *before = NULL, *after = NULL;
-    if (r - dr >= 0 && c - dc >= 0)
-        before = &m->p[(r - dr) * m->cols + (c - dc)];
-    if (r + dr < m->rows && c + dc < m->cols)
-        after = &m->p[(r + dr) * m->cols + (c + dc)];
-    int b = before && usable(before, p->grain), a = after && usable(after, p->grain);
-    out[0] = out[1] = out[2] = NAN;
-    if (a && b) {
-        clx_rotation_difference(before->w, after->w, out);
-        for (int k = 0; k < 3; k++)
-            out[k] /= 2;
-    } else if (a)
-        clx_rotation_difference(p->w, after->w, out);
-    else if (b)
-        clx_rotation_difference(before->w, p->w, out);
+    free(a->w);
+    free(a->euler);
+    free(a->x);
+    free(a->y);
+    free(a->alpha);
+    free(a->rho);
+    free(a->grain);
 }
 
 int cmd_gnd(int argc, char **argv)
@@ -305,8 +297,14 @@ int cmd_gnd(int argc, char **argv)
         return EXIT_FAILURE_RUN;
     }
     int status = EXIT_FAILURE_RUN;
+    struct arrays arr;
+    clx_message msg;
+    if (arrays_fill(&m, &arr) != 0) {
+        report_error("out of memory");
+        goto done;
+    }
     double sx = a.step_x, sy = a.step_y;
-    if (sx == 0 && (!m.has_xy || steps_from_rows(&m, &sx, &sy) != 0)) {
+    if (sx == 0 && (!m.has_xy || clx_gnd_steps(m.rows, m.cols, arr.x, arr.y, &sx, &sy, &msg) != CLX_OK)) {
         report_error("%s: the rows give no scan steps (scan_x, scan_y): give --step X,Y in um", path);
         goto done;
     }
@@ -315,11 +313,15 @@ int cmd_gnd(int argc, char **argv)
                      "with the reference's orientation (--orientations, --euler, or a file that has them)", path);
         goto done;
     }
+    if (clx_gnd_map(m.rows, m.cols, arr.w, m.has_grain ? arr.grain : NULL, m.has_euler ? arr.euler : NULL, sx, sy,
+                    a.lattice, a.burgers_nm > 0 ? a.burgers_nm * 1e-3 : 0, arr.alpha, arr.rho, &msg) != CLX_OK) {
+        report_error("%s", msg.text);
+        goto done;
+    }
     char header[160];
     snprintf(header, sizeof header, "scan_row,scan_col,%salpha12,alpha13,alpha21,alpha23,alpha33%s\n",
              m.has_grain ? "grain," : "", a.burgers_nm > 0 ? ",rho_gnd" : "");
     struct csv_output out;
-    clx_message msg;
     if (csv_output_open(&out, output.path, header, NULL, 0, &msg) != CLX_OK) {
         report_error("%s", msg.text);
         goto done;
@@ -327,25 +329,11 @@ int cmd_gnd(int argc, char **argv)
     int failed = 0;
     for (long r = 0; r < m.rows && !failed; r++)
         for (long c = 0; c < m.cols && !failed; c++) {
-            const struct point *p = &m.p[r * m.cols + c];
+            size_t i = (size_t)r * (size_t)m.cols + (size_t)c;
+            const struct point *p = &m.p[i];
+            const double *alpha = arr.alpha + 5 * i;
             if (!p->present)
                 continue;
-            double per_col[3], per_row[3], kx[3], ky[3], alpha[5], rho = NAN;
-            index_gradient(&m, r, c, 0, 1, per_col);
-            index_gradient(&m, r, c, 1, 0, per_row);
-            if (!usable(p, p->grain))
-                per_col[0] = per_col[1] = per_col[2] = per_row[0] = per_row[1] = per_row[2] = NAN;
-            /* Rows along -x_s, columns along -y_s. */
-            for (int k = 0; k < 3; k++) {
-                kx[k] = -per_row[k] / sy;
-                ky[k] = -per_col[k] / sx;
-            }
-            clx_nye_components(kx, ky, alpha);
-            if (a.burgers_nm > 0 && clx_gnd_density(alpha, p->euler, a.lattice, a.burgers_nm * 1e-3, &rho, &msg) != CLX_OK) {
-                report_error("%s", msg.text);
-                failed = 1;
-                break;
-            }
             char line[512];
             int len = snprintf(line, sizeof line, "%ld,%ld,", r, c);
             if (m.has_grain)
@@ -354,8 +342,8 @@ int cmd_gnd(int argc, char **argv)
                 len += isfinite(alpha[k]) ? snprintf(line + len, sizeof line - len, "%s%.7g", k ? "," : "", alpha[k])
                                           : snprintf(line + len, sizeof line - len, "%snan", k ? "," : "");
             if (a.burgers_nm > 0)
-                len += isfinite(rho) ? snprintf(line + len, sizeof line - len, ",%.5g", rho)
-                                     : snprintf(line + len, sizeof line - len, ",nan");
+                len += isfinite(arr.rho[i]) ? snprintf(line + len, sizeof line - len, ",%.5g", arr.rho[i])
+                                            : snprintf(line + len, sizeof line - len, ",nan");
             line[len++] = '\n';
             struct csv_text t = { line, (size_t)len, sizeof line, 1 };
             if (csv_output_write(&out, &t, &msg) != CLX_OK) {
@@ -370,6 +358,7 @@ int cmd_gnd(int argc, char **argv)
     }
     status = failed ? EXIT_FAILURE_RUN : EXIT_OK;
 done:
+    arrays_free(&arr);
     free(m.p);
     return status;
 }

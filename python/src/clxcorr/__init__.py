@@ -27,6 +27,7 @@ from ._devices import Device, devices
 from ._errors import (ArgumentError, BuildError, CancelledError, DeviceMemoryError, Error, FFTError, FileError,
                       FormatError, HostMemoryError, NoDeviceError, OpenCLError, RegionError, SizeError, StateError,
                       UnsupportedError)
+from ._gnd import gnd
 from ._images import imread, scan_info
 from ._windows import grid, read_windows
 
@@ -56,7 +57,7 @@ FLAGS = {
 }
 
 __all__ = [
-    "Context", "OffsetStream", "strain", "Device", "devices", "grid", "read_windows", "imread", "scan_info", "FLAGS",
+    "Context", "OffsetStream", "strain", "gnd", "Device", "devices", "grid", "read_windows", "imread", "scan_info", "FLAGS",
     "Error", "ArgumentError", "HostMemoryError", "FileError", "FormatError", "NoDeviceError", "UnsupportedError",
     "OpenCLError", "DeviceMemoryError", "BuildError", "FFTError", "SizeError", "RegionError", "StateError",
     "CancelledError", "library_version", "library_features",

@@ -262,6 +262,8 @@ class Context:
                                   reference's is known
             image        int64    the pattern's index in the input
             scan_row scan_col  int64  on a 2-D layout
+            scan_x scan_y  float64  the point's position (um), over a pattern
+                                  file's scan whose header gives its steps
 
         Points without a pattern hold nan (-1 for the integers). With
         orientations and orix installed, ``orientation``: an orix

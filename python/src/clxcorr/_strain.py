@@ -149,23 +149,25 @@ def strain(context, reference, patterns, windows, **options):
     finally:
         if lazy is not None:
             lazy.close()
-    rows, grains, oriented, scan_rows, scan_cols, cancelled, delivered = outcome
+    rows, grains, oriented, scan_rows, scan_cols, step_x, step_y, cancelled, delivered = outcome
     raw = np.frombuffer(rows, dtype=np.float64).reshape(-1, len(_RAW))
     if cancelled or interrupt is not None:
         raw = raw[:delivered]
     out = _laid_out(raw, grains, oriented, shape, scan_rows, scan_cols, job.get("scan_cols", 0), symmetry,
-                    len(rows) // (8 * len(_RAW)))
+                    len(rows) // (8 * len(_RAW)), (step_x, step_y))
     if interrupt is not None:
         interrupt.results = out     # the rows delivered before it stopped
         raise interrupt
     return out
 
 
-def _laid_out(raw, grains, oriented, shape, scan_rows, scan_cols, cols_given, symmetry=None, n=None):
+def _laid_out(raw, grains, oriented, shape, scan_rows, scan_cols, cols_given, symmetry=None, n=None, steps=(0, 0)):
     """The rows as columns laid on the scan: (scan rows, scan columns) for a
     pattern file's scan, a 4-D array's (or a signal's) first two axes or
     scan_cols; else one per pattern. Points without a pattern (or not
-    measured: a run stopped early) hold nan (-1 for the integers). With
+    measured: a run stopped early) hold nan (-1 for the integers). A
+    pattern file's scan whose header gives its steps (um) adds scan_x and
+    scan_y, each point's position, as the command's columns. With
     orientations and orix installed, "orientation": an orix Orientation of
     phi1, Phi, phi2 on the same layout (symmetry: its point group)."""
     n = len(raw) if n is None else n
@@ -188,6 +190,8 @@ def _laid_out(raw, grains, oriented, shape, scan_rows, scan_cols, cols_given, sy
         out[c] = column.reshape(grid)
     if len(grid) == 2:
         out["scan_row"], out["scan_col"] = (a.astype(np.int64) for a in np.indices(grid))
+        if scan_rows > 0 and steps[0] > 0 and steps[1] > 0:
+            out["scan_x"], out["scan_y"] = out["scan_col"] * float(steps[0]), out["scan_row"] * float(steps[1])
     if oriented:
         orientation = _kikuchipy.orientations(out["phi1"], out["Phi"], out["phi2"], symmetry)
         if orientation is not None:
