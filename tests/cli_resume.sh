@@ -70,8 +70,12 @@ run --resume --list "$TMP/list.txt" -o "$TMP/w.csv" "$S/reference.tif" 2>"$TMP/e
 # reference, other windows or another list is refused, f.csv.part untouched.
 partial f
 cp "$TMP/f.csv.part" "$TMP/f.before"
-expect_failure "resume with another --fit-size" 1 "f.csv.part was written by a run with other options" \
+expect_failure "resume with another --fit-size, named" 1 \
+    "f.csv.part was written by a run with other options \\(--fit-size 0 there, 7 here\\) than this one" \
     run --fit-size 7 --resume --list "$TMP/list.txt" -o "$TMP/f.csv" "$S/reference.tif"
+expect_failure "resume with another --max-shift and --batch, both named" 1 \
+    "other options \\(--max-shift 0 there, 5 here; --batch 2 there, 3 here\\)" \
+    run --max-shift 5 --batch 3 --resume --list "$TMP/list.txt" -o "$TMP/f.csv" "$S/reference.tif"
 cp "$S/reference.tif" "$TMP/ref-copy.tif"
 "$IMGTOOL" resize "$TMP/ref-other.tif" "$S/image_0002.tif" 160 128 || exit 99
 expect_failure "resume with another reference" 1 "other reference than this one" \

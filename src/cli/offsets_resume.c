@@ -5,6 +5,8 @@
  */
 #include "config.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,49 +109,98 @@ static int resume_row_start(void *user, size_t i, size_t window, char *buf, size
     return (int)k;
 }
 
-/* The options that shape a row, as text: the plan's, the rows' form, and
- * strain's. Device choices (--device, --threads, --lanes) are not among
- * them: they change how fast rows come, not what they say. */
+/* Appends one "NAME VALUE" line to buf (len bytes, *n used). */
+static void option_line(char *buf, size_t len, int *n, const char *name, const char *fmt, ...) CLI_PRINTF(5, 6);
+
+static void option_line(char *buf, size_t len, int *n, const char *name, const char *fmt, ...)
+{
+    if (*n < 0 || (size_t)*n >= len)
+        return;
+    *n += snprintf(buf + *n, len - (size_t)*n, "%s ", name);
+    if ((size_t)*n >= len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    *n += vsnprintf(buf + *n, len - (size_t)*n, fmt, ap);
+    va_end(ap);
+    if ((size_t)*n < len)
+        *n += snprintf(buf + *n, len - (size_t)*n, "\n");
+}
+
+/*
+ * The options that shape a row, as text, one "NAME VALUE" line each, named
+ * as the command's options are (FILE.resume keeps them, so that a resume
+ * with other ones can say which): the plan's, the rows' form, and strain's.
+ * Device choices (--device, --threads, --lanes) are not among them: they
+ * change how fast rows come, not what they say.
+ */
 static void options_text(const struct offsets_run *r, const struct offsets_args *a, const char *header, char *buf,
                          size_t len)
 {
+    (void)r;
     const clx_plan_options *p = &a->mode.plan;
-    int n = snprintf(buf, len,
-                     "clxcorr %s\n%s\nheader %s\nmode %d method %d max_shift %d estimator %d fit %d batch %d double %d\n"
-                     "params %s\nprefilter %s\nwindow %d %.17g passes %d refine %d tol %.17g fine %d interp %d "
-                     "refiner %d shape %d\nskip_bad %d\n",
-                     clx_version(), a->strain ? "strain" : "offsets", header, p->mode, p->method, p->max_shift,
-                     p->estimator, p->fit_size, p->batch, p->use_double, p->params ? p->params : "",
-                     p->prefilter ? p->prefilter : "", p->window, p->window_alpha, p->passes, p->refine,
-                     p->tolerance, p->fine_shift, p->interp, p->refiner, p->shape, a->skip_bad);
+    int n = 0;
+    buf[0] = '\0';
+    option_line(buf, len, &n, "clxcorr", "%s", clx_version());
+    option_line(buf, len, &n, "command", "%s", a->strain ? "strain" : "offsets");
+    /* The header without its line end: --columns and --format shape it. */
+    option_line(buf, len, &n, "--columns/--format", "%.*s", (int)strcspn(header, "\n"), header);
+    option_line(buf, len, &n, "--mode", "%d", p->mode);
+    option_line(buf, len, &n, "--method", "%d", p->method);
+    option_line(buf, len, &n, "--max-shift", "%d", p->max_shift);
+    option_line(buf, len, &n, "--estimator", "%d", p->estimator);
+    option_line(buf, len, &n, "--fit-size", "%d", p->fit_size);
+    option_line(buf, len, &n, "--batch", "%d", p->batch);
+    option_line(buf, len, &n, "--double", "%d", p->use_double);
+    option_line(buf, len, &n, "--param/--fft", "%s", p->params ? p->params : "");
+    option_line(buf, len, &n, "--prefilter", "%s", p->prefilter ? p->prefilter : "");
+    option_line(buf, len, &n, "--window-fn", "%d %.17g", p->window, p->window_alpha);
+    option_line(buf, len, &n, "--passes", "%d", p->passes);
+    option_line(buf, len, &n, "--iterations", "%d", p->refine);
+    option_line(buf, len, &n, "--tol", "%.17g", p->tolerance);
+    option_line(buf, len, &n, "--fine-shift", "%d", p->fine_shift);
+    option_line(buf, len, &n, "--interp", "%d", p->interp);
+    option_line(buf, len, &n, "--refine", "%d", p->refiner);
+    option_line(buf, len, &n, "--shape", "%d", p->shape);
+    option_line(buf, len, &n, "--skip-bad", "%d", a->skip_bad);
     const clx_strain_job_options *s = a->strain;
-    if (s && n > 0 && (size_t)n < len)
-        n += snprintf(buf + n, len - (size_t)n,
-                      "pc %d %.17g %.17g %.17g tilts %.17g %.17g pixel %.17g step %.17g %.17g cols %d ref %d %ld %ld "
-                      "euler %d %.17g %.17g %.17g stiffness %s fit %.17g %.17g %.17g %.17g %d remap %d %d %.17g %d\n",
-                      s->have_pc, s->pc[0], s->pc[1], s->pc[2], s->sample_tilt, s->detector_tilt, s->pixel_size,
-                      s->step_x, s->step_y, s->scan_cols, s->have_ref_point, s->ref_row, s->ref_col, s->have_euler,
-                      s->euler[0], s->euler[1], s->euler[2], s->stiffness ? s->stiffness : "", s->fit.min_zncc,
-                      s->fit.min_peak_ratio, s->fit.residual_factor, s->fit.max_residual, s->fit.min_windows,
-                      s->remap, s->remap_rotation, s->remap_tol, s->remap_passes);
+    if (!s)
+        return;
+    option_line(buf, len, &n, "--pc", "%d %.17g %.17g %.17g", s->have_pc, s->pc[0], s->pc[1], s->pc[2]);
+    option_line(buf, len, &n, "--sample-tilt", "%.17g", s->sample_tilt);
+    option_line(buf, len, &n, "--detector-tilt", "%.17g", s->detector_tilt);
+    option_line(buf, len, &n, "--pixel-size", "%.17g", s->pixel_size);
+    option_line(buf, len, &n, "--step", "%.17g %.17g", s->step_x, s->step_y);
+    option_line(buf, len, &n, "--scan-cols", "%d", s->scan_cols);
+    option_line(buf, len, &n, "--ref-point", "%d %ld %ld", s->have_ref_point, s->ref_row, s->ref_col);
+    option_line(buf, len, &n, "--euler", "%d %.17g %.17g %.17g", s->have_euler, s->euler[0], s->euler[1],
+                s->euler[2]);
+    option_line(buf, len, &n, "--stiffness", "%s", s->stiffness ? s->stiffness : "");
+    option_line(buf, len, &n, "--min-zncc", "%.17g", s->fit.min_zncc);
+    option_line(buf, len, &n, "--min-peak-ratio", "%.17g", s->fit.min_peak_ratio);
+    option_line(buf, len, &n, "--max-residual", "%.17g %.17g", s->fit.residual_factor, s->fit.max_residual);
+    option_line(buf, len, &n, "minimum windows", "%d", s->fit.min_windows);
+    option_line(buf, len, &n, "--remap", "%d %d %.17g %d", s->remap, s->remap_rotation, s->remap_tol,
+                s->remap_passes);
     /* Where each pattern's centre and orientation come from, and its grain's
      * reference: each changes the rows as much as the geometry above. */
-    if (s && n > 0 && (size_t)n < len)
-        snprintf(buf + n, len - (size_t)n, "centres %d orientations %s grains %s %.17g %d %d %s\n", (int)s->pattern_centres,
-                 s->orientations ? s->orientations : "", s->grains ? s->grains : "", s->grain_angle, s->min_grain,
-                 s->symmetry, s->grain_references ? s->grain_references : "");
+    option_line(buf, len, &n, "--pattern-centres", "%d", (int)s->pattern_centres);
+    option_line(buf, len, &n, "--orientations", "%s", s->orientations ? s->orientations : "");
+    option_line(buf, len, &n, "--grains", "%s %.17g %d %d", s->grains ? s->grains : "", s->grain_angle,
+                s->min_grain, s->symmetry);
+    option_line(buf, len, &n, "--grain-references", "%s", s->grain_references ? s->grain_references : "");
 }
 
 int offsets_fingerprint(struct offsets_run *r, const struct offsets_args *a)
 {
-    char header[1024], options[4096];
+    char header[1024];
     if (offsets_header_format(r, header, sizeof header) != 0) {
         report_error("out of memory");
         return -1;
     }
-    options_text(r, a, header, options, sizeof options);
     struct run_fingerprint *fp = &r->fingerprint;
-    fp->options = run_hash(RUN_HASH_INIT, options, strlen(options));
+    options_text(r, a, header, fp->options_text, sizeof fp->options_text);
+    fp->options = run_hash(RUN_HASH_INIT, fp->options_text, strlen(fp->options_text));
     fp->reference = run_hash(RUN_HASH_INIT, r->reference, strlen(r->reference) + 1);
     int dims[3] = { r->ref.width, r->ref.height, (int)r->ref.type };
     fp->reference = run_hash(fp->reference, dims, sizeof dims);

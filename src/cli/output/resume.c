@@ -35,12 +35,26 @@ static char *with_suffix(const char *path, const char *suffix)
 int resume_record_write(const char *path, const struct run_fingerprint *fp, size_t images, long long bytes,
                         clx_message *msg)
 {
-    char text[512];
-    int n = snprintf(text, sizeof text,
+    /* The fingerprint, each option line as "option NAME VALUE", the checkpoint. */
+    size_t lines = 0;
+    for (const char *c = fp->options_text; *c; c++)
+        lines += *c == '\n';
+    size_t room = strlen(path) + strlen(fp->options_text) + 8 * lines + 512;
+    char *text = malloc(room);
+    if (!text)
+        return (snprintf(msg->text, sizeof msg->text, "out of memory"), CLX_ERR_HOST_MEMORY);
+    int n = snprintf(text, room,
                      "# clxcorr: the run writing %s.part (its fingerprint and last checkpoint, for --resume)\n"
                      "fingerprint options=%016" PRIx64 " reference=%016" PRIx64 " windows=%016" PRIx64
-                     " images=%016" PRIx64 "\ncheckpoint images=%zu bytes=%lld\n",
-                     path, fp->options, fp->reference, fp->windows, fp->images, images, bytes);
+                     " images=%016" PRIx64 "\n",
+                     path, fp->options, fp->reference, fp->windows, fp->images);
+    for (const char *line = fp->options_text; *line && n > 0 && (size_t)n < room;) {
+        size_t k = strcspn(line, "\n");
+        n += snprintf(text + n, room - (size_t)n, "option %.*s\n", (int)k, line);
+        line += k + (line[k] == '\n');
+    }
+    if (n > 0 && (size_t)n < room)
+        n += snprintf(text + n, room - (size_t)n, "checkpoint images=%zu bytes=%lld\n", images, bytes);
     char *record = with_suffix(path, ".resume");
     clx_output *o = NULL;
     /* FILE.resume.part: only the process holding FILE.part's lock writes
@@ -48,7 +62,7 @@ int resume_record_write(const char *path, const struct run_fingerprint *fp, size
     int status = record ? clx_output_open(record, CLX_OUTPUT_PART, &o, msg)
                         : (snprintf(msg->text, sizeof msg->text, "out of memory"), CLX_ERR_HOST_MEMORY);
     if (status == CLX_OK) {
-        status = clx_output_write(o, text, n > 0 && (size_t)n < sizeof text ? (size_t)n : 0, msg);
+        status = clx_output_write(o, text, n > 0 && (size_t)n < room ? (size_t)n : 0, msg);
         /* A record that could not be written whole (a full disk) is no
          * record: FILE.resume keeps the last checkpoint, and the empty or
          * cut FILE.resume.part goes (unlinked while still locked). */
@@ -62,6 +76,7 @@ int resume_record_write(const char *path, const struct run_fingerprint *fp, size
         }
     }
     free(record);
+    free(text);
     return status;
 }
 
@@ -82,12 +97,19 @@ static int record_read(const char *path, struct run_fingerprint *fp, size_t *ima
     char *record = with_suffix(path, ".resume");
     FILE *f = record ? fopen(record, "r") : NULL;
     int status = f ? -1 : errno == ENOENT ? 0 : -1;
-    char line[512];
+    char line[4096];
     int have_fp = 0, have_cp = 0;
+    size_t used = 0;
+    fp->options_text[0] = '\0';
     while (f && fgets(line, sizeof line, f)) {
         have_fp |= sscanf(line, "fingerprint options=%16" SCNx64 " reference=%16" SCNx64 " windows=%16" SCNx64
                           " images=%16" SCNx64, &fp->options, &fp->reference, &fp->windows, &fp->images) == 4;
         have_cp |= sscanf(line, "checkpoint images=%zu bytes=%lld", images, bytes) == 2;
+        size_t k = strlen(line);
+        if (strncmp(line, "option ", 7) == 0 && used + k - 7 < sizeof fp->options_text) {
+            memcpy(fp->options_text + used, line + 7, k - 7 + 1);
+            used += k - 7;
+        }
     }
     if (f) {
         fclose(f);
@@ -97,12 +119,60 @@ static int record_read(const char *path, struct run_fingerprint *fp, size_t *ima
     return status;
 }
 
-/* The parts of the fingerprint that differ, as words for a message. */
+/* Whether two fingerprints are of the same run (their hashes). */
+static int fingerprint_same(const struct run_fingerprint *a, const struct run_fingerprint *b)
+{
+    return a->options == b->options && a->reference == b->reference && a->windows == b->windows &&
+           a->images == b->images;
+}
+
+/* The value of option `name` (its length name_len) in text's "NAME VALUE"
+ * lines, its length in *value_len; NULL when text has no such line. */
+static const char *option_value(const char *text, const char *name, size_t name_len, size_t *value_len)
+{
+    for (const char *line = text; *line;) {
+        size_t k = strcspn(line, "\n");
+        if (k > name_len && strncmp(line, name, name_len) == 0 && line[name_len] == ' ') {
+            *value_len = k - name_len - 1;
+            return line + name_len + 1;
+        }
+        line += k + (line[k] == '\n');
+    }
+    return NULL;
+}
+
+/* The options whose values differ between the record's text (there) and
+ * this run's (here), as "NAME: VALUE there, VALUE here; ...". */
+static void options_differences(const char *there, const char *here, char *buf, size_t len)
+{
+    size_t used = strlen(buf), start = used;
+    for (const char *line = here; *line && used < len;) {
+        size_t k = strcspn(line, "\n"), name_len = strcspn(line, " ");
+        if (name_len > k)
+            name_len = k;
+        size_t here_len = k > name_len ? k - name_len - 1 : 0, there_len = 0;
+        const char *value = option_value(there, line, name_len, &there_len);
+        if (!value || there_len != here_len || memcmp(value, line + name_len + 1, here_len) != 0)
+            used += (size_t)snprintf(buf + used, len - used, "%s%.*s %.*s there, %.*s here", used > start ? "; " : "",
+                                     (int)name_len, line, value ? (int)there_len : 4, value ? value : "none",
+                                     (int)here_len, line + name_len + 1);
+        line += k + (line[k] == '\n');
+    }
+}
+
+/* The parts of the fingerprint that differ, as words for a message: with
+ * the record's option lines, the options by name and value. */
 static void fingerprint_differences(const struct run_fingerprint *a, const struct run_fingerprint *b, char *buf,
                                     size_t len)
 {
     buf[0] = '\0';
-    const char *what[4] = { a->options != b->options ? "options (or clxcorr version)" : NULL,
+    if (a->options != b->options && a->options_text[0]) {
+        snprintf(buf, len, "options (");
+        options_differences(a->options_text, b->options_text, buf, len);
+        size_t used = strlen(buf);
+        snprintf(buf + used, len - used, ")");
+    }
+    const char *what[4] = { a->options != b->options && !a->options_text[0] ? "options (or clxcorr version)" : NULL,
                             a->reference != b->reference ? "reference" : NULL,
                             a->windows != b->windows ? "windows" : NULL,
                             a->images != b->images ? "image list" : NULL };
@@ -177,8 +247,8 @@ static int finished_check(const char *path, const struct resume_check *c, struct
     struct run_fingerprint fp;
     size_t images;
     long long bytes;
-    if (record_read(path, &fp, &images, &bytes) == 1 && memcmp(&fp, c->fp, sizeof fp) != 0) {
-        char what[160];
+    if (record_read(path, &fp, &images, &bytes) == 1 && !fingerprint_same(&fp, c->fp)) {
+        char what[1024];
         fingerprint_differences(&fp, c->fp, what, sizeof what);
         report_error("--resume: %s was written by another run (its %s differ from this run's); remove it or "
                      "leave out --resume", path, what);
@@ -264,8 +334,8 @@ int resume_prepare(const char *path, const struct resume_check *c, struct resume
         report_error("--resume: %s has %s %s.resume, so the run that wrote it cannot be checked against this one "
                      "(an older clxcorr, or the file was moved); remove %s to start again", part,
                      record == 0 ? "no" : "an unreadable", path, part);
-    } else if (memcmp(&fp, c->fp, sizeof fp) != 0) {
-        char what[160];
+    } else if (!fingerprint_same(&fp, c->fp)) {
+        char what[1024];
         fingerprint_differences(&fp, c->fp, what, sizeof what);
         report_error("--resume: %s was written by a run with other %s than this one; rows of the two would be "
                      "mixed: resume with that run's command, or remove %s to start again", part, what, part);

@@ -34,6 +34,10 @@ struct run_fingerprint {
     uint64_t reference;        /* its name and pixels */
     uint64_t windows;          /* every window's x, y, w, h */
     uint64_t images;           /* the run's image names, in order */
+    /* What `options` hashes, one "NAME VALUE" line per option, named as
+     * the command names it: FILE.resume keeps it, so that a resume with
+     * other options can say which. "" in the record of an older clxcorr. */
+    char options_text[4096];
 };
 
 /* FNV-1a over bytes, continued from h (start with RUN_HASH_INIT). */
