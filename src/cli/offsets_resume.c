@@ -109,7 +109,8 @@ static int resume_row_start(void *user, size_t i, size_t window, char *buf, size
     return (int)k;
 }
 
-/* Appends one "NAME VALUE" line to buf (len bytes, *n used). */
+/* Appends one "NAME VALUE" line to buf (len bytes, *n used); NAME holds no
+ * space (output/resume.c reads the name up to the first one). */
 static void option_line(char *buf, size_t len, int *n, const char *name, const char *fmt, ...) CLI_PRINTF(5, 6);
 
 static void option_line(char *buf, size_t len, int *n, const char *name, const char *fmt, ...)
@@ -134,10 +135,8 @@ static void option_line(char *buf, size_t len, int *n, const char *name, const c
  * Device choices (--device, --threads, --lanes) are not among them: they
  * change how fast rows come, not what they say.
  */
-static void options_text(const struct offsets_run *r, const struct offsets_args *a, const char *header, char *buf,
-                         size_t len)
+static void options_text(const struct offsets_args *a, const char *header, char *buf, size_t len)
 {
-    (void)r;
     const clx_plan_options *p = &a->mode.plan;
     int n = 0;
     buf[0] = '\0';
@@ -179,7 +178,7 @@ static void options_text(const struct offsets_run *r, const struct offsets_args 
     option_line(buf, len, &n, "--min-zncc", "%.17g", s->fit.min_zncc);
     option_line(buf, len, &n, "--min-peak-ratio", "%.17g", s->fit.min_peak_ratio);
     option_line(buf, len, &n, "--max-residual", "%.17g %.17g", s->fit.residual_factor, s->fit.max_residual);
-    option_line(buf, len, &n, "minimum windows", "%d", s->fit.min_windows);
+    option_line(buf, len, &n, "min_windows", "%d", s->fit.min_windows);   /* no option sets it */
     option_line(buf, len, &n, "--remap", "%d %d %.17g %d", s->remap, s->remap_rotation, s->remap_tol,
                 s->remap_passes);
     /* Where each pattern's centre and orientation come from, and its grain's
@@ -199,7 +198,7 @@ int offsets_fingerprint(struct offsets_run *r, const struct offsets_args *a)
         return -1;
     }
     struct run_fingerprint *fp = &r->fingerprint;
-    options_text(r, a, header, fp->options_text, sizeof fp->options_text);
+    options_text(a, header, fp->options_text, sizeof fp->options_text);
     fp->options = run_hash(RUN_HASH_INIT, fp->options_text, strlen(fp->options_text));
     fp->reference = run_hash(RUN_HASH_INIT, r->reference, strlen(r->reference) + 1);
     int dims[3] = { r->ref.width, r->ref.height, (int)r->ref.type };

@@ -142,7 +142,7 @@ static const char *option_value(const char *text, const char *name, size_t name_
 }
 
 /* The options whose values differ between the record's text (there) and
- * this run's (here), as "NAME: VALUE there, VALUE here; ...". */
+ * this run's (here), as "NAME VALUE there, VALUE here; ...". */
 static void options_differences(const char *there, const char *here, char *buf, size_t len)
 {
     size_t used = strlen(buf), start = used;
